@@ -1,0 +1,53 @@
+"""All runtime configuration, read from ``EPISTREAM_*`` environment variables.
+
+Every field here is documented in the README's configuration table; add a row
+there when you add a field.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="EPISTREAM_", env_file=None, extra="ignore")
+
+    # --- embedded pipeline -------------------------------------------------
+    data_dir: Path = Field(default=Path(".epistream"), description="Data directory of the embedded runner.")
+    max_content_bytes: int = Field(default=32 * 1024, ge=1, description="Largest accepted message content.")
+    batch_size: int = Field(default=256, ge=1, description="Micro-batch size of the embedded runner.")
+    retain_raw_secrets: bool = Field(
+        default=False, description="Keep raw content of events that contain secrets (default: store masked)."
+    )
+
+    # --- extraction --------------------------------------------------------
+    extractor: Literal["rules", "llm"] = "rules"
+    llm_base_url: str = "http://127.0.0.1:11434/v1"
+    llm_model: str = "gpt-4o-mini"
+    llm_api_key: SecretStr = SecretStr("")
+    llm_temperature: float = 0.0
+    llm_max_retries: int = Field(default=3, ge=0, le=10)
+    llm_timeout_s: float = Field(default=30.0, gt=0)
+    llm_concurrency: int = Field(default=4, ge=1)
+
+    # --- embeddings --------------------------------------------------------
+    embedder: Literal["minilm", "hash", "none"] = "minilm"
+
+    # --- distributed -------------------------------------------------------
+    kafka_bootstrap: str = "127.0.0.1:9092"
+    partitions: int = Field(default=12, ge=1)
+    clickhouse_url: str | None = Field(default=None, description="http(s)://user:pass@host:8123/db; unset = chDB.")
+    opensearch_url: str | None = Field(default=None, description="Unset = embedded search index.")
+    opensearch_index: str = "epistream-nodes"
+
+    # --- API ----------------------------------------------------------------
+    api_keys_file: Path | None = None
+    api_rate_limit_per_s: float = 50.0
+
+
+def get_settings() -> Settings:
+    return Settings()

@@ -1,0 +1,46 @@
+"""Canonical JSON and derived identifiers.
+
+Replay, retries and duplicate delivery are safe only if the same input gives
+byte-identical output. Everything that is hashed or turned into an id goes
+through these helpers, so there is exactly one definition of "canonical".
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+#: Namespace for every id epistream derives (UUIDv5). Never change it: doing so
+#: changes every id and breaks idempotency against existing logs.
+EPISTREAM_NAMESPACE = uuid.UUID("6f1b2a8e-4c1d-5e7a-9b0c-2d3e4f5a6b7c")
+
+
+def canonical_json(value: Any) -> str:
+    """Sorted keys, no whitespace, UTF-8 text; floats as Python's shortest repr."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def sha256_hex(text: str | bytes) -> str:
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    return hashlib.sha256(data).hexdigest()
+
+
+def derive_id(*parts: str | int) -> str:
+    """UUIDv5 over the parts joined with a separator that ids cannot contain."""
+    name = "\x1f".join(str(p) for p in parts)
+    return str(uuid.uuid5(EPISTREAM_NAMESPACE, name))
+
+
+def to_utc(value: datetime) -> datetime:
+    """Normalise an aware datetime to UTC so its canonical text is unique."""
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise ValueError("datetime must be timezone-aware")
+    return value.astimezone(UTC)
+
+
+def iso(value: datetime) -> str:
+    """ISO-8601 in UTC with microseconds and a ``Z`` suffix."""
+    return to_utc(value).strftime("%Y-%m-%dT%H:%M:%S.%fZ")

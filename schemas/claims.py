@@ -1,0 +1,102 @@
+"""What extraction produces: claims tied to evidence in the source text.
+
+A claim proves only that its text is in the source, never that it is true; the
+engine decides lifecycle and confidence.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, JsonValue, model_validator
+
+from schemas.common import Contract, ExternalId, Probability, ScopeRef, UtcDatetime
+from schemas.enums import EpistemicType, NodeType, Polarity, Role, SourceType, TemporalIntent
+
+
+class EvidenceSpan(Contract):
+    """Character offsets ``[start, end)`` into the source event's content."""
+
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> EvidenceSpan:
+        if self.end < self.start:
+            raise ValueError("evidence_span.end must be >= start")
+        return self
+
+
+class Quantity(Contract):
+    value: str = Field(pattern=r"^[+-]?\d{1,3}(,\d{3})*(\.\d+)?$|^[+-]?\d+(\.\d+)?$")
+    unit: str = Field(default="1", max_length=64)
+    source_text: str = Field(min_length=1, max_length=200)
+
+
+class Claim(Contract):
+    schema_version: Literal[1] = 1
+    node_type: NodeType = NodeType.FACT
+    subject: str = Field(min_length=1, max_length=500)
+    predicate: str = Field(min_length=1, max_length=200)
+    object: str | None = Field(default=None, max_length=2000)
+    polarity: Polarity = Polarity.POSITIVE
+    epistemic_type: EpistemicType
+    source_type: SourceType | None = None
+    condition: str | None = Field(default=None, max_length=4000)
+    temporal_intent: TemporalIntent | None = None
+    replaces_object: str | None = Field(default=None, max_length=2000)
+    evidence_quote: str = Field(min_length=1, max_length=8000)
+    evidence_span: EvidenceSpan | None = None
+    claim_text: str | None = Field(default=None, max_length=8000)
+    classification_confidence: Probability = 1.0
+    grounding_method: str = Field(default="unspecified", max_length=64)
+    quantity: Quantity | None = None
+    suggested_scope: str | None = None
+    metadata: dict[str, JsonValue] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _shape(self) -> Claim:
+        if self.epistemic_type is EpistemicType.DEPRECATED:
+            raise ValueError("DEPRECATED cannot be assigned when a claim is created")
+        if self.epistemic_type is EpistemicType.CONDITIONAL and not (self.condition or "").strip():
+            raise ValueError("a CONDITIONAL claim needs the condition text")
+        return self
+
+
+class RejectedClaim(Contract):
+    reason_code: str
+    detail: str = ""
+    claim: dict[str, JsonValue]
+
+
+class EventRef(ScopeRef):
+    """What the reducer needs to know about the source event (no content)."""
+
+    event_id: ExternalId
+    conversation_id: ExternalId | None = None
+    session_id: ExternalId | None = None
+    role: Role
+    speaker: str | None = None
+    occurred_at: UtcDatetime
+    recorded_at: UtcDatetime
+    content_sha256: str
+
+
+class ExtractionResult(Contract):
+    """One event's extraction outcome: the EXTRACTION_VALIDATED journal record."""
+
+    schema_version: Literal[1] = 1
+    event: EventRef
+    extractor: str
+    extractor_version: str
+    model: str | None = None
+    grounding_policy_version: str
+    source_hash: str
+    claims: tuple[Claim, ...] = ()
+    rejected: tuple[RejectedClaim, ...] = ()
+    status: Literal["ok", "failed"] = "ok"
+    error_category: str | None = None
+
+    @property
+    def input_id(self) -> str:
+        return f"event:{self.event.event_id}"

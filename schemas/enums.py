@@ -1,0 +1,203 @@
+"""Enumerations of the epistemic model (PRME-FACTS §1, §3).
+
+Values are the wire format. Epistemic, source, node, lifecycle, condition,
+edge, signal, actor and operation names are upper-case; polarity, temporal
+intent, scope and role are lower-case, as chat platforms send them. Parsing is
+case-insensitive so ``"hypothetical"`` and ``"HYPOTHETICAL"`` both work.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+
+class _CaseInsensitiveEnum(str, Enum):
+    @classmethod
+    def _missing_(cls, value: object) -> object:
+        if isinstance(value, str):
+            folded = value.strip().lower()
+            for member in cls:
+                if member.value.lower() == folded or member.name.lower() == folded:
+                    return member
+        return None
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class EpistemicType(_CaseInsensitiveEnum):
+    OBSERVED = "OBSERVED"
+    ASSERTED = "ASSERTED"
+    INFERRED = "INFERRED"
+    HYPOTHETICAL = "HYPOTHETICAL"
+    CONDITIONAL = "CONDITIONAL"
+    UNVERIFIED = "UNVERIFIED"
+    DEPRECATED = "DEPRECATED"
+
+
+#: Types a claim may carry when it is created (DEPRECATED only by transition).
+CREATABLE_EPISTEMIC_TYPES = frozenset(EpistemicType) - {EpistemicType.DEPRECATED}
+
+
+class SourceType(_CaseInsensitiveEnum):
+    USER_STATED = "USER_STATED"
+    USER_DEMONSTRATED = "USER_DEMONSTRATED"
+    SYSTEM_INFERRED = "SYSTEM_INFERRED"
+    EXTERNAL_DOCUMENT = "EXTERNAL_DOCUMENT"
+    TOOL_OUTPUT = "TOOL_OUTPUT"
+    IMPORTED = "IMPORTED"
+
+
+class ActorType(_CaseInsensitiveEnum):
+    HUMAN_USER = "HUMAN_USER"
+    SYSTEM_PROCESS = "SYSTEM_PROCESS"
+    AI_AGENT = "AI_AGENT"
+    EXTERNAL_CONNECTOR = "EXTERNAL_CONNECTOR"
+
+
+class Role(_CaseInsensitiveEnum):
+    USER = "user"
+    HUMAN = "human"
+    PARTICIPANT = "participant"
+    ASSISTANT = "assistant"
+    SYSTEM = "system"
+    TOOL = "tool"
+
+
+class Scope(_CaseInsensitiveEnum):
+    PERSONAL = "personal"
+    PROJECT = "project"
+    ORGANISATION = "organisation"
+    AGENT = "agent"
+    SYSTEM = "system"
+    SANDBOX = "sandbox"
+
+
+class NodeType(_CaseInsensitiveEnum):
+    FACT = "FACT"
+    PREFERENCE = "PREFERENCE"
+    DECISION = "DECISION"
+    INSTRUCTION = "INSTRUCTION"
+    TASK = "TASK"
+    EVENT = "EVENT"
+    NOTE = "NOTE"
+    ENTITY = "ENTITY"
+    SUMMARY = "SUMMARY"
+
+
+class Polarity(_CaseInsensitiveEnum):
+    POSITIVE = "positive"
+    NEGATIVE = "negative"
+    UNKNOWN = "unknown"
+
+
+class TemporalIntent(_CaseInsensitiveEnum):
+    ASSERTION = "assertion"
+    UPDATE = "update"
+
+
+class LifecycleState(_CaseInsensitiveEnum):
+    TENTATIVE = "TENTATIVE"
+    STABLE = "STABLE"
+    CONTESTED = "CONTESTED"
+    SUPERSEDED = "SUPERSEDED"
+    DEPRECATED = "DEPRECATED"
+    ARCHIVED = "ARCHIVED"
+
+
+ACTIVE_LIFECYCLE_STATES = frozenset(
+    {LifecycleState.TENTATIVE, LifecycleState.STABLE, LifecycleState.CONTESTED}
+)
+
+
+class ConditionState(_CaseInsensitiveEnum):
+    UNKNOWN = "UNKNOWN"
+    TRUE = "TRUE"
+    FALSE = "FALSE"
+    EXPIRED = "EXPIRED"
+
+
+class EvaluationMethod(_CaseInsensitiveEnum):
+    USER = "user"
+    TOOL = "tool"
+    RULE = "rule"
+    LLM = "llm"
+
+
+class EdgeType(_CaseInsensitiveEnum):
+    CONTRADICTS = "CONTRADICTS"
+    SUPERSEDES = "SUPERSEDES"
+    DERIVED_FROM = "DERIVED_FROM"
+    HAS_FACT = "HAS_FACT"
+    MENTIONS = "MENTIONS"
+    SUPPORTS = "SUPPORTS"
+    RELATES_TO = "RELATES_TO"
+
+
+class SignalType(_CaseInsensitiveEnum):
+    REFERENCED = "REFERENCED"
+    CONFIRMED = "CONFIRMED"
+    TASK_COMPLETED_WITH = "TASK_COMPLETED_WITH"
+    CORROBORATED_BY_EXTERNAL = "CORROBORATED_BY_EXTERNAL"
+    CORRECTED = "CORRECTED"
+    CONTRADICTED_BY_OBSERVATION = "CONTRADICTED_BY_OBSERVATION"
+    TASK_FAILED_WITH = "TASK_FAILED_WITH"
+    IGNORED_REPEATEDLY = "IGNORED_REPEATEDLY"
+    UNUSED = "UNUSED"
+
+
+POSITIVE_SIGNALS = frozenset(
+    {
+        SignalType.REFERENCED,
+        SignalType.CONFIRMED,
+        SignalType.TASK_COMPLETED_WITH,
+        SignalType.CORROBORATED_BY_EXTERNAL,
+    }
+)
+NEGATIVE_SIGNALS = frozenset(
+    {
+        SignalType.CORRECTED,
+        SignalType.CONTRADICTED_BY_OBSERVATION,
+        SignalType.TASK_FAILED_WITH,
+        SignalType.IGNORED_REPEATEDLY,
+    }
+)
+
+
+class TriggerType(_CaseInsensitiveEnum):
+    USER_CORRECTION = "user_correction"
+    SYSTEM_EVALUATION = "system_evaluation"
+    FEEDBACK_SIGNAL = "feedback_signal"
+    POLICY = "policy"
+
+
+class DecayProfile(_CaseInsensitiveEnum):
+    PERMANENT = "PERMANENT"
+    SLOW = "SLOW"
+    MEDIUM = "MEDIUM"
+    FAST = "FAST"
+    RAPID = "RAPID"
+
+
+class OpType(_CaseInsensitiveEnum):
+    """Operation types written to the append-only log."""
+
+    EXTRACTION_VALIDATED = "EXTRACTION_VALIDATED"
+    ASSERT = "ASSERT"
+    CONFIDENCE_MATRIX_WARNING = "CONFIDENCE_MATRIX_WARNING"
+    REASSERTION_FLAGGED = "REASSERTION_FLAGGED"
+    SUPERSEDENCE_APPLIED = "SUPERSEDENCE_APPLIED"
+    CONTRADICTION_NOTED = "CONTRADICTION_NOTED"
+    CONTRADICTION_RESOLVED = "CONTRADICTION_RESOLVED"
+    EPISTEMIC_TRANSITION = "EPISTEMIC_TRANSITION"
+    LIFECYCLE_CHANGED = "LIFECYCLE_CHANGED"
+    REINFORCE = "REINFORCE"
+    PENALTY = "PENALTY"
+    RELATE = "RELATE"
+    COMMAND_REJECTED = "COMMAND_REJECTED"
+
+
+class TargetType(_CaseInsensitiveEnum):
+    NODE = "node"
+    EDGE = "edge"
+    EVENT = "event"

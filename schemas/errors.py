@@ -1,0 +1,133 @@
+"""One exception hierarchy for the whole product.
+
+Every error carries a stable, machine-readable ``code`` so callers (HTTP
+clients, dead-letter consumers, the CLI's ``--json`` output) can branch on it
+without parsing prose. Messages never contain stored memory content or secrets:
+they name fields and ids, not values.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class EpistreamError(Exception):
+    """Base of every error raised on purpose by epistream."""
+
+    code: str = "epistream_error"
+    http_status: int = 500
+
+    def __init__(self, message: str, *, code: str | None = None, **details: Any) -> None:
+        super().__init__(message)
+        if code is not None:
+            self.code = code
+        self.message = message
+        self.details: dict[str, Any] = details
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"code": self.code, "message": self.message, "details": self.details}
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(code={self.code!r}, message={self.message!r})"
+
+
+class ValidationFailed(EpistreamError):
+    """Input did not satisfy a contract (schema, limits, formats)."""
+
+    code = "validation_failed"
+    http_status = 422
+
+
+class InvalidEvent(ValidationFailed):
+    """A conversation event could not be admitted; ``code`` says why."""
+
+    code = "invalid_event"
+
+
+class InvalidCommand(ValidationFailed):
+    code = "invalid_command"
+
+
+class NotFound(EpistreamError):
+    code = "not_found"
+    http_status = 404
+
+
+class NodeNotFound(NotFound):
+    code = "node_not_found"
+
+
+class Conflict(EpistreamError):
+    code = "conflict"
+    http_status = 409
+
+
+class RequestIdConflict(Conflict):
+    """The same request id was reused with different content."""
+
+    code = "request_id_conflict"
+
+
+class InvalidTransition(Conflict):
+    """An epistemic or lifecycle transition that the rules forbid."""
+
+    code = "invalid_transition"
+
+
+class InvalidEpistemicTransition(InvalidTransition):
+    code = "invalid_epistemic_transition"
+
+
+class InvalidLifecycleTransition(InvalidTransition):
+    code = "invalid_lifecycle_transition"
+
+
+class RuleViolation(Conflict):
+    """A command that is well-formed but not allowed by the epistemic rules."""
+
+    code = "rule_violation"
+
+
+class ScopeMismatch(RuleViolation):
+    """Evidence or targets belong to a different tenant/owner/scope."""
+
+    code = "scope_mismatch"
+
+
+class IntegrityError(EpistreamError):
+    """A stored record does not verify (checksum, identity, replay mismatch)."""
+
+    code = "integrity_error"
+
+
+class ChecksumMismatch(IntegrityError):
+    code = "checksum_mismatch"
+
+
+class AuthError(EpistreamError):
+    code = "unauthenticated"
+    http_status = 401
+
+
+class PermissionDenied(EpistreamError):
+    code = "permission_denied"
+    http_status = 403
+
+
+class BackendUnavailable(EpistreamError):
+    """A backing service (ClickHouse, OpenSearch, Kafka, LLM) failed or timed out."""
+
+    code = "backend_unavailable"
+    http_status = 503
+
+
+class ExtractionFailed(EpistreamError):
+    """An extractor could not produce a result; ``code`` is a sanitised category."""
+
+    code = "extraction_failed"
+    http_status = 502
+
+
+class DataDirLocked(EpistreamError):
+    code = "data_dir_locked"
+    http_status = 409

@@ -1,0 +1,153 @@
+"""What chat platforms publish, and how raw bytes become a ConversationEvent.
+
+``parse_event`` is the single admission gate for the stream, the CLI and the
+HTTP API: it turns any bad input into :class:`InvalidEvent` with a stable
+reason code, so dead-letter records and API errors say the same thing.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Final, Literal
+
+from pydantic import Field, JsonValue, ValidationError, ValidationInfo, field_validator
+
+from schemas.canonical import sha256_hex
+from schemas.common import ExternalId, ScopeRef, UtcDatetime
+from schemas.enums import Role
+from schemas.errors import InvalidEvent
+
+DEFAULT_MAX_CONTENT_BYTES: Final = 32 * 1024
+MAX_METADATA_BYTES: Final = 16 * 1024
+MAX_METADATA_KEYS: Final = 64
+#: Hard ceiling on one serialized event, whatever the content limit says.
+MAX_EVENT_BYTES: Final = 1024 * 1024
+
+
+class EventCodes:
+    """Stable reason codes for rejected events (dead letters, API errors)."""
+
+    INVALID_UTF8 = "invalid_utf8"
+    INVALID_JSON = "invalid_json"
+    NOT_AN_OBJECT = "not_an_object"
+    PAYLOAD_TOO_LARGE = "payload_too_large"
+    CONTENT_TOO_LARGE = "content_too_large"
+    METADATA_TOO_LARGE = "metadata_too_large"
+    NAIVE_TIMESTAMP = "naive_timestamp"
+    INVALID_TIMESTAMP = "invalid_timestamp"
+    UNKNOWN_ROLE = "unknown_role"
+    UNKNOWN_SCOPE = "unknown_scope"
+    EMPTY_ID = "empty_id"
+    INVALID_ID = "invalid_id"
+    MISSING_FIELD = "missing_field"
+    UNKNOWN_FIELD = "unknown_field"
+    UNSUPPORTED_SCHEMA_VERSION = "unsupported_schema_version"
+    SCHEMA_VIOLATION = "schema_violation"
+
+
+class ConversationEvent(ScopeRef):
+    """One message in a conversation, as published to ``conversation.events``."""
+
+    schema_version: Literal[1] = 1
+    event_id: ExternalId
+    conversation_id: ExternalId | None = None
+    session_id: ExternalId | None = None
+    role: Role
+    speaker: str | None = Field(default=None, max_length=200)
+    content: str
+    occurred_at: UtcDatetime
+    #: Set by the ingestion edge (API, publisher) when the event was accepted;
+    #: the reducer uses it as ``recorded_at`` (knowledge time).
+    received_at: UtcDatetime | None = None
+    metadata: dict[str, JsonValue] = Field(default_factory=dict)
+
+    @field_validator("content")
+    @classmethod
+    def _content_size(cls, value: str, info: ValidationInfo) -> str:
+        limit = DEFAULT_MAX_CONTENT_BYTES
+        if isinstance(info.context, dict):
+            limit = int(info.context.get("max_content_bytes", limit))
+        if len(value.encode("utf-8")) > limit:
+            raise ValueError(f"{EventCodes.CONTENT_TOO_LARGE}: content exceeds {limit} bytes")
+        return value
+
+    @field_validator("metadata")
+    @classmethod
+    def _metadata_size(cls, value: dict[str, JsonValue]) -> dict[str, JsonValue]:
+        if len(value) > MAX_METADATA_KEYS or len(json.dumps(value, default=str)) > MAX_METADATA_BYTES:
+            raise ValueError(f"{EventCodes.METADATA_TOO_LARGE}: metadata exceeds the limit")
+        return value
+
+    @property
+    def content_sha256(self) -> str:
+        return sha256_hex(self.content)
+
+    @property
+    def recorded_at(self) -> UtcDatetime:
+        return self.received_at or self.occurred_at
+
+
+def _code_for(error: ValidationError) -> tuple[str, str]:
+    """Map the first pydantic error to a stable code and a value-free message."""
+    first = error.errors(include_input=False, include_url=False)[0]
+    loc = ".".join(str(p) for p in first["loc"]) or "event"
+    kind = first["type"]
+    msg = str(first.get("msg", ""))
+    field = str(first["loc"][0]) if first["loc"] else ""
+    for code in (EventCodes.CONTENT_TOO_LARGE, EventCodes.METADATA_TOO_LARGE):
+        if code in msg:
+            return code, f"{loc}: too large"
+    if kind == "missing":
+        return EventCodes.MISSING_FIELD, f"{loc}: required"
+    if kind == "extra_forbidden":
+        return EventCodes.UNKNOWN_FIELD, f"{loc}: not a known field"
+    if kind == "timezone_aware" or "timezone-aware" in msg:
+        return EventCodes.NAIVE_TIMESTAMP, f"{loc}: must include a timezone"
+    if field in {"occurred_at", "received_at"}:
+        return EventCodes.INVALID_TIMESTAMP, f"{loc}: not an ISO-8601 timestamp"
+    if field == "role":
+        return EventCodes.UNKNOWN_ROLE, f"{loc}: not one of {', '.join(r.value for r in Role)}"
+    if field == "scope":
+        return EventCodes.UNKNOWN_SCOPE, f"{loc}: not a known scope"
+    if field == "schema_version":
+        return EventCodes.UNSUPPORTED_SCHEMA_VERSION, f"{loc}: unsupported schema version"
+    if field.endswith("_id"):
+        if kind in {"string_too_short", "missing"}:
+            return EventCodes.EMPTY_ID, f"{loc}: must not be empty"
+        return EventCodes.INVALID_ID, f"{loc}: invalid identifier"
+    return EventCodes.SCHEMA_VIOLATION, f"{loc}: {kind}"
+
+
+def validate_event(data: Any, *, max_content_bytes: int = DEFAULT_MAX_CONTENT_BYTES) -> ConversationEvent:
+    """Validate a decoded JSON value; raise :class:`InvalidEvent` with a stable code."""
+    if not isinstance(data, dict):
+        raise InvalidEvent("event must be a JSON object", code=EventCodes.NOT_AN_OBJECT)
+    for key in ("event_id", "tenant_id", "owner_id"):
+        value = data.get(key)
+        if isinstance(value, str) and not value.strip():
+            raise InvalidEvent(f"{key}: must not be empty", code=EventCodes.EMPTY_ID, field=key)
+    try:
+        return ConversationEvent.model_validate(data, context={"max_content_bytes": max_content_bytes})
+    except ValidationError as exc:
+        code, message = _code_for(exc)
+        raise InvalidEvent(message, code=code) from None
+
+
+def parse_event(raw: bytes | str, *, max_content_bytes: int = DEFAULT_MAX_CONTENT_BYTES) -> ConversationEvent:
+    """Admit raw bytes from Kafka, a file line or an HTTP body."""
+    if isinstance(raw, bytes):
+        if len(raw) > MAX_EVENT_BYTES:
+            raise InvalidEvent("event exceeds the maximum serialized size", code=EventCodes.PAYLOAD_TOO_LARGE)
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise InvalidEvent("event is not valid UTF-8", code=EventCodes.INVALID_UTF8) from None
+    else:
+        text = raw
+        if len(text.encode("utf-8", "surrogatepass")) > MAX_EVENT_BYTES:
+            raise InvalidEvent("event exceeds the maximum serialized size", code=EventCodes.PAYLOAD_TOO_LARGE)
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        raise InvalidEvent("event is not valid JSON", code=EventCodes.INVALID_JSON) from None
+    return validate_event(data, max_content_bytes=max_content_bytes)

@@ -1,0 +1,101 @@
+"""Stored memory: nodes and the edges between them."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, JsonValue
+
+from schemas.claims import EvidenceSpan
+from schemas.common import ActorRef, Contract, ScopeRef, UtcDatetime
+from schemas.enums import (
+    ConditionState,
+    DecayProfile,
+    EdgeType,
+    EpistemicType,
+    LifecycleState,
+    NodeType,
+    Polarity,
+    Role,
+    SourceType,
+    TemporalIntent,
+)
+
+
+class ConditionEvaluation(Contract):
+    evaluated_at: UtcDatetime
+    method: str
+    evaluated_by: str
+    reason: str | None = None
+    evidence_id: str | None = None
+
+
+class MemoryNode(ScopeRef):
+    """A claim as memory: how it is known, why, by whom, and how it changed.
+
+    Everything the reducer needs to continue from a node is on the node, so the
+    last ``after`` snapshot in the operation log is the complete state.
+    """
+
+    schema_version: Literal[1] = 1
+    node_id: str
+    version: int = Field(ge=1)
+    node_type: NodeType
+    subject: str
+    predicate: str
+    object: str | None = None
+    polarity: Polarity = Polarity.POSITIVE
+    content: str
+    epistemic_type: EpistemicType
+    source_type: SourceType
+    confidence: float = Field(ge=0.0, le=1.0)
+    salience: float = Field(ge=0.0, le=1.0)
+    lifecycle: LifecycleState = LifecycleState.TENTATIVE
+    decay_profile: DecayProfile
+    condition: str | None = None
+    condition_state: ConditionState | None = None
+    condition_evaluation: ConditionEvaluation | None = None
+    temporal_intent: TemporalIntent | None = None
+    evidence_refs: tuple[str, ...] = ()
+    evidence_quote: str | None = None
+    evidence_span: EvidenceSpan | None = None
+    asserted_by: ActorRef
+    role: Role | None = None
+    session_id: str | None = None
+    conversation_id: str | None = None
+    valid_from: UtcDatetime
+    valid_to: UtcDatetime | None = None
+    recorded_at: UtcDatetime
+    created_at: UtcDatetime
+    updated_at: UtcDatetime
+    last_reinforced_at: UtcDatetime
+    superseded_by: str | None = None
+    supersedes: tuple[str, ...] = ()
+    contradicts: tuple[str, ...] = ()
+    previously_rejected: str | None = None
+    reinforcement_count: int = 0
+    #: ``"<actor_id>|<signal>" -> count`` for the 1/n rule on repeated signals.
+    signal_counts: dict[str, int] = Field(default_factory=dict)
+    #: ``session_id -> total gamma applied`` for the per-session cap.
+    session_gamma: dict[str, float] = Field(default_factory=dict)
+    classification_confidence: float = 1.0
+    extractor: str | None = None
+    grounding_method: str | None = None
+    metadata: dict[str, JsonValue] = Field(default_factory=dict)
+
+
+class Edge(ScopeRef):
+    schema_version: Literal[1] = 1
+    edge_id: str
+    edge_type: EdgeType
+    source_id: str
+    target_id: str
+    created_at: UtcDatetime
+    created_by: ActorRef
+    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+    valid_from: UtcDatetime
+    valid_to: UtcDatetime | None = None
+    active: bool = True
+    provenance_event_id: str | None = None
+    relation_label: str | None = None
+    metadata: dict[str, JsonValue] = Field(default_factory=dict)
