@@ -8,10 +8,10 @@ case-insensitive so ``"hypothetical"`` and ``"HYPOTHETICAL"`` both work.
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 
 
-class _CaseInsensitiveEnum(str, Enum):
+class _CaseInsensitiveEnum(StrEnum):
     @classmethod
     def _missing_(cls, value: object) -> object:
         if isinstance(value, str):

@@ -61,8 +61,5 @@ def verify_operation(op: Operation) -> Operation:
 
 def load_operation(data: str | bytes | dict[str, Any]) -> Operation:
     """Parse and verify a stored operation (JSON text or decoded dict)."""
-    if isinstance(data, dict):
-        op = Operation.model_validate(data)
-    else:
-        op = Operation.model_validate_json(data)
+    op = Operation.model_validate(data) if isinstance(data, dict) else Operation.model_validate_json(data)
     return verify_operation(op)

@@ -75,6 +75,7 @@ public final class EmbeddedOpenSearch {
             settings, Collections.emptyMap(), home.resolve("config"), () -> "it-node");
         if (Files.exists(home.resolve("config").resolve("log4j2.properties"))) {
             LogConfigurator.registerErrorListener();
+            LogConfigurator.setNodeName("it-node"); // else: "Error creating converter for node_name"
             LogConfigurator.configure(env);
         }
         List<Class<? extends Plugin>> plugins = new ArrayList<>();
