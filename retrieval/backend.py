@@ -39,6 +39,9 @@ class SearchFilter(Contract):
     unverified_min_confidence: float | None = None
     valid_at: str | None = Field(default=None, description="ISO time; keep nodes valid at that time")
     recorded_before: str | None = Field(default=None, description="ISO time; knowledge cutoff")
+    #: Half-open window on a memory's time (``valid_from``); ISO times, either side may be open.
+    time_from: str | None = Field(default=None, description="ISO time; keep nodes with valid_from >= this")
+    time_to: str | None = Field(default=None, description="ISO time; keep nodes with valid_from < this")
 
 
 class SearchHit(Contract):

@@ -1,0 +1,195 @@
+"""World-context view for one owner and scope at a reference time.
+
+Four disjoint answers to "what does memory say now": facts (authoritative,
+active, uncontested), conflicts (unresolved contradictions — the subject and
+predicate of a conflict are removed from facts, so a contested question never
+has a plain answer), proposals (model-derived, hypothetical or still
+conditional) and stale (validity or condition ended). Retired claims
+(superseded, archived, deprecated) belong to none of them.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+
+from retrieval.decay import effective_confidence
+from retrieval.models import ProvenanceLabel, WorldClaim, WorldConflict, WorldContext
+from retrieval.policy import UNVERIFIED_THRESHOLD, condition_state_of
+from retrieval.presentation import conflict_groups, is_live
+from schemas.enums import ConditionState, EdgeType, EpistemicType, LifecycleState, Scope, SourceType
+from schemas.nodes import Edge, MemoryNode
+
+_SPACE = re.compile(r"\s+")
+_AUTHORITATIVE_TYPES = frozenset({EpistemicType.OBSERVED, EpistemicType.ASSERTED})
+
+
+def normalise_value(text: str) -> str:
+    """NFKC, case-fold, trim, collapse whitespace (PRME-FACTS §9 matching)."""
+    return _SPACE.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
+
+
+def normalise_predicate(text: str) -> str:
+    return re.sub(r"[\s\-]+", "_", normalise_value(text))
+
+
+def subject_key(node: MemoryNode) -> tuple[str, str]:
+    return normalise_value(node.subject), normalise_predicate(node.predicate)
+
+
+def label_for(node: MemoryNode, reference_time: datetime) -> ProvenanceLabel:
+    return ProvenanceLabel(
+        epistemic_type=node.epistemic_type,
+        source_type=node.source_type,
+        confidence=node.confidence,
+        effective_confidence=effective_confidence(node, reference_time),
+        lifecycle=node.lifecycle,
+        condition=node.condition,
+        condition_state=condition_state_of(node) if node.epistemic_type is EpistemicType.CONDITIONAL else None,
+        evidence_event_ids=node.evidence_refs,
+        asserted_by=node.asserted_by,
+    )
+
+
+def _claim(node: MemoryNode, ref: datetime, *, reason: str | None = None, conflict_flag: bool = False) -> WorldClaim:
+    return WorldClaim(
+        node_id=node.node_id,
+        node_type=node.node_type,
+        subject=node.subject,
+        predicate=node.predicate,
+        object=node.object,
+        polarity=node.polarity,
+        content=node.content,
+        label=label_for(node, ref),
+        valid_from=node.valid_from,
+        valid_to=node.valid_to,
+        conflict_flag=conflict_flag,
+        reason=reason,
+    )
+
+
+def stale_reason(node: MemoryNode, ref: datetime) -> str | None:
+    if node.valid_to is not None and node.valid_to <= ref:
+        return "validity_ended"
+    if node.epistemic_type is EpistemicType.CONDITIONAL:
+        state = condition_state_of(node)
+        if state in (ConditionState.EXPIRED, ConditionState.FALSE):
+            return f"condition:{state.value}"
+    return None
+
+
+def proposal_reason(node: MemoryNode) -> str | None:
+    """Why a live, current claim is only proposed; None for an authoritative one."""
+    if node.epistemic_type is EpistemicType.INFERRED:
+        return "inferred"
+    if node.epistemic_type is EpistemicType.HYPOTHETICAL:
+        return "hypothetical"
+    if node.epistemic_type is EpistemicType.CONDITIONAL and condition_state_of(node) is not ConditionState.TRUE:
+        return "condition:UNKNOWN"
+    if node.epistemic_type is EpistemicType.UNVERIFIED:
+        return "unverified"
+    if node.source_type is SourceType.SYSTEM_INFERRED:
+        return "model_derived"
+    return None
+
+
+def _edge_live(edge: Edge, ref: datetime) -> bool:
+    return edge.active and edge.valid_from <= ref and (edge.valid_to is None or edge.valid_to > ref)
+
+
+def world_context(
+    nodes: Iterable[MemoryNode],
+    edges: Sequence[Edge] = (),
+    *,
+    tenant_id: str,
+    owner_id: str,
+    reference_time: datetime,
+    scope: Scope | None = None,
+    scope_id: str | None = None,
+    unverified_threshold: float = UNVERIFIED_THRESHOLD,
+) -> WorldContext:
+    ref = reference_time
+
+    def mine(item: MemoryNode | Edge) -> bool:
+        return (
+            item.tenant_id == tenant_id
+            and item.owner_id == owner_id
+            and (scope is None or item.scope is scope)
+            and (scope_id is None or item.scope_id == scope_id)
+        )
+
+    # Known at ref (recorded), already holding (valid_from), and not retired.
+    visible = {
+        n.node_id: n
+        for n in nodes
+        if mine(n) and n.recorded_at <= ref and n.valid_from <= ref and is_live(n)
+    }
+    stale: list[WorldClaim] = []
+    current: dict[str, MemoryNode] = {}
+    for node_id in sorted(visible):
+        node = visible[node_id]
+        reason = stale_reason(node, ref)
+        if reason is not None:
+            stale.append(_claim(node, ref, reason=reason))
+        elif node.epistemic_type is EpistemicType.UNVERIFIED and node.confidence <= unverified_threshold:
+            continue
+        else:
+            current[node_id] = node
+
+    pairs: set[frozenset[str]] = set()
+    for node in current.values():
+        pairs.update(frozenset((node.node_id, other)) for other in node.contradicts if other in current)
+    for edge in edges:
+        if (
+            edge.edge_type is EdgeType.CONTRADICTS
+            and mine(edge)
+            and _edge_live(edge, ref)
+            and edge.source_id in current
+            and edge.target_id in current
+            and edge.source_id != edge.target_id
+        ):
+            pairs.add(frozenset((edge.source_id, edge.target_id)))
+    groups = conflict_groups(current, pairs)
+    in_conflict = {node_id for g in groups for node_id in g.order}
+
+    conflicts: list[WorldConflict] = []
+    for group in groups:
+        lead = current[group.order[0]]
+        sides = tuple(_claim(current[i], ref, conflict_flag=i in group.flagged) for i in group.order)
+        conflicts.append(WorldConflict(subject=lead.subject, predicate=lead.predicate, sides=sides,
+                                       node_ids=group.order))
+    # A CONTESTED claim whose partner is gone or unknown is still not a plain fact.
+    for node_id, node in current.items():
+        if node_id not in in_conflict and node.lifecycle is LifecycleState.CONTESTED:
+            conflicts.append(WorldConflict(subject=node.subject, predicate=node.predicate,
+                                           sides=(_claim(node, ref, reason="contested"),), node_ids=(node_id,)))
+            in_conflict.add(node_id)
+    contested_keys = {subject_key(current[i]) for i in in_conflict}
+
+    facts: list[WorldClaim] = []
+    proposals: list[WorldClaim] = []
+    for node_id in sorted(current):
+        if node_id in in_conflict:
+            continue
+        node = current[node_id]
+        reason = proposal_reason(node)
+        if reason is not None:
+            proposals.append(_claim(node, ref, reason=reason))
+        elif subject_key(node) not in contested_keys and (
+            node.epistemic_type in _AUTHORITATIVE_TYPES or node.epistemic_type is EpistemicType.CONDITIONAL
+        ):
+            facts.append(_claim(node, ref))
+    conflicts.sort(key=lambda c: (normalise_value(c.subject), normalise_predicate(c.predicate), c.node_ids))
+    return WorldContext(
+        tenant_id=tenant_id,
+        owner_id=owner_id,
+        scope=scope,
+        scope_id=scope_id,
+        reference_time=ref,
+        facts=tuple(facts),
+        conflicts=tuple(conflicts),
+        proposals=tuple(proposals),
+        stale=tuple(stale),
+    )
