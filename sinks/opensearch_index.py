@@ -1,0 +1,449 @@
+"""OpenSearch as the distributed ``SearchBackend``: BM25 + Lucene HNSW k-NN over node documents.
+
+Writes are idempotent projections of node snapshots: ``_id`` is the node id and
+the node version is an *external* version, so OpenSearch itself refuses a write
+that is not newer than what it holds (a redelivered snapshot, a stale replay).
+Those refusals (HTTP 409) are the expected outcome of at-least-once delivery
+and are counted, not raised.
+
+Embedding is the expensive part of a write, so a vector is computed only when
+the embedded text or the embedder changed: the stored content hash and vector
+are read back with one ``mget`` per batch and reused otherwise (a reinforcement
+bumps the version but keeps the content).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+from opensearchpy import OpenSearch
+
+from retrieval.backend import SearchFilter, SearchHit
+from retrieval.fusion import competition_ranks
+from retrieval.policy import condition_state_of
+from schemas.enums import EpistemicType
+from schemas.errors import BackendUnavailable, ValidationFailed
+from schemas.nodes import MemoryNode
+from sinks.opensearch_client import DEFAULT_TIMEOUT_S, as_client, guarded
+from sinks.opensearch_mapping import (
+    DEFAULT_ALIAS,
+    VECTOR_FIELD,
+    embedder_meta,
+    ensure_index,
+    read_meta,
+    write_meta,
+)
+from sinks.opensearch_query import filter_clauses, knn_body, lexical_body
+
+#: Read back before a write: enough to decide "stale" and "vector reusable" without the vector itself.
+_CHECK_FIELDS = ("content_hash", "embedding_model", "embedding_model_version")
+
+
+@runtime_checkable
+class EmbedderLike(Protocol):
+    """What the index needs from an embedder (``sinks.embedding.Embedder`` satisfies it)."""
+
+    @property
+    def model_name(self) -> str: ...
+
+    @property
+    def model_version(self) -> str: ...
+
+    @property
+    def dimension(self) -> int: ...
+
+    def embed(self, texts: Sequence[str]) -> Any: ...
+
+
+@dataclass
+class UpsertReport:
+    """Counts of one or more upserts; ``failed`` holds (node_id, error type) only, never content."""
+
+    received: int = 0
+    written: int = 0
+    stale: int = 0
+    embedded: int = 0
+    reused_vectors: int = 0
+    vectors_omitted: int = 0
+    failed: list[tuple[str, str]] = field(default_factory=list)
+
+    def add(self, other: UpsertReport) -> None:
+        self.received += other.received
+        self.written += other.written
+        self.stale += other.stale
+        self.embedded += other.embedded
+        self.reused_vectors += other.reused_vectors
+        self.vectors_omitted += other.vectors_omitted
+        self.failed.extend(other.failed)
+
+
+def content_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _iso_or_none(value: Any) -> str | None:
+    return None if value is None else value.isoformat()
+
+
+def node_document(
+    node: MemoryNode, vector: Sequence[float] | None, model_name: str | None, model_version: str | None
+) -> dict[str, Any]:
+    """The indexed projection of a node plus the node itself (unindexed) for ``get``."""
+    # Only CONDITIONAL nodes are filtered on condition state; store their effective state
+    # (field, else metadata, else UNKNOWN) so the filter needs no fallback logic.
+    if node.epistemic_type is EpistemicType.CONDITIONAL:
+        condition_state: str | None = condition_state_of(node).value
+    else:
+        condition_state = node.condition_state.value if node.condition_state is not None else None
+    doc: dict[str, Any] = {
+        "node_id": node.node_id,
+        "tenant_id": node.tenant_id,
+        "owner_id": node.owner_id,
+        "scope": node.scope.value,
+        "scope_id": node.scope_id,
+        "node_type": node.node_type.value,
+        "epistemic_type": node.epistemic_type.value,
+        "source_type": node.source_type.value,
+        "lifecycle": node.lifecycle.value,
+        "condition_state": condition_state,
+        "polarity": node.polarity.value,
+        "predicate": node.predicate,
+        "content": node.content,
+        "subject": node.subject,
+        "object": node.object,
+        "condition": node.condition,
+        "confidence": node.confidence,
+        "salience": node.salience,
+        "version": node.version,
+        "valid_from": node.valid_from.isoformat(),
+        "valid_to": _iso_or_none(node.valid_to),
+        "recorded_at": node.recorded_at.isoformat(),
+        "created_at": node.created_at.isoformat(),
+        "updated_at": node.updated_at.isoformat(),
+        "content_hash": content_hash(node.content),
+        "node": node.to_json_dict(),
+    }
+    if vector is not None:
+        doc[VECTOR_FIELD] = list(vector)
+        doc["embedding_model"] = model_name
+        doc["embedding_model_version"] = model_version
+    return doc
+
+
+def _hits(raw_hits: list[dict[str, Any]], k: int, *, cosine: bool) -> list[SearchHit]:
+    # Lucene's cosinesimil score is (1 + cos) / 2; report the cosine itself, rounded like the
+    # embedded index does, so float32 noise does not split ties differently on the two backends.
+    scores = {
+        h["_id"]: round(2.0 * float(h["_score"]) - 1.0, 6) if cosine else float(h["_score"]) for h in raw_hits
+    }
+    ranks = competition_ranks(scores)
+    order = sorted(scores, key=lambda i: (-scores[i], i))[:k]
+    return [SearchHit(node_id=i, score=scores[i], rank=ranks[i]) for i in order]
+
+
+class OpenSearchIndex:
+    """``SearchBackend`` over an OpenSearch alias (see ``sinks.opensearch_mapping``)."""
+
+    def __init__(
+        self,
+        client_or_url: OpenSearch | str,
+        alias: str = DEFAULT_ALIAS,
+        embedder: EmbedderLike | None = None,
+        *,
+        create: bool = True,
+        timeout: float = DEFAULT_TIMEOUT_S,
+        bulk_timeout: float = 60.0,
+        batch_size: int = 500,
+        embed_batch: int = 64,
+        tenant_id: str | None = None,
+        shards: int = 1,
+        replicas: int = 0,
+        refresh_interval: str = "1s",
+        knn_candidates: int = 100,
+    ) -> None:
+        if embedder is None:
+            raise ValidationFailed("an embedder is required", field="embedder")
+        self.client = as_client(client_or_url, timeout=timeout)
+        self.alias = alias
+        self.embedder = embedder
+        self.timeout = timeout
+        self.bulk_timeout = bulk_timeout
+        self.batch_size = max(1, batch_size)
+        self.embed_batch = max(1, embed_batch)
+        self.tenant_id = tenant_id
+        self.stats = UpsertReport()
+        self._model = (str(embedder.model_name), str(embedder.model_version), int(embedder.dimension))
+        self._meta: dict[str, Any] | None = None
+        self._writes_to_alias: bool | None = True if create else None
+        self.knn_candidates = knn_candidates
+        if create:
+            ensure_index(
+                self.client,
+                alias,
+                self._model[2],
+                embedding_model=self._model[0],
+                embedding_model_version=self._model[1],
+                shards=shards,
+                replicas=replicas,
+                refresh_interval=refresh_interval,
+                timeout=max(timeout, 30.0),
+            )
+
+    # ------------------------------------------------------------------ embedder bookkeeping
+
+    def index_meta(self, *, reload: bool = False) -> dict[str, Any]:
+        if self._meta is None or reload:
+            meta = read_meta(self.client, self.alias, timeout=self.timeout)
+            if "embedding_model" not in meta:
+                # An index created without an embedder is claimed by the first one that writes to it.
+                claim = embedder_meta(self._model[0], self._model[1])
+                write_meta(self.client, self.alias, claim, timeout=self.timeout)
+                meta = {**meta, **claim}
+            self._meta = meta
+        return self._meta
+
+    @property
+    def embedding_mismatch(self) -> bool:
+        meta = self.index_meta()
+        stored = (
+            str(meta.get("embedding_model")),
+            str(meta.get("embedding_model_version", "")),
+            int(meta.get("embedding_dimension", -1)),
+        )
+        return stored != self._model
+
+    # ------------------------------------------------------------------ writes
+
+    def upsert(self, nodes: Sequence[MemoryNode], vectors: Mapping[str, Sequence[float]] | None = None) -> None:
+        """Write newer node versions; see ``upsert_report`` for the counts."""
+        self.upsert_report(nodes, vectors)
+
+    def upsert_report(
+        self, nodes: Sequence[MemoryNode], vectors: Mapping[str, Sequence[float]] | None = None
+    ) -> UpsertReport:
+        report = UpsertReport()
+        for start in range(0, len(nodes), self.batch_size):
+            report.add(self._upsert_batch(nodes[start : start + self.batch_size], vectors or {}))
+        self.stats.add(report)
+        if report.failed:
+            raise BackendUnavailable(
+                "OpenSearch rejected some node documents",
+                operation="bulk",
+                failed=len(report.failed),
+                node_ids=[node_id for node_id, _ in report.failed[:20]],
+                error_types=sorted({kind for _, kind in report.failed}),
+            )
+        return report
+
+    def _mget_sources(self, ids: list[str], fields: Sequence[str]) -> dict[str, dict[str, Any]]:
+        if not ids:
+            return {}
+        with guarded("mget", index=self.alias):
+            found = self.client.mget(
+                index=self.alias,
+                body={"ids": ids},
+                params={"_source_includes": ",".join(fields), "realtime": "true"},
+                request_timeout=self.timeout,
+            )
+        return {d["_id"]: d for d in found.get("docs", []) if d.get("found")}
+
+    def _stored(self, ids: list[str]) -> dict[str, dict[str, Any]]:
+        """Stored version and content hash per id (no vectors: a redelivery never needs them)."""
+        return self._mget_sources(ids, _CHECK_FIELDS)
+
+    def _upsert_batch(self, batch: Sequence[MemoryNode], given: Mapping[str, Sequence[float]]) -> UpsertReport:
+        report = UpsertReport(received=len(batch))
+        latest: dict[str, MemoryNode] = {}
+        for node in batch:
+            held = latest.get(node.node_id)
+            if held is None or node.version > held.version:
+                latest[node.node_id] = node
+        report.stale += len(batch) - len(latest)
+        stored = self._stored(list(latest))
+        fresh: list[MemoryNode] = []
+        for node in latest.values():
+            have = stored.get(node.node_id)
+            if have is not None and int(have.get("_version", 0)) >= node.version:
+                report.stale += 1
+            else:
+                fresh.append(node)
+        vectors = self._vectors_for(fresh, stored, given, report)
+        if not fresh:
+            return report
+        actions: list[dict[str, Any]] = []
+        model_name, model_version, _ = self._model
+        for node in fresh:
+            vec = vectors.get(node.node_id)
+            meta = {"_index": self.alias, "_id": node.node_id, "version": node.version, "version_type": "external"}
+            actions.append({"index": meta})
+            actions.append(node_document(node, vec, model_name if vec else None, model_version if vec else None))
+        params = {"filter_path": "errors,items.*._id,items.*.status,items.*.error.type"}
+        if self._writes_to_alias is None:
+            with guarded("exists_alias", alias=self.alias):
+                found = self.client.indices.exists_alias(name=self.alias, request_timeout=self.timeout)
+            self._writes_to_alias = bool(found)
+        if self._writes_to_alias:
+            # Never let a bulk write auto-create a concrete index named like the alias.
+            params["require_alias"] = "true"
+        with guarded("bulk", index=self.alias, docs=len(fresh)):
+            result = self.client.bulk(
+                body=actions,
+                params=params,
+                request_timeout=self.bulk_timeout,
+            )
+        for item in result.get("items", []):
+            outcome = next(iter(item.values()))
+            status = int(outcome.get("status", 0))
+            if status in (200, 201):
+                report.written += 1
+            elif status == 409:
+                report.stale += 1
+            else:
+                report.failed.append((str(outcome.get("_id")), str(outcome.get("error", {}).get("type", status))))
+        return report
+
+    def _vectors_for(
+        self,
+        nodes: list[MemoryNode],
+        stored: Mapping[str, dict[str, Any]],
+        given: Mapping[str, Sequence[float]],
+        report: UpsertReport,
+    ) -> dict[str, list[float]]:
+        if self._model[2] == 0:
+            return {}
+        if self.embedding_mismatch:
+            # Never mix vector spaces: keep lexical search current and leave vectors to a rebuild.
+            report.vectors_omitted += len(nodes)
+            return {}
+        model_name, model_version, dimension = self._model
+        out: dict[str, list[float]] = {}
+        reusable: list[MemoryNode] = []
+        todo: list[MemoryNode] = []
+        for node in nodes:
+            src = stored.get(node.node_id, {}).get("_source", {})
+            if node.node_id in given:
+                out[node.node_id] = [float(x) for x in given[node.node_id]]
+            elif (
+                src.get("content_hash") == content_hash(node.content)
+                and src.get("embedding_model") == model_name
+                and src.get("embedding_model_version") == model_version
+            ):
+                reusable.append(node)
+            else:
+                todo.append(node)
+        held = self._mget_sources([n.node_id for n in reusable], (VECTOR_FIELD,))
+        for node in reusable:
+            vec = held.get(node.node_id, {}).get("_source", {}).get(VECTOR_FIELD)
+            if isinstance(vec, list):
+                out[node.node_id] = vec
+                report.reused_vectors += 1
+            else:  # replaced or removed between the two reads
+                todo.append(node)
+        for start in range(0, len(todo), self.embed_batch):
+            chunk = todo[start : start + self.embed_batch]
+            matrix = np.asarray(self.embedder.embed([n.content for n in chunk]), dtype=np.float32)
+            if matrix.shape != (len(chunk), dimension):
+                raise ValidationFailed("embedder returned vectors of the wrong shape", field="embedding")
+            for node, row in zip(chunk, matrix, strict=True):
+                out[node.node_id] = row.tolist()
+            report.embedded += len(chunk)
+        for node_id, vec in list(out.items()):
+            if len(vec) != dimension:
+                raise ValidationFailed("precomputed vector has the wrong dimension", field="vectors", node_id=node_id)
+            if not any(vec):
+                # Cosine is undefined for a zero vector and Lucene rejects the whole document.
+                del out[node_id]
+                report.vectors_omitted += 1
+        return out
+
+    def refresh(self) -> None:
+        with guarded("refresh", index=self.alias):
+            self.client.indices.refresh(index=self.alias, request_timeout=self.timeout)
+
+    # ------------------------------------------------------------------ reads
+
+    def _search(self, body: dict[str, Any], operation: str) -> list[dict[str, Any]]:
+        with guarded(operation, index=self.alias):
+            result = self.client.search(
+                index=self.alias,
+                body=body,
+                params={"filter_path": "hits.hits._id,hits.hits._score,timed_out"},
+                request_timeout=self.timeout,
+            )
+        if result.get("timed_out"):
+            raise BackendUnavailable(f"OpenSearch {operation} timed out", operation=operation, error_type="timed_out")
+        hits: list[dict[str, Any]] = result.get("hits", {}).get("hits", [])
+        return hits
+
+    def _server_timeout(self) -> str:
+        return f"{max(1, int(self.timeout * 1000))}ms"
+
+    def lexical(self, query: str, flt: SearchFilter, k: int) -> list[SearchHit]:
+        if k < 1 or not query.strip():
+            return []
+        hits = self._search(lexical_body(query, flt, k, server_timeout=self._server_timeout()), "lexical_search")
+        return _hits(hits, k, cosine=False)
+
+    def vector(self, query: str, flt: SearchFilter, k: int) -> list[SearchHit]:
+        if k < 1 or not query.strip() or self._model[2] == 0 or self.embedding_mismatch:
+            return []
+        vec = np.asarray(self.embedder.embed([query]), dtype=np.float32)[0].tolist()
+        if not any(vec):  # no features (e.g. punctuation only): cosine undefined
+            return []
+        body = knn_body(vec, flt, k, server_timeout=self._server_timeout(), candidates=self.knn_candidates)
+        hits = self._search(body, "vector_search")
+        return _hits(hits, k, cosine=True)
+
+    def get(self, node_ids: Sequence[str], *, tenant_id: str | None = None) -> list[MemoryNode]:
+        """Nodes by id in request order, realtime (no refresh needed); other tenants' nodes are dropped."""
+        wanted = list(dict.fromkeys(node_ids))
+        if not wanted:
+            return []
+        tenant = tenant_id if tenant_id is not None else self.tenant_id
+        with guarded("mget", index=self.alias):
+            found = self.client.mget(
+                index=self.alias,
+                body={"ids": wanted},
+                params={"_source_includes": "node,tenant_id", "realtime": "true"},
+                request_timeout=self.timeout,
+            )
+        out: list[MemoryNode] = []
+        for doc in found.get("docs", []):
+            src = doc.get("_source") if doc.get("found") else None
+            if src is None or (tenant is not None and src.get("tenant_id") != tenant):
+                continue
+            out.append(MemoryNode.model_validate(src["node"]))
+        return out
+
+    def count(self, flt: SearchFilter | None = None) -> int:
+        body: dict[str, Any] = {}
+        if flt is not None:
+            body = {"query": {"bool": {"filter": filter_clauses(flt)}}}
+        with guarded("count", index=self.alias):
+            result = self.client.count(index=self.alias, body=body or None, request_timeout=self.timeout)
+        return int(result.get("count", 0))
+
+
+def rebuild_from_snapshots(index: OpenSearchIndex, nodes: Iterable[MemoryNode], batch: int = 500) -> UpsertReport:
+    """Feed node snapshots (e.g. ClickHouse's latest snapshot per node) into ``index``.
+
+    Safe to run against a live index and to rerun: external versioning keeps
+    whichever copy of a node is newer. For an embedder or mapping change, point
+    ``index`` at a fresh ``<alias>-v<N>`` (``create_version``), rebuild, refresh,
+    then ``swap_alias``.
+    """
+    total = UpsertReport()
+    pending: list[MemoryNode] = []
+    for node in nodes:
+        pending.append(node)
+        if len(pending) >= batch:
+            total.add(index.upsert_report(pending))
+            pending = []
+    if pending:
+        total.add(index.upsert_report(pending))
+    index.refresh()
+    return total

@@ -1,0 +1,114 @@
+"""``SearchFilter`` as OpenSearch query DSL, and the lexical / k-NN request bodies.
+
+The clauses mirror ``retrieval.policy.node_matches_filter`` field by field, so
+the backend returns a subset of what the reference semantics accept. They are
+placed in ``bool.filter`` for BM25 (no scoring, cacheable) and *inside* the
+``knn`` clause for vectors: Lucene's efficient filtering then searches only the
+allowed documents and still returns ``k`` of them, where a post-filter would
+drop another owner's nearest neighbours and come back short.
+
+Dates are stored with millisecond precision; sub-millisecond differences can
+make a range clause admit a node the reference check rejects, which the
+retriever's re-check removes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from enum import Enum
+from typing import Any
+
+from retrieval.backend import SearchFilter
+from schemas.enums import EpistemicType
+from sinks.opensearch_mapping import VECTOR_FIELD
+
+#: content weighs double: it is the whole claim, the other fields are parts of it.
+LEXICAL_FIELDS = ("content^2", "subject", "object", "condition")
+
+
+def _term(field: str, value: str) -> dict[str, Any]:
+    return {"term": {field: value}}
+
+
+def _terms(field: str, values: Iterable[Enum | str]) -> dict[str, Any]:
+    # An empty set means "nothing qualifies", which an empty terms list expresses.
+    return {"terms": {field: sorted(v.value if isinstance(v, Enum) else v for v in values)}}
+
+
+def _unless_type(epistemic_type: EpistemicType, clause: dict[str, Any]) -> dict[str, Any]:
+    """Documents of another type pass; documents of this type must satisfy ``clause``."""
+    return {
+        "bool": {
+            "should": [{"bool": {"must_not": [_term("epistemic_type", epistemic_type.value)]}}, clause],
+            "minimum_should_match": 1,
+        }
+    }
+
+
+def filter_clauses(flt: SearchFilter) -> list[dict[str, Any]]:
+    clauses: list[dict[str, Any]] = [_term("tenant_id", flt.tenant_id), _term("owner_id", flt.owner_id)]
+    if flt.scope is not None:
+        clauses.append(_term("scope", flt.scope.value))
+    if flt.scope_id is not None:
+        clauses.append(_term("scope_id", flt.scope_id))
+    for field, values in (
+        ("node_type", flt.node_types),
+        ("source_type", flt.source_types),
+        ("epistemic_type", flt.epistemic_types),
+        ("lifecycle", flt.lifecycles),
+    ):
+        if values is not None:
+            clauses.append(_terms(field, values))
+    if flt.condition_states is not None:
+        clauses.append(_unless_type(EpistemicType.CONDITIONAL, _terms("condition_state", flt.condition_states)))
+    if flt.unverified_min_confidence is not None:
+        above = {"range": {"confidence": {"gt": flt.unverified_min_confidence}}}
+        clauses.append(_unless_type(EpistemicType.UNVERIFIED, above))
+    if flt.valid_at is not None:
+        clauses.append({"range": {"valid_from": {"lte": flt.valid_at}}})
+        open_or_later = [
+            {"bool": {"must_not": [{"exists": {"field": "valid_to"}}]}},
+            {"range": {"valid_to": {"gt": flt.valid_at}}},
+        ]
+        clauses.append({"bool": {"should": open_or_later, "minimum_should_match": 1}})
+    if flt.recorded_before is not None:
+        clauses.append({"range": {"recorded_at": {"lte": flt.recorded_before}}})
+    window: dict[str, str] = {}
+    if flt.time_from is not None:
+        window["gte"] = flt.time_from
+    if flt.time_to is not None:
+        window["lt"] = flt.time_to
+    if window:
+        clauses.append({"range": {"valid_from": window}})
+    return clauses
+
+
+def lexical_body(query: str, flt: SearchFilter, k: int, *, server_timeout: str) -> dict[str, Any]:
+    return {
+        "size": k,
+        "timeout": server_timeout,
+        "track_total_hits": False,
+        "_source": False,
+        "query": {
+            "bool": {
+                "must": [{"multi_match": {"query": query, "fields": list(LEXICAL_FIELDS), "type": "best_fields"}}],
+                "filter": filter_clauses(flt),
+            }
+        },
+    }
+
+
+def knn_body(
+    vector: list[float], flt: SearchFilter, k: int, *, server_timeout: str, candidates: int = 100
+) -> dict[str, Any]:
+    """``candidates`` is the per-segment beam (Lucene uses the knn ``k`` as its ef): with the
+    beam equal to a small ``k`` the greedy HNSW walk stops at a local optimum and misses exact
+    matches, so ask for more neighbours than are returned."""
+    clause = {"vector": vector, "k": max(k, candidates), "filter": {"bool": {"filter": filter_clauses(flt)}}}
+    return {
+        "size": k,
+        "timeout": server_timeout,
+        "track_total_hits": False,
+        "_source": False,
+        "query": {"knn": {VECTOR_FIELD: clause}},
+    }
