@@ -12,6 +12,7 @@ from pydantic import Field, JsonValue, model_validator
 
 from schemas.common import Contract, ExternalId, Probability, ScopeRef, UtcDatetime
 from schemas.enums import EpistemicType, NodeType, Polarity, Role, SourceType, TemporalIntent
+from schemas.events import ConversationEvent
 
 
 class EvidenceSpan(Contract):
@@ -69,6 +70,11 @@ class RejectedClaim(Contract):
     claim: dict[str, JsonValue]
 
 
+def event_input_id(event_id: str) -> str:
+    """The reducer's idempotency key for an event (its extraction result)."""
+    return f"event:{event_id}"
+
+
 class EventRef(ScopeRef):
     """What the reducer needs to know about the source event (no content)."""
 
@@ -80,6 +86,23 @@ class EventRef(ScopeRef):
     occurred_at: UtcDatetime
     recorded_at: UtcDatetime
     content_sha256: str
+
+    @classmethod
+    def of(cls, event: ConversationEvent) -> EventRef:
+        return cls(
+            tenant_id=event.tenant_id,
+            owner_id=event.owner_id,
+            scope=event.scope,
+            scope_id=event.scope_id,
+            event_id=event.event_id,
+            conversation_id=event.conversation_id,
+            session_id=event.session_id,
+            role=event.role,
+            speaker=event.speaker,
+            occurred_at=event.occurred_at,
+            recorded_at=event.recorded_at,
+            content_sha256=event.content_sha256,
+        )
 
 
 class ExtractionResult(Contract):
@@ -99,4 +122,4 @@ class ExtractionResult(Contract):
 
     @property
     def input_id(self) -> str:
-        return f"event:{self.event.event_id}"
+        return event_input_id(self.event.event_id)

@@ -1,0 +1,113 @@
+"""The agent steps, shared by the embedded runner and the faust app.
+
+Each function is one stage of the flow in ARCHITECTURE.md. They hold no
+business rules (those live in ``engine/`` and ``extractors/``) and no I/O: the
+embedded runner and the Kafka agents call exactly these, so behaviour tested
+in-process holds on Kafka.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from engine.reducer import Reducer
+from engine.results import ApplyResult
+from engine.store import StateStore
+from extractors.base import Extractor
+from extractors.secrets import mask
+from schemas.claims import EventRef, ExtractionResult, event_input_id
+from schemas.commands import CommandBase
+from schemas.errors import InvalidEvent
+from schemas.events import DEFAULT_MAX_CONTENT_BYTES, ConversationEvent, parse_event
+from schemas.nodes import MemoryNode
+from schemas.operations import Operation
+from sinks.clickhouse import DeadLetter
+
+
+@dataclass(frozen=True)
+class Rejected:
+    """An input that failed admission; becomes a dead letter."""
+
+    letter: DeadLetter
+
+
+def admit(
+    raw: bytes,
+    *,
+    source: str,
+    received_at: datetime,
+    partition: int | None = None,
+    offset: int | None = None,
+    max_content_bytes: int = DEFAULT_MAX_CONTENT_BYTES,
+) -> ConversationEvent | Rejected:
+    """Parse raw bytes into an event, or a dead letter carrying the original bytes.
+
+    ``received_at`` is only used for the dead letter: events keep their own
+    ``received_at`` (or none), so a redelivered record yields identical state.
+    """
+    try:
+        return parse_event(raw, max_content_bytes=max_content_bytes)
+    except InvalidEvent as exc:
+        message, _ = mask(exc.message)
+        return Rejected(
+            DeadLetter(
+                source=source,
+                partition=partition,
+                offset=offset,
+                reason_code=exc.code,
+                message=message,
+                original_bytes=raw,
+                received_at=received_at,
+            )
+        )
+
+
+def extract(extractor: Extractor, event: ConversationEvent) -> ExtractionResult:
+    """Run an extractor; an unexpected crash becomes a failed result, never a lost event."""
+    try:
+        return extractor.extract(event)
+    except Exception as exc:  # any extractor bug must not lose the event
+        return ExtractionResult(
+            event=EventRef.of(event),
+            extractor=getattr(extractor, "name", type(extractor).__name__),
+            extractor_version=getattr(extractor, "version", "unknown"),
+            grounding_policy_version="unknown",
+            source_hash=event.content_sha256,
+            status="failed",
+            error_category=f"extractor_crash:{type(exc).__name__}",
+        )
+
+
+def materialize(store: StateStore, reducer: Reducer, item: ExtractionResult | CommandBase) -> ApplyResult:
+    """The single writer of epistemic state for one partition key."""
+    return reducer.apply(store, item)
+
+
+def latest_nodes(operations: Iterable[Operation]) -> list[MemoryNode]:
+    """The newest snapshot of every node the operations touched, in first-touch order."""
+    latest: dict[str, MemoryNode] = {}
+    for op in operations:
+        if op.after is not None:
+            current = latest.get(op.after.node_id)
+            if current is None or op.after.version >= current.version:
+                latest[op.after.node_id] = op.after
+    return list(latest.values())
+
+
+def masked_content(text: str) -> str:
+    """What raw-event storage keeps when raw secrets are not retained."""
+    return mask(text)[0]
+
+
+def unique_events(events: Sequence[ConversationEvent], store: StateStore) -> list[ConversationEvent]:
+    """Drop events already processed (by id) or repeated within the batch."""
+    seen: set[str] = set()
+    out: list[ConversationEvent] = []
+    for event in events:
+        if event.event_id in seen or store.has_seen(event_input_id(event.event_id)):
+            continue
+        seen.add(event.event_id)
+        out.append(event)
+    return out

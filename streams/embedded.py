@@ -1,0 +1,364 @@
+"""The embedded runner: the whole pipeline in one process over a data directory.
+
+It drives the same agent steps as the Kafka app (``streams.agents``):
+admit -> extract -> materialize -> sinks, in micro-batches, with chDB (the
+ClickHouse engine in-process) as the operation log and the embedded search
+index for retrieval. Only one process may own a data directory at a time.
+
+State on start: node snapshots from ClickHouse, then the bookkeeping the
+reducer needs (seen inputs, edges, request outcomes, event scopes) from the
+operation log. ``verify_replay`` rebuilds everything from the log alone and
+reports any difference.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, Any
+
+from engine.assertion_state import AssertionState, assertion_state
+from engine.config import DEFAULT_CONFIG, EngineConfig
+from engine.promotion import due_promotions
+from engine.provenance import NodeProvenance, get_provenance
+from engine.reducer import Reducer
+from engine.replay import verify_replay
+from engine.results import ApplyResult
+from engine.store import InMemoryStateStore
+from epistream.settings import Settings
+from extractors.base import Extractor, get_extractor
+from retrieval.models import RetrievalRequest, RetrievalResponse, WorldContext
+from retrieval.service import Retriever
+from retrieval.world import world_context
+from schemas.claims import ExtractionResult
+from schemas.commands import CommandBase
+from schemas.common import ScopeRef
+from schemas.enums import EdgeType
+from schemas.errors import DataDirLocked
+from schemas.events import ConversationEvent
+from schemas.nodes import Edge, MemoryNode
+from schemas.operations import Operation
+from sinks.clickhouse import DeadLetter, OperationLog
+from sinks.embedded_index import EmbeddedIndex
+from sinks.embedding import Embedder, default_embedder
+from streams import agents
+
+_EMBEDDER_KINDS = {"minilm": "minilm", "hash": "hash", "none": "noop", "noop": "noop"}
+
+
+@dataclass
+class IngestReport:
+    """What one ingestion run did, for the CLI summary and ``--json``."""
+
+    received: int = 0
+    events: int = 0
+    duplicates: int = 0
+    dead_letters: int = 0
+    claims: int = 0
+    rejected_claims: int = 0
+    failed_extractions: int = 0
+    operations: int = 0
+    nodes_changed: int = 0
+    errors: list[dict[str, Any]] = field(default_factory=list)
+    op_counts: dict[str, int] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class BatchResult:
+    extractions: list[ExtractionResult]
+    operations: list[Operation]
+    dead_letters: list[DeadLetter]
+
+
+class DataDirLock:
+    """An exclusive, non-blocking lock file: a second owner gets a clear error."""
+
+    def __init__(self, data_dir: Path) -> None:
+        self.path = data_dir / "LOCK"
+        self._fh: IO[str] | None = None
+
+    def acquire(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fh = open(self.path, "a+")  # noqa: SIM115 - held for the runner's lifetime
+        try:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            fh.close()
+            raise DataDirLocked(
+                f"data directory {self.path.parent} is in use by another epistream process", path=str(self.path.parent)
+            ) from None
+        fh.seek(0)
+        fh.truncate()
+        fh.write(str(os.getpid()))
+        fh.flush()
+        self._fh = fh
+
+    def release(self) -> None:
+        if self._fh is not None:
+            fcntl.flock(self._fh.fileno(), fcntl.LOCK_UN)
+            self._fh.close()
+            self._fh = None
+
+
+def _chunks(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
+    batch: list[Any] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+class EmbeddedRunner:
+    """extract -> materialize -> sinks in-process; also the read side for CLI and API."""
+
+    def __init__(
+        self,
+        data_dir: str | os.PathLike[str] | None = None,
+        settings: Settings | None = None,
+        *,
+        embedder: Embedder | None = None,
+        extractor: Extractor | None = None,
+        engine_config: EngineConfig = DEFAULT_CONFIG,
+        log: OperationLog | None = None,
+        clock: Callable[[], datetime] | None = None,
+    ) -> None:
+        self.settings = settings or Settings()
+        self.data_dir = Path(data_dir if data_dir is not None else self.settings.data_dir).resolve()
+        self._lock = DataDirLock(self.data_dir)
+        self._lock.acquire()
+        self._clock = clock or (lambda: datetime.now(UTC))
+        try:
+            self.log = log or OperationLog.connect(None, path=self.data_dir)
+            self._owns_log = log is None
+            self.embedder = embedder or default_embedder(_EMBEDDER_KINDS.get(self.settings.embedder, "minilm"))
+            self.index = EmbeddedIndex(self.data_dir / "index", self.embedder)
+            self.extractor = extractor or get_extractor(self.settings.extractor, self.settings)
+            self.reducer = Reducer(engine_config)
+            self.engine_config = engine_config
+            self.store = InMemoryStateStore()
+            self._load_state()
+            self.retriever = Retriever(self.index, clock=self._clock)
+        except BaseException:
+            self._lock.release()
+            raise
+
+    # ---------------------------------------------------------------- lifecycle
+    def _load_state(self) -> None:
+        """Fold the log: the same ``apply_operation`` the reducer uses, so start-up state is exact."""
+        for op in self.log.iter_operations():
+            self.store.apply_operation(op)
+
+    def close(self) -> None:
+        try:
+            self.index.commit()
+            self.index.close()
+            if self._owns_log:
+                self.log.close()
+        finally:
+            self._lock.release()
+
+    def __enter__(self) -> EmbeddedRunner:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ---------------------------------------------------------------- writes
+    def ingest_lines(
+        self,
+        lines: Iterable[bytes | str],
+        *,
+        source: str = "ingest",
+        progress: Callable[[int], None] | None = None,
+    ) -> IngestReport:
+        """Admit raw JSON lines (bad ones become dead letters), then process in micro-batches."""
+        report = IngestReport()
+        for batch in _chunks(lines, self.settings.batch_size):
+            events: list[ConversationEvent] = []
+            letters: list[DeadLetter] = []
+            now = self._clock()
+            for raw in batch:
+                report.received += 1
+                data = raw if isinstance(raw, bytes) else raw.encode("utf-8", "surrogateescape")
+                if not data.strip():
+                    continue
+                admitted = agents.admit(
+                    data,
+                    source=source,
+                    received_at=now,
+                    offset=report.received,
+                    max_content_bytes=self.settings.max_content_bytes,
+                )
+                if isinstance(admitted, agents.Rejected):
+                    letters.append(admitted.letter)
+                    letter = admitted.letter
+                    report.errors.append(
+                        {"line": report.received, "code": letter.reason_code, "message": letter.message}
+                    )
+                else:
+                    events.append(admitted)
+            self._process(events, letters, report)
+            if progress is not None:
+                progress(len(batch))
+        self.index.commit()
+        return report
+
+    def ingest_events(self, events: Sequence[ConversationEvent]) -> IngestReport:
+        report = IngestReport(received=len(events))
+        for batch in _chunks(events, self.settings.batch_size):
+            self._process(batch, [], report)
+        self.index.commit()
+        return report
+
+    def _process(self, events: Sequence[ConversationEvent], letters: list[DeadLetter], report: IngestReport) -> None:
+        fresh = agents.unique_events(events, self.store)
+        report.duplicates += len(events) - len(fresh)
+        report.events += len(fresh)
+        report.dead_letters += len(letters)
+        extractions = [agents.extract(self.extractor, e) for e in fresh]
+        operations: list[Operation] = []
+        for result in extractions:
+            report.claims += len(result.claims)
+            report.rejected_claims += len(result.rejected)
+            report.failed_extractions += result.status == "failed"
+            operations.extend(agents.materialize(self.store, self.reducer, result).operations)
+        mask = None if self.settings.retain_raw_secrets else agents.masked_content
+        if fresh:
+            self.log.write_events(fresh, mask=mask)
+            self.log.write_extractions(extractions)
+        if letters:
+            self.log.write_dead_letters(letters)
+        self._sink(operations, report)
+
+    def _sink(self, operations: Sequence[Operation], report: IngestReport) -> None:
+        if not operations:
+            return
+        nodes = agents.latest_nodes(operations)
+        self.log.write_operations(operations)
+        self.log.write_node_snapshots(nodes)
+        self.index.upsert(nodes)
+        report.operations += len(operations)
+        report.nodes_changed += len(nodes)
+        for op in operations:
+            report.op_counts[op.op_type.value] = report.op_counts.get(op.op_type.value, 0) + 1
+
+    def submit(self, command: CommandBase) -> ApplyResult:
+        """Apply one command; its operations are stored and indexed before returning."""
+        result = agents.materialize(self.store, self.reducer, command)
+        self._sink(result.operations, IngestReport())
+        self.index.commit()
+        return result
+
+    def promote_due(self, as_of: datetime) -> list[Operation]:
+        """Journal automatic TENTATIVE -> STABLE promotions due at ``as_of``."""
+        ops = due_promotions(self.store, as_of, self.engine_config)
+        for op in ops:
+            self.store.apply_operation(op)
+        self._sink(ops, IngestReport())
+        self.index.commit()
+        return ops
+
+    # ---------------------------------------------------------------- reads
+    def retrieve(self, request: RetrievalRequest) -> RetrievalResponse:
+        return self.retriever.retrieve(request)
+
+    def nodes_of(self, scope: ScopeRef | None = None, *, tenant_id: str, owner_id: str) -> list[MemoryNode]:
+        out = []
+        for node in self.store.iter_nodes():
+            if node.tenant_id != tenant_id or node.owner_id != owner_id:
+                continue
+            if scope is not None and (node.scope != scope.scope or node.scope_id != scope.scope_id):
+                continue
+            out.append(node)
+        return out
+
+    def edges_of_owner(self, *, tenant_id: str, owner_id: str) -> list[Edge]:
+        return [e for e in self.store.iter_edges() if e.tenant_id == tenant_id and e.owner_id == owner_id]
+
+    def world(
+        self, *, tenant_id: str, owner_id: str, scope: ScopeRef | None = None, at: datetime | None = None
+    ) -> WorldContext:
+        nodes = self.nodes_of(scope, tenant_id=tenant_id, owner_id=owner_id)
+        edges = self.edges_of_owner(tenant_id=tenant_id, owner_id=owner_id)
+        return world_context(
+            nodes,
+            edges,
+            tenant_id=tenant_id,
+            owner_id=owner_id,
+            reference_time=at or self._clock(),
+            scope=scope.scope if scope is not None else None,
+            scope_id=scope.scope_id if scope is not None else None,
+        )
+
+    def node(self, node_id: str, *, tenant_id: str, owner_id: str | None = None) -> MemoryNode | None:
+        node = self.store.get_node(node_id)
+        if node is None or node.tenant_id != tenant_id or (owner_id is not None and node.owner_id != owner_id):
+            return None
+        return node
+
+    def provenance(
+        self,
+        node_id: str,
+        *,
+        tenant_id: str,
+        owner_id: str,
+        cursor: str | None = None,
+        limit: int = 100,
+    ) -> NodeProvenance | None:
+        """From raw events and the operation log only, never from derived tables."""
+        ops = self.log.read_operations(tenant=tenant_id, owner=owner_id)
+        node = next((op.after for op in reversed(ops) if op.after is not None and op.after.node_id == node_id), None)
+        if node is None:
+            return None
+        events = [e.model_dump(mode="json") for e in self.log.get_events(list(node.evidence_refs), tenant_id, owner_id)]
+        return get_provenance(
+            node_id,
+            owner_id,
+            events,
+            ops,
+            tenant_id=tenant_id,
+            operation_cursor=cursor,
+            operation_limit=limit,
+        )
+
+    def assertion(
+        self,
+        *,
+        tenant_id: str,
+        owner_id: str,
+        subject: str,
+        predicate: str,
+        valid_at: datetime,
+        knowledge_at: datetime | None = None,
+        scope: ScopeRef | None = None,
+    ) -> AssertionState:
+        nodes = self.nodes_of(scope, tenant_id=tenant_id, owner_id=owner_id)
+        owned = self.edges_of_owner(tenant_id=tenant_id, owner_id=owner_id)
+        edges = [e for e in owned if e.edge_type is EdgeType.CONTRADICTS]
+        return assertion_state(
+            nodes,
+            edges,
+            subject=subject,
+            predicate=predicate,
+            valid_at=valid_at,
+            knowledge_at=knowledge_at,
+            scope=scope,
+            config=self.engine_config,
+        )
+
+    def verify_replay(self, limit: int = 100) -> list[str]:
+        """Differences between live state and a rebuild from the operation log alone."""
+        return verify_replay(self.store, self.log.iter_operations(), limit=limit)
+
+    def stats(self, tenant_id: str | None = None, owner_id: str | None = None) -> dict[str, Any]:
+        return self.log.stats(tenant=tenant_id, owner=owner_id)
