@@ -1,0 +1,1196 @@
+"""Deterministic rule-based extractor: English chat statements -> claims, no model.
+
+Every proposal goes through :mod:`extractors.validation`, so the rules can be
+generous and the validator keeps them honest; rejected proposals are reported.
+
+Conventions (the engine matches claims on normalised subject + predicate +
+object, so the same fact phrased twice must give the same triple):
+
+Subjects
+  - owner roles (user, human): "I", "we", "me" -> ``"user"`` (whatever the
+    speaker field says; a named subject equal to the speaker is also "user");
+  - participant: first person -> the speaker's name, else ``"participant"``;
+  - named third parties keep their name as written ("Alice", "May");
+    "my sister" -> ``"user's sister"``; he/she/they are never resolved (no claim);
+  - assistant commitments and completed actions -> ``"assistant"``; facts the
+    assistant attributes to the user ("you told me you live in Berlin") -> "user";
+  - instructions -> subject ``"assistant"``, predicate ``"should"``, object the
+    instructed action ("answer in French"); "never"/"don't" give negative polarity;
+  - tool results -> the tool's speaker name, ``metadata["tool_name"]``, else "tool".
+
+Predicates (snake_case, synonyms folded)
+  lives_in (live/reside/based in/moved to), works_at (work at|for, employed
+  at|by, joined, left), works_as, likes (love/like/enjoy/adore/fan of/into;
+  hate/dislike/detest/can't stand are ``likes`` with NEGATIVE polarity, so
+  "I love tea" / "I hate tea" contradict), prefers (object = preferred thing,
+  ``metadata["over"]`` = the other), uses (use/using/rely on/switched to/
+  replaced X with), has (have/own/'ve got), speaks, allergic_to, is_from,
+  born_in, studies, studies_at, eats, drinks, plays, drives, is_a, is, age,
+  married_to, and ``<attribute>`` for "my <attribute> is <value>"
+  (favourite -> favorite, colour -> color). Decisions (DECISION nodes, explicit
+  choice verbs only): ``chose`` (chose/selected/opted for/decided on|to use/go
+  with; rejected/decided against -> negative) and ``decided_to_<verb>``. Tasks
+  (TASK nodes): ``needs_to_<verb>`` (need to/have to/must/remind me to),
+  ``will_<verb>`` (first-person future). Speech acts keep their cue:
+  ``trying_to_<verb>``, ``plans_to_<verb>``, ``wants_to_<verb>``, ... and
+  never become ``uses``/``runs``.
+
+Epistemic defaults
+  settled user/participant statements are ASSERTED; the speaker's own
+  attempts, plans, wants and needs (speech-act predicates) are OBSERVED, as
+  PRME's speech-act recovery types them (§8.8); instructions follow the role
+  table (user -> OBSERVED, system -> INFERRED); tool results ASSERTED;
+  everything from the assistant INFERRED. Hedges -> HYPOTHETICAL, explicit
+  conditions -> CONDITIONAL with the condition text from the marker word to the
+  end of its clause. OBSERVED is not used for plain statements: a chat message
+  is testimony, not a measurement.
+
+Temporal intent: ``update`` for now/no longer/anymore/recently/moved/switched/
+joined/left/started/stopped/replaced (with ``replaces_object`` when the old
+value is named; a negative update names its own object), else ``assertion``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field, replace
+from typing import Any, Final
+
+from engine.roles import default_epistemic_type
+from extractors.text import APOSTROPHES, QUALIFIER_START
+from extractors.validation import (
+    DEFAULT_GROUNDING_METHOD,
+    GROUNDING_POLICY_VERSION,
+    SourceText,
+    validate_with_context,
+)
+from schemas.canonical import sha256_hex
+from schemas.claims import Claim, EventRef, ExtractionResult, Quantity
+from schemas.enums import EpistemicType, NodeType, Polarity, Role, TemporalIntent
+from schemas.events import ConversationEvent
+
+EXTRACTOR_VERSION: Final = "1.0.0"
+I: Final = re.IGNORECASE  # noqa: E741 - reads like a regex flag
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+# --- pre-processing: things that are not the speaker's own statements ------------
+
+_PASTED: Final = re.compile(
+    r"```[\s\S]*?(?:```|\Z)|`[^`\n]+`|\"[^\"\n]{1,400}\"|^[ \t]*>.*$", re.MULTILINE
+)
+_NEEDS_TRANSLATE: Final = re.compile("[\u2018\u2019\u201b\u2032\u201c\u201d\u201e]")
+_MAY_BE_PASTED: Final = re.compile(r"[`\"]|^[ \t]*>", re.MULTILINE)
+_EXAMPLE_START: Final = re.compile(
+    r"^\s*(?:e\.g\.|eg\b|i\.e\.|for example|for instance|example|such as|like this|something like)", I
+)
+_INDIRECT_Q: Final = re.compile(
+    r"\b(?:wonder(?:ing|ed)?|curious|not sure|unsure)\s+(?:if|whether|what|how|why|where|when|who|which)\b", I
+)
+
+# --- clause openers -----------------------------------------------------------------
+
+_DISCOURSE: Final = re.compile(
+    r"^(?:(?:well|so|also|actually|honestly|btw|by the way|oh|and|but|anyway|plus|fyi|ok|okay|yeah|yes|no|"
+    r"sure|just so you know|for the record|fun fact|to be honest|tbh|however|though|whereas|although|while|"
+    r"(?:please\s+)?(?:remember|note|keep in mind)(?:\s+that)?|"
+    r"(?P<now>now|these days|nowadays|currently|recently|lately))\b[,:]?\s*)+",
+    I,
+)
+_HEDGE_PREFIX: Final = re.compile(
+    r"^(?:(?:maybe|perhaps|probably|possibly)\b,?\s*|I\s+(?:think|guess|suppose|believe|reckon)(?:\s+that)?\s+|"
+    r"(?:I'm|I am)?\s*not\s+sure\s+(?:if|whether|that)?\s*|I\s+(?P<neg>don't|do not)\s+think(?:\s+that)?\s+)",
+    I,
+)
+_INSTRUCTION: Final = re.compile(
+    r"^(?:please\s+)?(?:"
+    r"(?P<pos>always|from now on,?|going forward,?|in (?:the )?future,?|make sure (?:to|you)|be sure to|only|"
+    r"(?:I\s+(?:really\s+)?(?:want|need|expect|would like|'d like)\s+you\s+to\s+always))"
+    r"|(?P<neg>never|don't|do not|dont|avoid|(?:I\s+(?:don't|do not)\s+want\s+you\s+to)|"
+    r"(?:I\s+(?:want|need|would like|'d like)\s+you\s+to\s+never)))"
+    r"\s+(?P<body>.+)$",
+    I,
+)
+_PERSISTENT_TAIL: Final = re.compile(
+    r"^(?:please\s+)?(?P<body>.+?),?\s+(?:from now on|going forward|in (?:the )?future|every time|at all times)$", I
+)
+_INSTRUCTION_SKIP: Final = re.compile(
+    r"^(?:worry|mind|forget|hesitate|be afraid|apologi[sz]e|bother|sweat|panic|get me wrong)\b", I
+)
+_IMPERATIVE: Final = re.compile(
+    r"^(?:answer|respond|reply|write|use|keep|be|act|speak|format|include|cite|refuse|decline|address|greet|"
+    r"provide|follow|limit|stay|treat|prefer|call|send|remind|summari[sz]e|translate|explain|show|list|avoid|"
+    r"refer|escalate|forward|direct|mention|notify|tell|suggest|offer|share|ask|redirect|recommend|add|log)\b",
+    I,
+)
+
+_SUBJ_STOP: Final = _words(
+    """it this that there here he she they you what which who whom today tomorrow yesterday everyone
+    everybody nobody someone somebody thanks thank hi hello hey sure yes no ok okay please also but and
+    so well maybe perhaps the a an my our your his her their its if when because since just let can
+    could would should do does did is are was were will has have had not never always now then some most
+    all every many any how why where great good nice cool awesome sorry wow oh anyway honestly actually
+    basically monday tuesday wednesday thursday friday saturday sunday january february march april june
+    july august september october november december both each neither either none such other another one
+    two three i'm i've i'll i'd sounds looks seems got"""
+)
+_NAME: Final = r"(?-i:[A-Z][a-z][A-Za-z'-]*(?:\s+[A-Z][a-z][A-Za-z'-]*)?)"
+_RELATION: Final = (
+    r"(?:wife|husband|partner|girlfriend|boyfriend|brother|sister|mom|mum|mother|dad|father|son|daughter|"
+    r"kids?|children|boss|manager|friend|best friend|roommate|colleague|team|company|family|cat|dog)"
+)
+
+# --- auxiliaries ----------------------------------------------------------------------
+
+_AUX: Final = re.compile(
+    r"\s*(?P<a>'m not|'m|'re|'s|'ve got|'ve|'ll|'d|n't|am|is|are|was|were|been|being|do|does|did|"
+    r"will|shall|would|should|can|could|may|might|must|not|never|no longer|also|still|really|actually|"
+    r"currently|now|just|only|usually|generally|mostly|totally|absolutely|definitely|certainly|truly|"
+    r"honestly|already|recently|finally|officially|even|always|probably|maybe|perhaps|possibly|sometimes|"
+    r"often|basically|mainly|primarily|exclusively|seriously|literally|kind of|sort of|pretty much|"
+    r"don't|dont|doesn't|doesnt|didn't|didnt|won't|wont|cant|isn't|aren't|wasn't|weren't|"
+    r"wouldn't|shouldn't|couldn't|haven't|hasn't|ain't|"
+    r"(?:can't|cannot|can not)(?!\s+(?:stand|bear)\b)|"
+    r"(?:have|has|had)(?=\s+(?:been|got|gotten|just|already|never|always|not|recently|finally|officially|also|"
+    r"still|now|[a-z]+ed|chosen|spoken|made|left|quit|done|gone|run|begun|become|known|eaten|drunk|written|"
+    r"driven|grown|taken|given)\b))(?=\s|$)",
+    I,
+)
+_NEG_AUX: Final = _words(
+    """n't not never don't dont doesn't doesnt didn't didnt won't wont can't cant cannot isn't aren't
+    wasn't weren't wouldn't shouldn't couldn't haven't hasn't ain't"""
+) | {"no longer"}
+_HEDGE_AUX: Final = frozenset({"might", "may", "could", "would", "'d", "probably", "maybe", "perhaps", "possibly"})
+_BE_AUX: Final = frozenset(
+    {"'m", "'m not", "'re", "'s", "am", "is", "are", "was", "were", "been", "being", "isn't", "aren't", "ain't"}
+    | {"wasn't", "weren't"}
+)
+_PAST_AUX: Final = frozenset({"was", "were", "did", "didn't", "didnt", "had", "wasn't", "weren't"})
+_FUTURE_AUX: Final = frozenset({"will", "'ll", "shall", "won't", "wont"})
+_PERFECT_AUX: Final = frozenset({"have", "has", "'ve", "haven't", "hasn't"})
+_UPDATE_AUX: Final = frozenset({"now", "no longer", "recently", "finally", "officially"})
+
+
+@dataclass
+class _Flags:
+    neg: bool = False
+    hedge: bool = False
+    be: bool = False
+    past: bool = False
+    future: bool = False
+    perfect: bool = False
+    would: bool = False
+    must: bool = False
+    update: bool = False
+    got: bool = False
+
+
+def _consume_aux(rest: str) -> tuple[str, _Flags]:
+    f = _Flags()
+    pos = 0
+    while True:
+        m = _AUX.match(rest, pos)
+        if m is None:
+            break
+        a = m.group("a").lower()
+        if a in _NEG_AUX:
+            f.neg = not f.neg
+        if a in ("never", "no longer"):
+            f.neg = True
+        if a in _HEDGE_AUX:
+            f.hedge = True
+        if a in ("would", "'d"):
+            f.would = True
+        if a in _BE_AUX:
+            f.be = True
+        if a in _PAST_AUX:
+            f.past = True
+        if a in _FUTURE_AUX:
+            f.future = True
+        if a in _PERFECT_AUX or a.startswith(("have", "has")):
+            f.perfect = True
+        if a == "must":
+            f.must = True
+        if a in _UPDATE_AUX:
+            f.update = True
+        if a == "'ve got":
+            f.got = True
+        if a == "been":
+            f.past = False
+        pos = m.end()
+    return rest[pos:].lstrip(), f
+
+
+# --- objects ----------------------------------------------------------------------------
+
+_OBJ_CUT: Final = re.compile(
+    r"\s{2,}|[,;()\[\]!?\"]|:(?!\d)|\.(?:\s|$)|\s[-\u2013\u2014]+\s|\s(?:because|since|so that|so|which|who|whom|where|"
+    r"when|whenever|but|although|though|while|whereas|if|unless|provided|as long as|only if|except|until|till|"
+    r"before|after|then|with|for|in|at|on|from|during|via|instead of|rather than|over|than|now|nowadays|"
+    r"these days|anymore|any more|at the moment|right now|currently|too|as well|a lot|so much|very much|"
+    r"really|lately|recently|again|every|each|tomorrow|today|tonight|yesterday|next|last|this|by|around|almost|"
+    r"and|either|anyway|though|honestly|to be honest)\b|\.$",
+    I,
+)
+_DET: Final = re.compile(r"^(?:(?P<no>no)|the|a|an|my|our|your|his|her|their|its|some|any|this|that|these|those)\s+", I)
+_LEAD_PREP: Final = re.compile(r"^(?:to|into|in|at|on|for|with|from|about)\s+", I)
+_BAD_OBJECT: Final = _words(
+    """you me it them him her us this that these those something anything everything nothing one some thing
+    things stuff lot bit there here what which who whom whether if how why where when way time mine
+    yours ours so none all"""
+)
+_DUE: Final = re.compile(
+    r"\s(?P<due>(?:by|before|until|till|on|next|this|tomorrow|today|tonight|later|soon|asap|at|in)\b.*)$", I
+)
+_LIST_SPLIT: Final = re.compile(r",\s*(?:and\s+|or\s+)?|\s+(?:and|or|&)\s+", I)
+_NUMBER: Final = re.compile(r"^(?P<n>[+-]?\d{1,3}(?:,\d{3})+(?:\.\d+)?|[+-]?\d+(?:\.\d+)?)(?:\s*(?P<u>[A-Za-z%]+))?")
+
+
+def _clean_object(text: str, *, keep_lists: bool = False) -> tuple[str | None, bool]:
+    """Trim a raw object phrase to its head noun phrase; returns (object, negated_by_'no')."""
+    t = text.strip()
+    t = _LEAD_PREP.sub("", t, count=1)
+    negated = False
+    m = _DET.match(t)
+    if m:
+        negated = m.group("no") is not None
+        t = t[m.end() :]
+    cut = _OBJ_CUT.search(" " + t if keep_lists else t)
+    if keep_lists:
+        cut = _OBJ_CUT.search(t)
+        if cut is not None and cut.group().strip() in (",",):
+            cut = None
+    if cut is not None:
+        t = t[: cut.start()]
+    t = t.strip().rstrip(".!?,;:'\"")
+    t = t.strip()
+    if not t or t.lower() in _BAD_OBJECT or len(t) > 80 or len(t.split()) > 6:
+        return None, negated
+    if t.split()[0].lower() in _BAD_OBJECT and len(t.split()) == 1:
+        return None, negated
+    return t, negated
+
+
+def _object_list(text: str) -> list[tuple[str, bool]]:
+    """Split "tea, coffee and juice" into items (each cleaned)."""
+    raw = text.strip()
+    end = re.search(
+        r"[;()!?\"]|:(?!\d)|\.(?:\s|$)|\s[-\u2013\u2014]+\s|\s(?:because|since|but|although|though|while|whereas|"
+        r"if|unless|provided|as long as|only if|when|which|who|so|especially|except)\b|"
+        r",\s+(?=(?:it|that|this|i|we|so|which|they|he|she|you|but|though)\b)",
+        raw,
+        I,
+    )
+    if end is not None:
+        raw = raw[: end.start()]
+    out: list[tuple[str, bool]] = []
+    for part in _LIST_SPLIT.split(raw):
+        obj, neg = _clean_object(part)
+        if obj is not None:
+            out.append((obj, neg))
+    return out
+
+
+def _snake(*words: str) -> str:
+    text = "_".join(w for w in words if w)
+    text = _NON_ALNUM.sub("_", text.lower()).strip("_")
+    return text.replace("favourite", "favorite").replace("colour", "color")
+
+
+# --- proto claims ---------------------------------------------------------------------
+
+
+@dataclass
+class _Proto:
+    subject: str
+    predicate: str
+    object: str | None
+    node_type: NodeType = NodeType.FACT
+    negative: bool = False
+    hedge: bool = False
+    update: bool = False
+    replaces: str | None = None
+    quantity: Quantity | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    epistemic: EpistemicType | None = None
+    speech_act: bool = False
+
+
+@dataclass(frozen=True)
+class _Mode:
+    role: Role
+    first_person: str  # subject for I/we (or "you" in attribution mode)
+    attribution: bool = False  # "you" is the first person (assistant restating the user)
+    speaker: str | None = None
+
+
+_CUES: Final = (
+    (re.compile(r"^(?:trying)\s+to\s+", I), "trying_to"),
+    (re.compile(r"^(?:attempting)\s+to\s+", I), "attempting_to"),
+    (re.compile(r"^(?:planning|plan|plans|planned)\s+to\s+", I), "plans_to"),
+    (re.compile(r"^(?:hoping|hope|hopes|hoped)\s+to\s+", I), "hopes_to"),
+    (re.compile(r"^(?:aiming|aim|aims|aimed)\s+to\s+", I), "aims_to"),
+    (re.compile(r"^(?:looking|look|looks|looked)\s+to\s+", I), "looking_to"),
+    (re.compile(r"^(?:working)\s+to\s+", I), "working_to"),
+    (re.compile(r"^(?:tried)\s+to\s+", I), "tried_to"),
+    (re.compile(r"^(?:try|tries)\s+to\s+", I), "tries_to"),
+    (re.compile(r"^(?:attempted)\s+to\s+", I), "attempted_to"),
+    (re.compile(r"^(?:attempt|attempts)\s+to\s+", I), "attempts_to"),
+    (re.compile(r"^(?:intend|intends|intended|intending)\s+to\s+", I), "intends_to"),
+    (re.compile(r"^(?:want|wants|wanted|wanna)\s+(?:to\s+)?", I), "wants_to"),
+    (re.compile(r"^(?:need|needs|needed)\s+to\s+", I), "needs_to"),
+)
+_CUE_RX: Final = re.compile(
+    "|".join(f"(?P<{cue}>{pattern.pattern})" for pattern, cue in _CUES), I
+)
+_ACTION: Final = re.compile(
+    r"^(?P<verb>[a-z]+)(?:\s+(?P<part>up|out|off|back|over|down|away|into|rid of|started with|started on|"
+    r"used to|familiar with))?(?=\s|$)\s*(?P<rest>.*)$",
+    I,
+)
+
+
+def _action(body: str, prefix: str) -> tuple[str, str] | None:
+    """``prefix`` + first action word (+ particle) and the remaining text, for cue-keeping predicates."""
+    m = _ACTION.match(body.strip())
+    if m is None:
+        return None
+    verb = m.group("verb").lower()
+    rest = m.group("rest")
+    if rest.lower().startswith(("if ", "whether ", "what ", "how ", "why ", "where ", "when ", "who ")):
+        return None
+    part = m.group("part")
+    if part is None and verb in ("know", "see", "say", "ask", "think"):
+        return None  # "want to know if ...", "need to see": no object worth a claim
+    return _snake(prefix, verb, part or ""), rest
+
+
+# Verb table: (pattern on the text after auxiliaries, predicate, options)
+@dataclass(frozen=True)
+class _Verb:
+    pattern: re.Pattern[str]
+    predicate: str
+    node_type: NodeType = NodeType.FACT
+    lexneg: bool = False
+    update: bool = False
+    listy: bool = False
+    needs_be: bool = False
+    past_ok: bool = False
+    needs_perfect: bool = False
+
+
+def _v(pattern: str, predicate: str, node_type: NodeType = NodeType.FACT, **kw: Any) -> _Verb:
+    return _Verb(re.compile(r"^(?:" + pattern + r")(?:\s+|$)", I), predicate, node_type, **kw)
+
+
+_PAST_FORMS: Final = _words(
+    """lived resided worked loved liked enjoyed hated disliked used owned had spoke preferred studied drank
+    ate played drove ran stayed adored"""
+)
+_VERBS: Final = (
+    _v(r"(?:live|lives|living|lived|reside|resides|residing|resided|stay|stays|staying)\s+in", "lives_in"),
+    _v(r"(?:based|located)\s+in", "lives_in", needs_be=True),
+    _v(r"(?:moved|relocated)\s+(?:back\s+)?(?:from\s+(?P<old>.+?)\s+)?to", "lives_in", update=True, past_ok=True),
+    _v(r"(?:move|relocate)\s+(?:back\s+)?(?:from\s+(?P<old>.+?)\s+)?to", "lives_in", update=True),
+    _v(r"(?:work|works|working|worked)\s+(?:at|for)", "works_at"),
+    _v(r"employed\s+(?:at|by)", "works_at", needs_be=True),
+    _v(r"(?:work|works|working|worked)\s+as(?:\s+an?)?", "works_as"),
+    _v(r"(?:joined|started\s+(?:working\s+)?at)", "works_at", update=True, past_ok=True),
+    _v(r"(?:join|joining)(?=\s+(?-i:[A-Z]))", "works_at", update=True),
+    _v(r"(?:left|quit)(?=\s+(?-i:[A-Z]))", "works_at", lexneg=True, update=True, past_ok=True),
+    _v(r"(?:hate|hates|dislike|dislikes|detest|detests|loathe|loathes|despise|despises|can't stand|"
+       r"cannot stand|can not stand|can't bear)", "likes", NodeType.PREFERENCE, lexneg=True, listy=True),
+    _v(r"(?:love|loves|like|likes|enjoy|enjoys|adore|adores|dig)(?!\s+to\b)", "likes", NodeType.PREFERENCE,
+       listy=True),
+    _v(r"(?:love|loves|like|likes|enjoy|enjoys)\s+to", "likes", NodeType.PREFERENCE),
+    _v(r"(?:a\s+)?(?:big\s+|huge\s+|massive\s+)?fan\s+of", "likes", NodeType.PREFERENCE, needs_be=True,
+       listy=True),
+    _v(r"into", "likes", NodeType.PREFERENCE, needs_be=True, listy=True),
+    _v(r"(?:use|uses|using|used|utilize|utilizes|rely on|relies on|relying on)", "uses", listy=True),
+    _v(r"(?:switched|switching|migrated|migrating|changed|moved\s+over|converted)\s+(?:over\s+)?"
+       r"(?:from\s+(?P<old>.+?)\s+)?to", "uses", update=True, past_ok=True),
+    _v(r"(?:switch|migrate)\s+(?:over\s+)?(?:from\s+(?P<old>.+?)\s+)?to", "uses", update=True),
+    _v(r"(?:replaced|swapped)\s+(?P<old>.+?)\s+(?:with|for)", "uses", update=True, past_ok=True),
+    _v(r"(?:started|began)\s+using", "uses", update=True, past_ok=True),
+    _v(r"(?:stopped|quit|gave up|ditched|dropped|abandoned)\s+using", "uses", lexneg=True, update=True,
+       past_ok=True),
+    _v(r"(?:speak|speaks|speaking)", "speaks", listy=True),
+    _v(r"on", "uses", needs_be=True),
+    _v(r"(?:run|runs|running)\s+on", "uses"),
+    _v(r"(?:moving|relocating)\s+(?:back\s+)?(?:from\s+(?P<old>.+?)\s+)?to", "will_move_to", NodeType.TASK),
+    _v(r"(?:drop|ditch|dropped|ditched)", "uses", lexneg=True, update=True, past_ok=True),
+    _v(r"(?:called|named)", "name", needs_be=True),
+    _v(r"allergic\s+to", "allergic_to", needs_be=True, listy=True),
+    _v(r"(?:from|originally from)", "is_from", needs_be=True),
+    _v(r"(?:come|comes)\s+from", "is_from"),
+    _v(r"born\s+in", "born_in", needs_be=True, past_ok=True),
+    _v(r"married\s+to", "married_to", needs_be=True),
+    _v(r"(?:study|studies|studying)\s+at", "studies_at"),
+    _v(r"(?:study|studies|studying)", "studies"),
+    _v(r"(?:eat|eats)", "eats", listy=True),
+    _v(r"(?:drink|drinks)", "drinks", listy=True),
+    _v(r"(?:play|plays)", "plays", listy=True),
+    _v(r"(?:drive|drives)", "drives"),
+    _v(r"(?:own|owns|have|has)", "has"),
+    _v(r"got", "has", needs_perfect=True),
+)
+#: All verb patterns in one alternation: finds the first candidate entry in one regex call.
+_VERB_RX: Final = re.compile(
+    "|".join(f"(?P<v{i}>{re.sub(r'[(][?]P<[a-z]+>', '(?:', v.pattern.pattern)})" for i, v in enumerate(_VERBS)), I
+)
+_GERUND: Final = {
+    "using": "uses", "eating": "eats", "drinking": "drinks", "smoking": "smokes", "playing": "plays",
+    "driving": "drives", "running": "runs", "working": "works", "watching": "watches", "drink": "drinks",
+}
+_STOPPED: Final = re.compile(r"^(?:stopped|quit|gave up)\s+(?P<g>[a-z]+ing)\b\s*(?P<rest>.*)$", I)
+_REMIND_ME: Final = re.compile(r"^(?:please\s+)?(?:remind me to|don't let me forget to)\s+", I)
+_YOU_ARE: Final = re.compile(r"^you are (?P<obj>(?-i:[A-Z])[^,.;]{0,60}?)(?:,|\.|;|$)", I)
+_FAN_OF: Final = re.compile(r"^an?\s+(?:(?:big|huge|massive)\s+)?fan\s+of\b", I)
+_ANYMORE: Final = re.compile(r"\b(?:anymore|any more|these days|nowadays)\b", I)
+_CONSIDER: Final = re.compile(r"^(?:considering|weighing|thinking\s+(?:about|of))\s+(?P<rest>.+)$", I)
+_USED_TO: Final = re.compile(r"^used\s+to\s+(?P<rest>[a-z].*)$", I)
+_GOING_TO: Final = re.compile(r"^going\s+to\s+(?!(?:the|a|an|my|our|be)\b)(?=(?-i:[a-z]))", I)
+_HAVE_TO: Final = re.compile(r"^(?:have|has|had|'ve got|got|gotta)\s+(?:to\s+)?(?=[a-z])", I)
+_RATHER: Final = re.compile(r"^rather\s+(?P<x>.+?)\s+than\s+(?P<y>.+)$", I)
+_PREFER: Final = re.compile(
+    r"^(?:prefer|prefers|preferred)\s+(?P<x>.+?)(?:\s+(?:over|to|rather than|instead of)\s+(?P<y>.+))?$", I
+)
+_LIKE_TO_WANT: Final = re.compile(r"^(?:like|love)\s+to\s+", I)
+_DECIDE: Final = re.compile(
+    r"^(?:decided|agreed|committed)\s+(?P<not>not\s+)?to\s+(?P<body>.+)$|"
+    r"^(?:decided|agreed|settled)\s+(?P<on>on|against|upon)\s+(?P<obj>.+)$|"
+    r"^(?:chose|chosen|selected|picked|opted\s+for)\s+(?P<obj2>.+)$|"
+    r"^(?:opted)\s+(?P<not2>not\s+)?to\s+(?P<body2>.+)$|"
+    r"^(?:rejected|ruled out|turned down)\s+(?P<obj3>.+)$",
+    I,
+)
+_CHOICE_ACTIONS: Final = frozenset({"use", "go", "adopt", "pick", "choose", "stick", "switch", "move", "keep"})
+_BE_A: Final = re.compile(r"^(?:an?)\s+(?P<obj>.+)$", I)
+_BE_A_STOP: Final = _words(
+    """bit little lot few couple pleasure question while sec second minute moment joke pain mess big huge
+    good great nice fan total complete"""
+)
+_ADJECTIVES: Final = _words(
+    """vegetarian vegan pescatarian left-handed right-handed married single divorced engaged retired
+    diabetic colorblind colourblind pregnant unemployed self-employed freelance celiac
+    lactose-intolerant"""
+)
+_AGE: Final = re.compile(r"^(?P<n>\d{1,3})(?:\s+(?:years?\s+old|yo|y/o))?(?=[\s.,!;]|$)", I)
+_ATTR: Final = re.compile(
+    r"^(?P<own>my|our|your|the user's|(?-i:[A-Z][a-z]+)'s)\s+(?P<attr>[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2}?)\s+"
+    r"(?P<cop>is|are|was|'s)\s+(?P<neg>not\s+)?(?P<val>.+)$",
+    I,
+)
+_ATTR_STOP: Final = _words(
+    """question problem point guess bad pleasure issue concern understanding idea plan goal hope worry fear
+    thought opinion take feeling suggestion request answer code output error message bet"""
+)
+
+
+def _strip_det(text: str) -> str:
+    m = _DET.match(text)
+    return text[m.end() :] if m else text
+
+
+def _subject_pattern(fp: str, poss: str) -> re.Pattern[str]:
+    return re.compile(
+        rf"^(?:(?P<fp>{fp})(?=[\s']|$)|(?P<user>the user)\b|(?P<poss>{poss})\s+(?P<rel>{_RELATION})\b|"
+        rf"(?P<name>{_NAME})(?=[\s']))",
+        I,
+    )
+
+
+_SUBJECT: Final = _subject_pattern(r"I|we", r"my|our")
+_SUBJECT_ATTRIBUTION: Final = _subject_pattern(r"you", r"your")
+_LOWER_START: Final = re.compile(r"^[a-z']")
+_LEAD_JOINT: Final = re.compile(r"^\s*[,;]?\s*(?:but|whereas|although|though|while|however)\b,?\s*", I)
+_LEAD_COMMA: Final = re.compile(r"^[,\s]+")
+_LEAD_OBJ_PRONOUN: Final = re.compile(r"^(?:you|me|him|her|them|us|it)\s+(?=\S)", I)
+_NON_ALNUM: Final = re.compile(r"[^a-z0-9]+")
+
+
+class _Parser:
+    """Parses one clause into proto claims for a given speaker mode."""
+
+    def __init__(self, mode: _Mode) -> None:
+        self.mode = mode
+        self._subject = _SUBJECT_ATTRIBUTION if mode.attribution else _SUBJECT
+
+    # -- helpers
+    def _owner(self) -> str:
+        return self.mode.first_person
+
+    def _named(self, name: str) -> str | None:
+        if name.split()[0].lower() in _SUBJ_STOP:
+            return None
+        if self.mode.speaker and name.lower() == self.mode.speaker.lower():
+            return self._owner()
+        return name
+
+    def parse(self, clause: str, inherited: str | None) -> tuple[list[_Proto], str | None]:
+        t = clause.strip().strip("-*\u2022 ").strip()
+        update_cue = False
+        m = _DISCOURSE.match(t)
+        if m:
+            update_cue = m.group("now") is not None
+            t = t[m.end() :]
+        hedge = False
+        flip = False
+        m = _HEDGE_PREFIX.match(t)
+        if m:
+            hedge = True
+            flip = m.group("neg") is not None
+            t = t[m.end() :]
+        if not t:
+            return [], inherited
+
+        if self.mode.role is Role.SYSTEM:
+            ym = _YOU_ARE.match(t)
+            if ym is not None:
+                return [_Proto("assistant", "is", ym.group("obj").strip())], inherited
+        if not self.mode.attribution and self.mode.role is not Role.ASSISTANT:
+            instr = self._instruction(t)
+            if instr is not None:
+                instr.hedge = instr.hedge or hedge
+                return [instr], inherited
+
+        rm = _REMIND_ME.match(t)
+        if rm is not None and not self.mode.attribution and self.mode.role is not Role.ASSISTANT:
+            act = _action(t[rm.end() :], "needs_to")
+            return self._cue_claim(self._owner(), act, _Flags(), NodeType.TASK), inherited
+
+        attr = self._attribute(t)
+        if attr is not None:
+            attr.hedge = attr.hedge or hedge
+            attr.negative ^= flip
+            return [attr], inherited
+
+        sm = self._subject.match(t)
+        subject: str | None
+        if sm is not None:
+            if sm.group("fp"):
+                subject = self._owner()
+            elif sm.group("user"):
+                subject = "user"
+            elif sm.group("rel"):
+                subject = f"{self._owner()}'s {sm.group('rel').lower()}"
+            else:
+                subject = self._named(sm.group("name"))
+            if subject is None:
+                return [], inherited
+            rest = t[sm.end() :]
+        elif inherited is not None and _LOWER_START.match(t):
+            subject, rest = inherited, t
+        else:
+            return [], inherited
+
+        rest, flags = _consume_aux(rest)
+        flags.hedge = flags.hedge or hedge
+        flags.update = flags.update or update_cue or _ANYMORE.search(rest) is not None
+        if flip:
+            flags.neg = not flags.neg
+        protos = self._predicate(subject, rest, flags)
+        return protos, subject
+
+    # -- instructions
+    def _instruction(self, t: str) -> _Proto | None:
+        if self.mode.role not in (Role.USER, Role.HUMAN, Role.PARTICIPANT, Role.SYSTEM):
+            return None
+        m = _INSTRUCTION.match(t)
+        negative = False
+        body: str | None = None
+        if m is not None:
+            body = m.group("body")
+            negative = m.group("neg") is not None
+            lead = (m.group("pos") or m.group("neg") or "").lower()
+            if lead in ("only",):
+                pass
+        else:
+            m2 = _PERSISTENT_TAIL.match(t)
+            if m2 is not None and _IMPERATIVE.match(m2.group("body")):
+                body = m2.group("body")
+            elif self.mode.role is Role.SYSTEM and _IMPERATIVE.match(t):
+                body = t
+            else:
+                ms = re.match(r"^you\s+(?:must|should|will|shall)\s+(?P<n>not\s+|never\s+)?(?:always\s+)?(?P<b>.+)$",
+                              t, I)
+                if ms is not None and self.mode.role is Role.SYSTEM:
+                    body, negative = ms.group("b"), ms.group("n") is not None
+        if body is None:
+            return None
+        body = re.sub(r"^(?:always|ever|please)\s+", "", body.strip(), flags=I)
+        if _INSTRUCTION_SKIP.match(body):
+            return None
+        tail = re.search(r",?\s+(?:from now on|going forward|in (?:the )?future|please|at all times|ever again)?"
+                         r"\s*[.!]*$", body, I)
+        if tail is not None:
+            body = body[: tail.start()]
+        body = body.strip().rstrip(".!,;")
+        if not body or len(body.split()) > 20:
+            return None
+        return _Proto("assistant", "should", body, NodeType.INSTRUCTION, negative=negative)
+
+    # -- "my X is Y"
+    def _attribute(self, t: str) -> _Proto | None:
+        m = _ATTR.match(t)
+        if m is None:
+            return None
+        own = m.group("own").lower()
+        if own == "your" and not self.mode.attribution:
+            return None
+        attr = m.group("attr").lower()
+        if attr.split()[-1] in _ATTR_STOP or attr.split()[0] in _ATTR_STOP:
+            return None
+        if own in ("my", "our", "your"):
+            subject = self._owner()
+        elif own == "the user's":
+            subject = "user"
+        else:
+            named = self._named(m.group("own")[:-2])
+            if named is None:
+                return None
+            subject = named
+        val = m.group("val")
+        num = _NUMBER.match(val.strip())
+        if m.group("cop").lower() == "was" and num is None:
+            return None
+        obj, _ = _clean_object(val)
+        if obj is None:
+            return None
+        proto = _Proto(subject, _snake(attr), obj, negative=m.group("neg") is not None)
+        if num is not None and obj.startswith(num.group("n")):
+            proto.quantity = Quantity(value=num.group("n"), unit=num.group("u") or "1", source_text=num.group("n"))
+        return proto
+
+    # -- main predicate dispatch
+    def _predicate(self, subject: str, rest: str, f: _Flags) -> list[_Proto]:
+        low = rest.lower()
+        if not rest:
+            return []
+        if f.be and _GOING_TO.match(rest):
+            rest = rest[_GOING_TO.match(rest).end() :]  # type: ignore[union-attr]
+            f.future = True
+            low = rest.lower()
+        m = _USED_TO.match(rest)
+        if m is not None:
+            f2 = replace(f, neg=not f.neg, update=True)
+            protos = self._predicate(subject, m.group("rest"), f2)
+            for p in protos:
+                p.replaces = p.object
+            return protos
+        # wants_to from "would like/love to"
+        if f.would and _LIKE_TO_WANT.match(rest):
+            act = _action(rest[_LIKE_TO_WANT.match(rest).end() :], "wants_to")  # type: ignore[union-attr]
+            f.hedge = False
+            return self._cue_claim(subject, act, f, NodeType.FACT)
+        if f.would:
+            m = _RATHER.match(rest)
+            if m is not None:
+                f.hedge = False
+                return self._prefers(subject, m.group("x"), m.group("y"), f)
+            if low.startswith(("prefer ", "like ", "love ")) and not f.hedge:
+                return []
+        m = _CUE_RX.match(rest)
+        if m is not None:
+            cue = m.lastgroup or ""
+            if cue in ("working_to", "looking_to") and not (f.be or f.perfect):
+                return []  # "I work to live" is not "working to"
+            if cue == "needs_to" and f.past:
+                return []
+            node = NodeType.TASK if cue == "needs_to" else NodeType.FACT
+            return self._cue_claim(subject, _action(rest[m.end() :], cue), f, node)
+        m = _HAVE_TO.match(rest)
+        if m is not None and re.match(r"^(?:have|has|had|'ve got|got|gotta)\s+to\s|^gotta\s", low):
+            return self._cue_claim(subject, _action(rest[m.end() :], "needs_to"), f, NodeType.TASK)
+        if f.must:
+            return self._cue_claim(subject, _action(rest, "needs_to"), f, NodeType.TASK)
+
+        m = _DECIDE.match(rest)
+        if m is not None:
+            return self._decision(subject, m, f)
+        m = _PREFER.match(rest)
+        if m is not None:
+            if f.past and not f.perfect:
+                return []
+            return self._prefers(subject, m.group("x"), m.group("y"), f)
+
+        if f.future and not f.would:
+            act = _action(rest, "will")
+            if act is None or act[0] in ("will_be", "will_have", "will_see", "will_think", "will_let", "will_do"):
+                return []
+            if act[0].startswith("will_try"):
+                return []
+            return self._cue_claim(subject, act, f, NodeType.TASK)
+
+        m = _CONSIDER.match(rest)
+        if m is not None:
+            f2 = replace(f, hedge=True, be=False)
+            inner = self._predicate(subject, m.group("rest"), f2)
+            if inner:
+                return inner
+            obj, _ = _clean_object(m.group("rest"))
+            considered = self._mk(subject, "considering", obj, NodeType.FACT, f2) if obj else None
+            return [considered] if considered else []
+
+        m = _STOPPED.match(rest)
+        if m is not None and m.group("g").lower() in _GERUND:
+            obj, _ = _clean_object(m.group("rest")) if m.group("rest") else (None, False)
+            stopped = self._mk(subject, _GERUND[m.group("g").lower()], obj, NodeType.FACT, f, lexneg=True,
+                               update=True, replaces=obj)
+            return [stopped] if stopped else []
+
+        if f.be:
+            complement = self._be_complement(subject, rest, f)
+            if complement is not None:
+                return complement
+
+        first_hit = _VERB_RX.match(rest)
+        if first_hit is None:
+            return []
+        for verb in _VERBS[int((first_hit.lastgroup or "v0")[1:]) :]:
+            m = verb.pattern.match(rest)
+            if m is None:
+                continue
+            if (verb.needs_be and not f.be) or (verb.needs_perfect and not (f.perfect or f.got)):
+                continue
+            first = low.split()[0] if low.split() else ""
+            if first in _PAST_FORMS and not (f.perfect or verb.past_ok):
+                return []
+            if f.past and not (f.perfect or verb.past_ok or (verb.needs_be and verb.predicate == "born_in")):
+                return []
+            if verb.predicate == "has" and (f.be or re.match(r"^(?:have|has|got)\s+(?:to|been)\b", low)):
+                continue
+            obj_text = rest[m.end() :]
+            old = m.groupdict().get("old")
+            old_obj = _clean_object(old)[0] if old else None
+            if verb.listy:
+                items = _object_list(obj_text)
+            else:
+                o, n = _clean_object(obj_text)
+                items = [(o, n)] if o is not None else []
+            out: list[_Proto] = []
+            for obj, det_neg in items:
+                if verb.predicate == "has" and obj.split()[0].lower() in ("question", "questions", "idea", "problem",
+                                                                         "problems", "issue", "issues", "feeling",
+                                                                         "look", "minute", "second", "chance",
+                                                                         "clue", "doubt", "doubts", "time", "fun"):
+                    continue
+                replaces = old_obj
+                is_update = verb.update
+                negative_lex = verb.lexneg
+                if (negative_lex or f.neg) and (is_update or f.update):
+                    replaces = replaces or obj
+                made = self._mk(subject, verb.predicate, obj, verb.node_type, f, lexneg=negative_lex ^ det_neg,
+                               update=is_update, replaces=replaces)
+                if made is None:
+                    continue
+                if verb.predicate == "has":
+                    num = _NUMBER.match(obj)
+                    if num is not None and num.group("u") is not None:
+                        made.quantity = Quantity(value=num.group("n"), unit=num.group("u"), source_text=num.group("n"))
+                out.append(made)
+            return out
+        return []
+
+    def _mk(self, subject: str, predicate: str, obj: str | None, node: NodeType, f: _Flags, *,
+            lexneg: bool = False, update: bool = False, replaces: str | None = None) -> _Proto | None:
+        if lexneg and f.neg:
+            return None  # "don't hate": double negation is not a claim we can type
+        negative = lexneg or f.neg
+        is_update = update or f.update
+        if negative and f.update and replaces is None:
+            replaces = obj
+        return _Proto(subject, predicate, obj, node, negative=negative, hedge=f.hedge or (f.would and not f.future),
+                      update=is_update, replaces=replaces)
+
+    def _cue_claim(self, subject: str, act: tuple[str, str] | None, f: _Flags, node: NodeType) -> list[_Proto]:
+        if act is None:
+            return []
+        predicate, rest = act
+        rest = _LEAD_OBJ_PRONOUN.sub("", rest.strip())
+        due = None
+        if node is NodeType.TASK:
+            dm = _DUE.search(" " + rest)
+            if dm is not None:
+                due = dm.group("due").strip().rstrip(".!")
+        obj, det_neg = _clean_object(rest) if rest else (None, False)
+        if rest.strip() and obj is None and rest.split()[0].lower() in _BAD_OBJECT:
+            return []  # an action with an unusable object ("want to call you") is not a claim
+        p = self._mk(subject, predicate, obj, node, f)
+        if p is None:
+            return []
+        if predicate.startswith("wants_to") and f.would:
+            p.hedge = f.hedge and not f.would
+        p.speech_act = not predicate.startswith("will_")
+        if due:
+            p.metadata["due"] = due
+        p.negative ^= det_neg
+        return [p]
+
+    def _prefers(self, subject: str, x: str, y: str | None, f: _Flags) -> list[_Proto]:
+        obj, _ = _clean_object(x)
+        if obj is None:
+            return []
+        p = self._mk(subject, "prefers", obj, NodeType.PREFERENCE, f)
+        if p is None:
+            return []
+        if y:
+            other, _ = _clean_object(y)
+            if other:
+                p.metadata["over"] = other
+        return [p]
+
+    def _decision(self, subject: str, m: re.Match[str], f: _Flags) -> list[_Proto]:
+        negative = False
+        body = m.group("body") or m.group("body2")
+        if body is not None:
+            negative = bool(m.group("not") or m.group("not2"))
+            act = _action(body, "decided_to")
+            if act is None:
+                return []
+            predicate, rest = act
+            verb = predicate[len("decided_to_") :].split("_")[0]
+            update = verb in ("switch", "move")
+            if verb in _CHOICE_ACTIONS:
+                predicate = "chose"
+                rest = re.sub(r"^(?:with|to|for|on)\s+", "", rest.strip(), flags=I)
+            obj, _ = _clean_object(rest)
+            if obj is None:
+                return []
+            p = self._mk(subject, predicate, obj, NodeType.DECISION, f, lexneg=negative, update=update)
+            return [p] if p else []
+        if m.group("on") is not None:
+            negative = m.group("on").lower() == "against"
+            raw = m.group("obj")
+        elif m.group("obj2") is not None:
+            raw = m.group("obj2")
+        else:
+            negative = True
+            raw = m.group("obj3")
+        obj, _ = _clean_object(raw)
+        if obj is None:
+            return []
+        p = self._mk(subject, "chose", obj, NodeType.DECISION, f, lexneg=negative)
+        return [p] if p else []
+
+    def _be_complement(self, subject: str, rest: str, f: _Flags) -> list[_Proto] | None:
+        m = _AGE.match(rest)
+        if m is not None:
+            n = m.group("n")
+            obj = rest[: m.end()].strip()
+            p = self._mk(subject, "age", obj, NodeType.FACT, f)
+            if p is None:
+                return []
+            p.quantity = Quantity(value=n, unit="years", source_text=n)
+            return [p]
+        first = rest.split()[0].lower().rstrip(".,!") if rest.split() else ""
+        if first in _ADJECTIVES:
+            obj = rest.split()[0].rstrip(".,!")
+            p = self._mk(subject, "is", obj, NodeType.FACT, f)
+            return [p] if p else []
+        if _FAN_OF.match(rest):
+            return None  # handled by the verb table
+        m = _BE_A.match(rest)
+        if m is not None:
+            noun, _ = _clean_object(m.group("obj"))
+            if noun is None or noun.split()[0].lower() in _BE_A_STOP or len(noun.split()) > 3:
+                return []
+            p = self._mk(subject, "is_a", noun, NodeType.FACT, f)
+            return [p] if p else []
+        return None
+
+
+# --- role-specific proposers -----------------------------------------------------------
+
+_ATTRIBUTION: Final = re.compile(
+    r"\b(?:you(?:'ve|\s+have)?\s+(?:told|said|mentioned|noted|shared|indicated|stated)(?:\s+(?:to\s+)?me)?"
+    r"(?:\s+(?:earlier|before|previously|last time))?,?(?:\s+that)?|as you (?:said|mentioned|noted)"
+    r"(?:\s+(?:earlier|before))?,?|I(?:'ve|\s+have)\s+noted\s+that|I(?:'ll|\s+will)\s+remember\s+that)\s+"
+    r"(?P<clause>.+)$",
+    I,
+)
+_INTERJECTION: Final = r"^(?:(?:ok(?:ay)?|sure|of course|certainly|absolutely|got it|great|no problem|will do|" \
+    r"sounds good|done|all set|perfect|alright|understood|noted)[,.!:]?\s+)*"
+_COMMITMENT: Final = re.compile(
+    _INTERJECTION + r"I(?:'ll|\s+will|\s+shall|'m\s+going\s+to|\s+am\s+going\s+to)\s+"
+    r"(?:also\s+|now\s+|then\s+|definitely\s+|go ahead and\s+)?(?P<body>(?:send|email|remind|schedule|book|create|"
+    r"prepare|draft|share|follow up|check|update|set up|add|notify|call|order|cancel|forward|write|review|"
+    r"look into|get back|deliver|compile|reserve|file|submit|save|track|monitor|research|find|ping|text|"
+    r"message|arrange|organi[sz]e|fix|publish|move|remove|delete|rename|upload)\b.*)$",
+    I,
+)
+_COMPLETED: Final = re.compile(
+    _INTERJECTION + r"I(?:'ve|\s+have)?\s+(?:just\s+|already\s+|now\s+|successfully\s+)?"
+    r"(?P<verb>sent|created|scheduled|booked|updated|added|saved|set up|cancell?ed|canceled|ordered|emailed|"
+    r"shared|forwarded|deleted|removed|fixed|reset|renamed|uploaded|submitted|filed|completed|finished|drafted|"
+    r"prepared|reserved|archived|subscribed|unsubscribed|enabled|disabled|installed|configured|registered|paid)"
+    r"\s+(?P<rest>.+)$",
+    I,
+)
+
+
+def _line_spans(text: str) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    pos = 0
+    for line in text.split("\n"):
+        out.append((pos, pos + len(line)))
+        pos += len(line) + 1
+    return out
+
+
+_TOOL_SKIP_KEYS: Final = _words(
+    """timestamp time ts took elapsed duration duration_ms latency latency_ms request_id trace_id span_id
+    level log_level http_status status_code url endpoint method headers"""
+)
+_TOOL_TASK_KEYS: Final = frozenset({"status", "state", "task_status", "task_state", "progress", "job_status"})
+_ID_KEY: Final = re.compile(r"(?:^|_)(?:id|uuid|version|phone|zip|postcode|year|date|sha|hash|port)$")
+_KV_EQ: Final = re.compile(r"(?P<key>[A-Za-z_][\w.\-]{0,40})=(?P<val>\"[^\"\n]*\"|[^\s,;]+)")
+_KV_COLON: Final = re.compile(r"^\s*(?:[-*]\s+)?(?P<key>[A-Za-z][\w .\-/]{0,40}?)\s*:\s+(?P<val>\S.*?)\s*$")
+_LOGLIKE: Final = re.compile(
+    r"^\s*(?:\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|\[?(?:DEBUG|INFO|WARN|WARNING|ERROR|TRACE|FATAL)\b)"
+)
+_FORMATTING: Final = re.compile(r"^[\s\-=*_|+#>`~.:]*$")
+_TOOL_NUMBER: Final = re.compile(r"^(?P<n>[+-]?\d+(?:\.\d+)?)\s*(?P<u>[A-Za-z%\u00b0][A-Za-z/\u00b0]*)?$")
+
+
+@dataclass
+class _Proposal:
+    proto: _Proto
+    quote: str
+    condition: str | None
+    uncertain: bool
+
+
+class RuleExtractor:
+    """Regex extractor; deterministic and stateless, safe to share between threads."""
+
+    name: str = "rules"
+    version: str = EXTRACTOR_VERSION
+
+    def __init__(self, grounding_method: str = DEFAULT_GROUNDING_METHOD) -> None:
+        self.grounding_method = grounding_method
+
+    def extract(self, event: ConversationEvent) -> ExtractionResult:
+        ctx = SourceText(event.content)
+        proposed = self.propose(event, ctx)
+        outcome = validate_with_context(event, proposed, ctx, grounding_method=self.grounding_method)
+        source_hash = sha256_hex(event.content)
+        ref = EventRef(
+            tenant_id=event.tenant_id,
+            owner_id=event.owner_id,
+            scope=event.scope,
+            scope_id=event.scope_id,
+            event_id=event.event_id,
+            conversation_id=event.conversation_id,
+            session_id=event.session_id,
+            role=event.role,
+            speaker=event.speaker,
+            occurred_at=event.occurred_at,
+            recorded_at=event.recorded_at,
+            content_sha256=source_hash,
+        )
+        return ExtractionResult(
+            event=ref,
+            extractor=self.name,
+            extractor_version=self.version,
+            grounding_policy_version=GROUNDING_POLICY_VERSION,
+            source_hash=source_hash,
+            claims=tuple(outcome.accepted),
+            rejected=tuple(outcome.rejected),
+        )
+
+    # -- proposing ---------------------------------------------------------------------
+    def propose(self, event: ConversationEvent, ctx: SourceText | None = None) -> list[Claim]:
+        ctx = ctx or SourceText(event.content)
+        proposals = self._tool(event) if event.role is Role.TOOL else self._conversational(event, ctx)
+        claims: list[Claim] = []
+        seen: set[tuple[str, str, str | None, bool]] = set()
+        for prop in proposals:
+            p = prop.proto
+            key = (p.subject.lower(), p.predicate, (p.object or "").lower(), p.negative)
+            if key in seen:
+                continue
+            seen.add(key)
+            claims.append(self._to_claim(event, prop))
+        return claims
+
+    def _to_claim(self, event: ConversationEvent, prop: _Proposal) -> Claim:
+        p = prop.proto
+        if prop.condition:
+            etype = EpistemicType.CONDITIONAL
+        elif prop.uncertain or p.hedge:
+            etype = EpistemicType.HYPOTHETICAL
+        elif p.epistemic is not None:
+            etype = p.epistemic
+        elif event.role is Role.ASSISTANT:
+            etype = EpistemicType.INFERRED
+        else:
+            etype = default_epistemic_type(event.role, p.node_type)
+            if event.role in (Role.USER, Role.HUMAN, Role.PARTICIPANT) and p.node_type is not NodeType.INSTRUCTION:
+                # A speaker's own attempt/plan/need is first-hand (PRME-FACTS §8.8 recovery): OBSERVED.
+                etype = EpistemicType.OBSERVED if p.speech_act else EpistemicType.ASSERTED
+        return Claim(
+            node_type=p.node_type,
+            subject=p.subject,
+            predicate=p.predicate,
+            object=p.object,
+            polarity=Polarity.NEGATIVE if p.negative else Polarity.POSITIVE,
+            epistemic_type=etype,
+            condition=prop.condition,
+            temporal_intent=TemporalIntent.UPDATE if p.update else TemporalIntent.ASSERTION,
+            replaces_object=p.replaces if p.update else None,
+            evidence_quote=prop.quote,
+            quantity=p.quantity,
+            classification_confidence=0.7 if etype is EpistemicType.HYPOTHETICAL else 0.8,
+            metadata=p.metadata,
+        )
+
+    def _conversational(self, event: ConversationEvent, ctx: SourceText) -> list[_Proposal]:
+        role = event.role
+        if role in (Role.USER, Role.HUMAN):
+            mode = _Mode(role, "user", speaker=event.speaker)
+        elif role is Role.PARTICIPANT:
+            mode = _Mode(role, event.speaker or "participant", speaker=event.speaker)
+        elif role is Role.SYSTEM:
+            mode = _Mode(role, "user")
+        else:
+            mode = _Mode(role, "assistant", speaker=event.speaker)
+        parser = _Parser(mode)
+        attrib = _Parser(_Mode(role, "user", attribution=True)) if role is Role.ASSISTANT else None
+        content = ctx.content
+        work = content.translate(APOSTROPHES) if _NEEDS_TRANSLATE.search(content) else content
+        if _MAY_BE_PASTED.search(work):
+            work = _PASTED.sub(lambda m: " " * len(m.group()), work)
+        out: list[_Proposal] = []
+        sentences = ctx.sentences
+        for si, sent in enumerate(sentences):
+            s_work = work[sent.span.start : sent.span.end]
+            if not s_work.strip() or ctx.question(s_work) or _EXAMPLE_START.match(s_work):
+                continue
+            if _INDIRECT_Q.search(s_work):
+                continue
+            qual_text = ""
+            if si + 1 < len(sentences) and sentences[si + 1].para == sent.para:
+                nxt = ctx.text(sentences[si + 1].span)
+                if QUALIFIER_START.search(nxt):
+                    qual_text = nxt
+            for seg in sent.segments:
+                seg_src = content[seg.start : seg.end]
+                seg_work = work[seg.start : seg.end]
+                scope = seg_src + (" " + qual_text if qual_text else "")
+                conds = ctx.conditions(scope)
+                condition = None
+                if conds:
+                    c0 = conds[0]
+                    condition = scope[c0[0] : c0[1]]
+                uncertain = ctx.uncertain(scope)
+                # Blank the condition clauses of this segment so they are not parsed as statements.
+                for cs, ce in ctx.conditions(seg_src):
+                    seg_work = seg_work[:cs] + " " * (ce - cs) + seg_work[ce:]
+                quote = seg_src.strip()
+                protos = self._segment_protos(seg_work, parser, attrib, role, bool(conds))
+                out.extend(_Proposal(p, quote, condition, uncertain) for p in protos)
+        return out
+
+    _CLAUSE_SPLIT: Final = re.compile(
+        r",\s+(?=(?:and\s+)?(?:I|we|my|our)\b)|,?\s+and\s+(?=(?:I|we|my|our|(?-i:[A-Z][a-z]+))\s)|"
+        r",?\s+and\s+(?=(?:don't|doesn't|do not|never|also|now|loves?|likes?|hates?|uses?|works?|lives?|prefers?|"
+        r"speaks?|have|has|owns?|joined|left|moved|switched|enjoys?|dislikes?|can't stand|runs?|plays?|studies|"
+        r"study|drinks?|eats?)\b)",
+        I,
+    )
+
+    def _segment_protos(
+        self, seg: str, parser: _Parser, attrib: _Parser | None, role: Role, conditional: bool
+    ) -> list[_Proto]:
+        seg = _LEAD_JOINT.sub("", seg)
+        seg = seg.strip().rstrip(".!").strip()
+        seg = _LEAD_COMMA.sub("", seg)
+        if not seg:
+            return []
+        if role is Role.ASSISTANT:
+            return self._assistant(seg, parser, attrib)
+        if conditional and role in (Role.USER, Role.HUMAN, Role.PARTICIPANT) and _IMPERATIVE.match(seg):
+            body = seg.strip().rstrip(".!")
+            return [_Proto("assistant", "should", body, NodeType.INSTRUCTION)]
+        protos: list[_Proto] = []
+        subject: str | None = None
+        for clause in self._CLAUSE_SPLIT.split(seg):
+            got, subject = parser.parse(clause, subject)
+            protos.extend(got)
+        return protos
+
+    def _assistant(self, seg: str, parser: _Parser, attrib: _Parser | None) -> list[_Proto]:
+        m = _ATTRIBUTION.search(seg)
+        if m is not None and attrib is not None:
+            protos, _ = attrib.parse(m.group("clause"), None)
+            for p in protos:
+                p.epistemic = EpistemicType.INFERRED
+            return [p for p in protos if p.subject != "assistant"]
+        m = _COMMITMENT.match(seg)
+        if m is not None:
+            act = _action(m.group("body"), "will")
+            if act is None:
+                return []
+            protos = parser._cue_claim("assistant", act, _Flags(), NodeType.TASK)
+            return protos
+        m = _COMPLETED.match(seg)
+        if m is not None:
+            rest = re.sub(r"^(?:you|it)\s+(?=\S)", "", m.group("rest").strip(), flags=I)
+            obj, _ = _clean_object(rest)
+            if obj is None:
+                return []
+            return [_Proto("assistant", _snake(m.group("verb")), obj, NodeType.FACT)]
+        return []
+
+    # -- tool output ---------------------------------------------------------------------
+    def _tool(self, event: ConversationEvent) -> list[_Proposal]:
+        content = event.content
+        tool_name = event.speaker or (event.metadata.get("tool_name") if event.metadata else None)
+        subject = str(tool_name) if isinstance(tool_name, str) and tool_name.strip() else "tool"
+        out: list[_Proposal] = []
+        stripped = content.strip()
+        if stripped.startswith("{"):
+            try:
+                data = json.loads(stripped)
+            except ValueError:
+                data = None
+            if isinstance(data, dict):
+                for key, value in data.items():
+                    if isinstance(value, dict | list) or value is None:
+                        continue
+                    lit = json.dumps(value, ensure_ascii=False)
+                    m = re.search(re.escape(json.dumps(key, ensure_ascii=False)) + r"\s*:\s*" + re.escape(lit), content)
+                    if m is None:
+                        continue
+                    val = value if isinstance(value, str) else lit
+                    self._tool_pair(out, subject, key, str(val), m.group())
+                return out
+        for ls, le in _line_spans(content):
+            line = content[ls:le]
+            if not line.strip() or _LOGLIKE.search(line) or _FORMATTING.match(line):
+                continue
+            pairs = list(_KV_EQ.finditer(line))
+            if pairs:
+                for pm in pairs:
+                    self._tool_pair(out, subject, pm.group("key"), pm.group("val").strip('"'), pm.group())
+                continue
+            cm = _KV_COLON.match(line)
+            if cm is not None:
+                self._tool_pair(out, subject, cm.group("key"), cm.group("val"), line.strip())
+        return out
+
+    def _tool_pair(self, out: list[_Proposal], subject: str, key: str, value: str, quote: str) -> None:
+        pred = _snake(key)
+        value = value.strip()
+        if not pred or not value or pred in _TOOL_SKIP_KEYS or len(value) > 200:
+            return
+        node = NodeType.TASK if pred in _TOOL_TASK_KEYS else NodeType.FACT
+        proto = _Proto(subject, pred, value, node)
+        num = _TOOL_NUMBER.match(value)
+        if num is not None and _ID_KEY.search(pred) is None:
+            proto.quantity = Quantity(value=num.group("n"), unit=num.group("u") or "1", source_text=num.group("n"))
+        out.append(_Proposal(proto, quote, None, False))

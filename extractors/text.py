@@ -1,0 +1,293 @@
+"""Text primitives shared by the validation layer and the rule extractor.
+
+Both sides must agree on what a sentence, a segment, a condition and a hedge
+are; otherwise the rule extractor would propose claims its own validator
+rejects. Everything here is a precompiled regex or a small pure function.
+
+Deviations from PRME's grounding rules (PRME-FACTS §8.2), all deliberate:
+- a single line break also ends a sentence (chat messages are line-structured:
+  bullet lists, one fact per line);
+- "even if", "as if" and "what if" are not explicit conditions (concessive /
+  comparative / suggestion, the claim does not depend on them);
+- cue checks (condition, hedge) run on the *segments* of the claim sentences
+  that overlap the evidence quote, where segments are split only at
+  contrastive joints (";", "but", "whereas", "although", "though", "while"),
+  so "I love tea, but maybe not coffee" keeps the tea claim settled. A narrow
+  quote cannot dodge a condition in its own segment.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Final
+
+# --- normalisation ----------------------------------------------------------
+
+_QUOTE_MARKS: Final = "'\"\u2018\u2019\u201a\u201b\u2032\u201c\u201d\u201e\u201f\u2033\u00ab\u00bb"
+_TO_DQUOTE: Final = str.maketrans(dict.fromkeys(_QUOTE_MARKS, '"'))
+#: Same-length mapping used by the rule extractor so offsets stay valid.
+APOSTROPHES: Final = str.maketrans(
+    {"\u2018": "'", "\u2019": "'", "\u201b": "'", "\u2032": "'", "\u201c": '"', "\u201d": '"', "\u201e": '"'}
+)
+_WS_RUN: Final = re.compile(r"\s+")
+
+
+def _normalise_with_map(text: str) -> tuple[str, list[int]]:
+    """Quote marks -> '"', whitespace runs -> one space; map each output index to its source index."""
+    out: list[str] = []
+    idx: list[int] = []
+    translated = text.translate(_TO_DQUOTE)
+    prev_space = False
+    for i, ch in enumerate(translated):
+        if ch.isspace():
+            if prev_space:
+                continue
+            out.append(" ")
+            idx.append(i)
+            prev_space = True
+        else:
+            out.append(ch)
+            idx.append(i)
+            prev_space = False
+    return "".join(out), idx
+
+
+def locate_quote(source: str, quote: str) -> tuple[int, int, int] | None:
+    """Find ``quote`` in ``source``: ``(start, end, occurrences)`` in source offsets, or None.
+
+    Exact substring first; otherwise after normalising whitespace and quote
+    marks on both sides, returning the source's own span. ``occurrences`` is 1
+    or 2 (meaning "more than one").
+    """
+    q = quote.strip()
+    if not q:
+        return None
+    i = source.find(q)
+    if i >= 0:
+        return i, i + len(q), 1 if source.find(q, i + 1) < 0 else 2
+    norm_src, index = _normalise_with_map(source)
+    norm_q, _ = _normalise_with_map(q)
+    j = norm_src.find(norm_q)
+    if j < 0:
+        return None
+    count = 1 if norm_src.find(norm_q, j + 1) < 0 else 2
+    return index[j], index[j + len(norm_q) - 1] + 1, count
+
+
+# --- whole-word mentions ----------------------------------------------------
+
+
+@lru_cache(maxsize=8192)
+def _word_pattern(value: str) -> re.Pattern[str]:
+    return re.compile(r"(?<!\w)" + re.escape(value) + r"(?!\w)", re.IGNORECASE)
+
+
+def mentions(text: str, value: str | None) -> bool:
+    """Case-insensitive whole-word mention; "Ann" is not in "Marianne", "C++" is in "I use C++"."""
+    if value is None:
+        return False
+    v = value.strip()
+    if not v:
+        return False
+    if len(v) > 200:
+        return v.lower() in text.lower()
+    return _word_pattern(v).search(text) is not None
+
+
+# --- paragraphs and sentences ------------------------------------------------
+
+_PARA_BREAK: Final = re.compile(r"\n[^\S\n]*\n\s*")
+_SENT_END: Final = re.compile(r"[.!?]+[\"'\u201d\u2019)\]]*(?=\s|$)|\n")
+_ABBREV: Final = re.compile(
+    r"(?:\b(?:mr|mrs|ms|dr|prof|st|sr|jr|vs|etc|approx|no|fig|e\.g|i\.e|u\.s|a\.m|p\.m)\.)$", re.IGNORECASE
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    start: int
+    end: int
+
+
+def paragraph_spans(text: str) -> list[Span]:
+    spans: list[Span] = []
+    pos = 0
+    for m in _PARA_BREAK.finditer(text):
+        if m.start() > pos:
+            spans.append(Span(pos, m.start()))
+        pos = m.end()
+    if pos < len(text) or not spans:
+        spans.append(Span(pos, len(text)))
+    return spans
+
+
+def _trimmed(text: str, start: int, end: int) -> Span | None:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return Span(start, end) if end > start else None
+
+
+def sentence_spans(text: str, para: Span) -> Iterator[Span]:
+    """Sentences of one paragraph: end at . ! ? (plus closing quotes/brackets) before whitespace, or a newline."""
+    pos = para.start
+    chunk = text[para.start : para.end]
+    for m in _SENT_END.finditer(chunk):
+        end = para.start + m.end()
+        if m.group() != "\n" and _ABBREV.search(text, max(pos, end - 8), para.start + m.start() + 1):
+            continue
+        sp = _trimmed(text, pos, end)
+        if sp is not None:
+            yield sp
+        pos = end
+    sp = _trimmed(text, pos, para.end)
+    if sp is not None:
+        yield sp
+
+
+# --- segments ---------------------------------------------------------------
+
+_SEGMENT_JOINT: Final = re.compile(
+    r";\s+|,?\s+(?:but|whereas|although|though|while)\s+(?!only if|unless|provided|as long as|never|except)|"
+    r",\s+(?:however)\b,?\s*",
+    re.IGNORECASE,
+)
+
+
+def segment_spans(text: str, sent: Span) -> list[Span]:
+    """Contrastive segments of a sentence (the joint words belong to the following segment)."""
+    out: list[Span] = []
+    pos = sent.start
+    chunk = text[sent.start : sent.end]
+    for m in _SEGMENT_JOINT.finditer(chunk):
+        end = sent.start + m.start()
+        sp = _trimmed(text, pos, end)
+        if sp is not None:
+            out.append(sp)
+        pos = sent.start + m.start()
+    sp = _trimmed(text, pos, sent.end)
+    if sp is not None:
+        out.append(sp)
+    return out or [sent]
+
+
+# --- cues -------------------------------------------------------------------
+
+QUALIFIER_START: Final = re.compile(
+    r"^(?:but\s+)?(?:only if|unless|provided that|as long as|never|except(?:\s+(?:if|when|for))?|however)\b",
+    re.IGNORECASE,
+)
+
+_CONDITION_MARKER: Final = re.compile(
+    r"\b(?:only if|if|unless|provided that|providing that|as long as)\b", re.IGNORECASE
+)
+_NOT_A_CONDITION_BEFORE: Final = re.compile(
+    r"(?:\b(?:ask|asks|asked|asking|check|checks|checked|checking|curious|determine|determines|determined|"
+    r"determining|find out|finding out|found out|finds out|know|knows|knew|knowing|see|sees|saw|seeing|"
+    r"wonder|wonders|wondered|wondering|unsure|sure|certain|even|as|what|tell)"
+    r"(?:\s+(?:me|us|you|them|him|her))?\s*)$",
+    re.IGNORECASE,
+)
+_CLAUSE_END: Final = re.compile(r"[,;:!?]|\.(?:\s|$)|\s(?:then|so)\s|\s[-\u2013\u2014]+\s|\n", re.IGNORECASE)
+
+
+def find_conditions(text: str) -> list[tuple[int, int]]:
+    """Explicit condition clauses in ``text``: (start, end) from the marker word to the end of its clause."""
+    out: list[tuple[int, int]] = []
+    for m in _CONDITION_MARKER.finditer(text):
+        if m.group().lower() == "if" and m.start() >= 5 and text[m.start() - 5 : m.start()].lower() == "only ":
+            continue  # part of "only if", already reported
+        if _NOT_A_CONDITION_BEFORE.search(text, max(0, m.start() - 40), m.start()):
+            continue
+        end_m = _CLAUSE_END.search(text, m.end())
+        end = end_m.start() if end_m else len(text)
+        while end > m.end() and text[end - 1].isspace():
+            end -= 1
+        if end > m.end():
+            out.append((m.start(), end))
+    return out
+
+
+def has_condition(text: str) -> bool:
+    return bool(find_conditions(text))
+
+
+_POLITE: Final = re.compile(
+    r"\b(?:could|can|would|will|might)\s+you\b|\bmay\s+I\b|\bif\s+you\s+(?:could|can|would|might)\b|"
+    r"\byou\s+(?:could|might|may)(?:\s+please)?(?:\s+also)?\s+"
+    r"(?:help|suggest|recommend|explain|show|tell|give|provide|brainstorm)\b",
+    re.IGNORECASE,
+)
+#: Hedges; "may" only in lower case: "May" is a name or a month.
+_HEDGE: Final = re.compile(
+    r"(?i:\b(?:might|could(?!n't|\s+not)|possibly|perhaps|maybe|probably|considering|weighing|"
+    r"thinking\s+(?:about|of)|not\s+(?:sure|certain)|unsure)\b|\bI\s+(?:think|guess|suppose|reckon)\b)|\bmay\b"
+)
+
+
+def is_uncertain(text: str) -> bool:
+    """Hedged wording after removing polite requests ("could you", "may I", ...)."""
+    if _HEDGE.search(text) is None:
+        return False
+    return _HEDGE.search(_POLITE.sub(" ", text)) is not None
+
+
+CHOICE_VERB: Final = re.compile(
+    r"\b(?:decid\w*|chose|chosen|selected|selects|opt|opted|opts|opting|agree|agreed|agrees|commit|committed|"
+    r"commits|reject|rejected|rejects)\b",
+    re.IGNORECASE,
+)
+
+#: First-person clause describing an action not yet done (PRME-FACTS §8.8).
+SPEECH_ACT: Final = re.compile(
+    r"(?<!\w)(?P<subj>I|we)(?:\s+(?:really|also|just|still|actually|definitely|desperately|originally|"
+    r"initially|now|ultimately|eventually|first))?"
+    r"(?:\s+(?:do not|don't|dont|did not|didn't|never|no longer|not))?"
+    r"(?P<cue>(?:\s*'m|\s*'re|\s+am|\s+are)(?:\s+not)?(?:\s+(?:really|still|just|also|now|actually))?"
+    r"\s+(?:trying|attempting|planning|hoping|aiming|looking|working)"
+    r"|(?:\s*'ve|\s+have)\s+(?:tried|attempted|planned|hoped|aimed)"
+    r"|(?:\s*'d|\s+would)(?:\s+really)?\s+(?:like|love)"
+    r"|\s+(?:try|tried|attempt|attempted|want|wanted|need|needed|plan|planned|intend|intended|hope|hoped|"
+    r"aim|aimed|look|looked|work|worked))"
+    r"\s+to\s+(?P<body>[^!?;\n]{1,400}?)(?=[!?;\n]|\.(?:\s|$)|,\s*(?:but|and|so|although|though|however)\b|\s(?:because|since|whereas)\s|$)",
+    re.IGNORECASE,
+)
+SPEECH_ACT_STEMS: Final = (
+    "try",
+    "tries",
+    "tried",
+    "attempt",
+    "plan",
+    "intend",
+    "want",
+    "need",
+    "hope",
+    "aim",
+    "look",
+    "work",
+    "seek",
+    "request",
+    "ask",
+    "propos",
+    "consider",
+    "evaluat",
+    "explor",
+)
+
+_QUESTION_START: Final = re.compile(
+    r"^(?:(?:hey|hi|ok|okay|so|and|but|also|btw|quick question)[,:]?\s+)*(?:"
+    r"(?:who|what|when|where|why|how|which|whose)\b(?!\s+(?:I|we)\s+(?:love|like|hate|need|want)\b)"
+    r"|(?:do|does|did|is|are|was|were|can|could|would|will|should|shall|may|have|has|am|isn't|aren't|"
+    r"don't|doesn't|won't|wouldn't|shouldn't|can't)\s+(?:you|i|we|they|he|she|it|there|this|that|these|"
+    r"those|anyone|someone|somebody|u|my|your|our)\b)",
+    re.IGNORECASE,
+)
+
+
+def is_question(sentence: str) -> bool:
+    s = sentence.rstrip()
+    return s.endswith("?") or _QUESTION_START.search(s) is not None

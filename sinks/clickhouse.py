@@ -1,0 +1,705 @@
+"""The operation log, raw events and journals in ClickHouse (server or chDB).
+
+Writers are idempotent projections: each batch carries an insert
+deduplication token derived from the rows' ids and content hashes (a repeated
+batch is dropped at insert time), and the ReplacingMergeTree keys collapse any
+other repeat on merge. Every read that must be exact uses ``FINAL`` and, where
+a key could legitimately differ between copies, ``LIMIT 1 BY`` the id, so a
+re-inserted row never changes a result.
+
+Provenance and replay read only ``raw_events`` and ``operations``; operations
+are verified against their checksum on every read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterator, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Final, NamedTuple
+
+from pydantic import Field, JsonValue
+
+from schemas.canonical import canonical_json, derive_id, sha256_hex
+from schemas.claims import ExtractionResult
+from schemas.common import Contract, UtcDatetime
+from schemas.enums import OpType, Role, Scope
+from schemas.errors import BackendUnavailable, IntegrityError, ValidationFailed
+from schemas.events import ConversationEvent
+from schemas.nodes import MemoryNode
+from schemas.operations import Operation, load_operation
+from sinks.clickhouse_schema import check_database_name, migrate
+
+#: Rows per INSERT; one dedup token per chunk.
+INSERT_CHUNK: Final = 20_000
+#: Page size of streamed reads (bounded memory on replay).
+READ_PAGE: Final = 5_000
+
+_DT: Final = "DateTime64(6, 'UTC')"
+
+
+class LogCursor(NamedTuple):
+    """Position in the log order ``(occurred_at, caused_by, op_index, op_id)``; reads resume after it."""
+
+    occurred_at: datetime
+    caused_by: str
+    op_index: int
+    op_id: str
+
+    @classmethod
+    def of(cls, op: Operation) -> LogCursor:
+        return cls(op.occurred_at, op.caused_by, op.op_index, op.op_id)
+
+
+class StoredEvent(Contract):
+    """A raw event as stored: content already masked, hash of the original content."""
+
+    event_id: str
+    tenant_id: str
+    owner_id: str
+    scope: Scope
+    scope_id: str | None = None
+    conversation_id: str | None = None
+    session_id: str | None = None
+    role: Role
+    speaker: str | None = None
+    content: str
+    content_sha256: str
+    occurred_at: UtcDatetime
+    recorded_at: UtcDatetime
+    metadata: dict[str, JsonValue] = Field(default_factory=dict)
+    ingested_seq: int = 0
+
+
+class DeadLetter(Contract):
+    """Input that could not be processed, kept byte-for-byte with a reason code."""
+
+    source: str = Field(min_length=1, max_length=200)
+    partition: int | None = None
+    offset: int | None = None
+    reason_code: str = Field(min_length=1, max_length=100)
+    message: str = Field(default="", max_length=4000)
+    original_bytes: bytes
+    received_at: UtcDatetime
+
+    @property
+    def dlq_id(self) -> str:
+        """Stable across redelivery: the source coordinates, or the bytes when there are none."""
+        if self.offset is not None:
+            return derive_id("dlq", self.source, self.partition if self.partition is not None else -1, self.offset)
+        return derive_id("dlq", self.source, sha256_hex(self.original_bytes))
+
+
+def chdb_engine_path(data_dir: str | os.PathLike[str]) -> Path:
+    """Where the embedded engine keeps its files inside a data directory."""
+    return Path(data_dir).resolve() / "chdb"
+
+
+def parse_scope_key(scope_key: str) -> tuple[str, str]:
+    """``"project:alpha"`` -> ``("project", "alpha")``; ``"personal"`` -> ``("personal", "")``."""
+    scope, _, scope_id = scope_key.partition(":")
+    try:
+        return Scope(scope).value, scope_id
+    except ValueError:
+        raise ValidationFailed("unknown scope in scope key", code="invalid_scope_key") from None
+
+
+def _opt(value: str | None) -> str:
+    return value if value is not None else ""
+
+
+def _none(value: str) -> str | None:
+    return value or None
+
+
+def _dedup_token(table: str, parts: Sequence[str]) -> str:
+    return sha256_hex(table + "\n" + "\n".join(parts))
+
+
+class OperationLog:
+    """Writer and reader of the ClickHouse tables for one database."""
+
+    def __init__(self, client: Any, database: str = "epistream") -> None:
+        self.client = client
+        self.database = check_database_name(database)
+        self._closed = False
+
+    # ------------------------------------------------------------------ setup
+    @classmethod
+    def connect(
+        cls,
+        url: str | None = None,
+        *,
+        path: str | os.PathLike[str] | None = None,
+        database: str = "epistream",
+        run_migrations: bool = True,
+    ) -> OperationLog:
+        """Open a ClickHouse server (``url``: an http(s)/clickhouse DSN) or chDB under data dir ``path``.
+
+        chDB allows one engine path per process: every OperationLog in a
+        process must use the same ``path`` (separate them by ``database``).
+        """
+        import clickhouse_connect
+
+        check_database_name(database)
+        try:
+            if url:
+                client = clickhouse_connect.get_client(dsn=url, tz_mode="aware")
+            else:
+                if path is None:
+                    raise ValidationFailed("either a ClickHouse URL or a data directory is needed", code="no_backend")
+                engine = chdb_engine_path(path)
+                engine.mkdir(parents=True, exist_ok=True)
+                client = clickhouse_connect.get_client(interface="chdb", path=str(engine), tz_mode="aware")
+        except ValidationFailed:
+            raise
+        except Exception as exc:
+            raise BackendUnavailable("cannot open the ClickHouse backend", reason=type(exc).__name__) from None
+        log = cls(client, database)
+        if run_migrations:
+            log.migrate()
+        return log
+
+    def migrate(self) -> list[int]:
+        return migrate(self.client, self.database)
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self.client.close()
+
+    def __enter__(self) -> OperationLog:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _t(self, table: str) -> str:
+        return f"{self.database}.{table}"
+
+    def _insert(self, table: str, columns: list[str], rows: list[list[Any]], ids: list[str]) -> int:
+        """Insert in chunks, each with a token over its rows' identities (a repeated chunk is a no-op)."""
+        for start in range(0, len(rows), INSERT_CHUNK):
+            chunk = rows[start : start + INSERT_CHUNK]
+            token = _dedup_token(table, ids[start : start + INSERT_CHUNK])
+            self.client.insert(
+                self._t(table),
+                chunk,
+                column_names=columns,
+                settings={"insert_deduplication_token": token, "async_insert": 0},
+            )
+        return len(rows)
+
+    # ----------------------------------------------------------------- writes
+    def write_events(
+        self,
+        events: Sequence[ConversationEvent],
+        *,
+        mask: Callable[[str], str] | None = None,
+        seqs: Sequence[int] | None = None,
+    ) -> int:
+        """Store raw events; ``mask`` redacts secrets before storage, the hash is of the original text."""
+        if seqs is not None and len(seqs) != len(events):
+            raise ValidationFailed("seqs must match events", code="invalid_batch")
+        order = sorted(range(len(events)), key=lambda i: events[i].event_id)
+        rows: list[list[Any]] = []
+        ids: list[str] = []
+        for i in order:
+            e = events[i]
+            content = mask(e.content) if mask is not None else e.content
+            digest = e.content_sha256
+            rows.append(
+                [
+                    e.event_id,
+                    e.tenant_id,
+                    e.owner_id,
+                    e.scope.value,
+                    _opt(e.scope_id),
+                    _opt(e.conversation_id),
+                    _opt(e.session_id),
+                    e.role.value,
+                    _opt(e.speaker),
+                    content,
+                    digest,
+                    e.occurred_at,
+                    e.recorded_at,
+                    canonical_json(e.metadata),
+                    int(seqs[i]) if seqs is not None else 0,
+                ]
+            )
+            ids.append(f"{e.tenant_id}/{e.owner_id}/{e.event_id}:{digest}:{sha256_hex(content)}")
+        return self._insert("raw_events", list(_EVENT_COLUMNS), rows, ids)
+
+    def write_operations(self, ops: Sequence[Operation]) -> int:
+        """Append sealed operations; an unsealed one is refused (it could never be verified)."""
+        rows: list[list[Any]] = []
+        ids: list[str] = []
+        for op in sorted(ops, key=lambda o: o.op_id):
+            if len(op.checksum) != 64:
+                raise IntegrityError("operation is not sealed", code="operation_not_sealed", op_id=op.op_id)
+            rows.append(
+                [
+                    op.op_id,
+                    op.op_type.value,
+                    op.op_index,
+                    op.tenant_id,
+                    op.owner_id,
+                    op.scope.value,
+                    _opt(op.scope_id),
+                    op.target_id,
+                    op.target_type.value,
+                    op.actor.actor_id,
+                    op.actor.actor_type.value,
+                    op.caused_by,
+                    _opt(op.request_id),
+                    op.occurred_at,
+                    op.policy_version,
+                    op.checksum,
+                    op.canonical(),
+                ]
+            )
+            ids.append(f"{op.op_id}:{op.checksum}")
+        return self._insert("operations", list(_OP_COLUMNS), rows, ids)
+
+    def write_node_snapshots(self, nodes: Sequence[MemoryNode]) -> int:
+        rows: list[list[Any]] = []
+        ids: list[str] = []
+        for n in sorted(nodes, key=lambda x: (x.node_id, x.version)):
+            body = canonical_json(n.model_dump(mode="json"))
+            rows.append(
+                [
+                    n.node_id,
+                    n.version,
+                    n.tenant_id,
+                    n.owner_id,
+                    n.scope.value,
+                    _opt(n.scope_id),
+                    n.node_type.value,
+                    n.epistemic_type.value,
+                    n.lifecycle.value,
+                    n.subject,
+                    n.predicate,
+                    float(n.confidence),
+                    n.updated_at,
+                    body,
+                ]
+            )
+            ids.append(f"{n.node_id}@{n.version}:{sha256_hex(body)}")
+        return self._insert("node_snapshots", list(_NODE_COLUMNS), rows, ids)
+
+    def write_extractions(self, results: Sequence[ExtractionResult]) -> int:
+        rows: list[list[Any]] = []
+        ids: list[str] = []
+        for r in sorted(results, key=lambda x: (x.event.event_id, x.extractor, x.extractor_version)):
+            body = canonical_json(r.model_dump(mode="json"))
+            ev = r.event
+            rows.append(
+                [
+                    ev.event_id,
+                    ev.tenant_id,
+                    ev.owner_id,
+                    ev.scope.value,
+                    _opt(ev.scope_id),
+                    r.extractor,
+                    r.extractor_version,
+                    _opt(r.model),
+                    r.status,
+                    _opt(r.error_category),
+                    len(r.claims),
+                    len(r.rejected),
+                    [rej.reason_code for rej in r.rejected],
+                    ev.occurred_at,
+                    ev.recorded_at,
+                    body,
+                ]
+            )
+            ids.append(f"{ev.event_id}/{r.extractor}/{r.extractor_version}:{sha256_hex(body)}")
+        return self._insert("extraction_journal", list(_EXTRACTION_COLUMNS), rows, ids)
+
+    def write_dead_letters(self, letters: Sequence[DeadLetter]) -> int:
+        rows: list[list[Any]] = []
+        ids: list[str] = []
+        for d in sorted(letters, key=lambda x: x.dlq_id):
+            rows.append(
+                [
+                    d.dlq_id,
+                    d.source,
+                    d.partition,
+                    d.offset,
+                    d.reason_code,
+                    d.message,
+                    d.original_bytes,
+                    d.received_at,
+                ]
+            )
+            ids.append(f"{d.dlq_id}:{d.reason_code}:{d.received_at.isoformat()}")
+        return self._insert("dead_letters", list(_DLQ_COLUMNS), rows, ids)
+
+    # ------------------------------------------------------------------ reads
+    def _scope_where(
+        self,
+        params: dict[str, Any],
+        tenant: str | None,
+        owner: str | None,
+        scope_key: str | None,
+    ) -> list[str]:
+        where: list[str] = []
+        if tenant is not None:
+            where.append("tenant_id = {tenant:String}")
+            params["tenant"] = tenant
+        if owner is not None:
+            where.append("owner_id = {owner:String}")
+            params["owner"] = owner
+        if scope_key is not None:
+            scope, scope_id = parse_scope_key(scope_key)
+            where.append("scope = {scope:String} AND scope_id = {scope_id:String}")
+            params["scope"] = scope
+            params["scope_id"] = scope_id
+        return where
+
+    def _load_ops(self, rows: Sequence[Sequence[Any]]) -> list[Operation]:
+        out: list[Operation] = []
+        for op_id, checksum, record in rows:
+            op = load_operation(record)
+            if op.op_id != op_id or op.checksum != checksum:
+                raise IntegrityError("operation row does not match its record", code="operation_identity", op_id=op_id)
+            out.append(op)
+        return out
+
+    def iter_operations(
+        self,
+        *,
+        tenant: str | None = None,
+        owner: str | None = None,
+        scope_key: str | None = None,
+        target_id: str | None = None,
+        after: LogCursor | datetime | None = None,
+        limit: int | None = None,
+        page_size: int = READ_PAGE,
+    ) -> Iterator[Operation]:
+        """Verified operations in log order, fetched page by page (bounded memory)."""
+        cursor: LogCursor | None = after if isinstance(after, LogCursor) else None
+        since = after if isinstance(after, datetime) else None
+        remaining = limit
+        while remaining is None or remaining > 0:
+            params: dict[str, Any] = {}
+            where = self._scope_where(params, tenant, owner, scope_key)
+            if target_id is not None:
+                where.append("target_id = {target:String}")
+                params["target"] = target_id
+            if since is not None:
+                where.append(f"occurred_at > {{since:{_DT}}}")
+                params["since"] = since
+            if cursor is not None:
+                where.append(
+                    f"(occurred_at, caused_by, op_index, op_id) > "
+                    f"({{c_at:{_DT}}}, {{c_by:String}}, {{c_ix:UInt32}}, {{c_id:String}})"
+                )
+                params.update(c_at=cursor.occurred_at, c_by=cursor.caused_by, c_ix=cursor.op_index, c_id=cursor.op_id)
+            page = page_size if remaining is None else min(page_size, remaining)
+            sql = (
+                f"SELECT op_id, checksum, record FROM {self._t('operations')} FINAL"
+                + (" WHERE " + " AND ".join(where) if where else "")
+                + f" ORDER BY occurred_at, caused_by, op_index, op_id LIMIT {int(page)}"
+            )
+            ops = self._load_ops(self.client.query(sql, parameters=params).result_rows)
+            yield from ops
+            if len(ops) < page:
+                return
+            cursor = LogCursor.of(ops[-1])
+            if remaining is not None:
+                remaining -= len(ops)
+
+    def read_operations(
+        self,
+        tenant: str | None = None,
+        owner: str | None = None,
+        scope_key: str | None = None,
+        after: LogCursor | datetime | None = None,
+        limit: int | None = None,
+    ) -> list[Operation]:
+        return list(self.iter_operations(tenant=tenant, owner=owner, scope_key=scope_key, after=after, limit=limit))
+
+    def operations_for_target(
+        self,
+        node_id: str,
+        cursor: LogCursor | None = None,
+        limit: int = 100,
+        *,
+        tenant: str | None = None,
+        owner: str | None = None,
+    ) -> tuple[list[Operation], LogCursor | None]:
+        """One page of a node's history; the returned cursor is ``None`` when there is no more."""
+        ops = list(
+            self.iter_operations(tenant=tenant, owner=owner, target_id=node_id, after=cursor, limit=limit + 1)
+        )
+        more = len(ops) > limit
+        ops = ops[:limit]
+        return ops, (LogCursor.of(ops[-1]) if more and ops else None)
+
+    def count(self, table: str, *, final: bool = True) -> int:
+        if table not in _ALL_TABLES:
+            raise ValidationFailed("unknown table", code="unknown_table")
+        return int(self.client.command(f"SELECT count() FROM {self._t(table)}{' FINAL' if final else ''}"))
+
+    def latest_node_snapshots(
+        self,
+        tenant: str | None = None,
+        owner: str | None = None,
+        scope_key: str | None = None,
+        node_ids: Sequence[str] | None = None,
+    ) -> list[MemoryNode]:
+        """The newest stored version of each node (what the embedded runner restarts from)."""
+        params: dict[str, Any] = {}
+        where = self._scope_where(params, tenant, owner, scope_key)
+        if node_ids is not None:
+            if not node_ids:
+                return []
+            where.append("node_id IN {ids:Array(String)}")
+            params["ids"] = list(node_ids)
+        sql = (
+            f"SELECT node FROM {self._t('node_snapshots')} FINAL"
+            + (" WHERE " + " AND ".join(where) if where else "")
+            + " ORDER BY tenant_id, owner_id, node_id, version DESC LIMIT 1 BY tenant_id, owner_id, node_id"
+        )
+        rows = self.client.query(sql, parameters=params).result_rows
+        return [MemoryNode.model_validate_json(r[0]) for r in rows]
+
+    def get_events(self, event_ids: Sequence[str], tenant: str, owner: str) -> list[StoredEvent]:
+        """Raw events of one owner, in event-time order; the first stored copy of an id wins."""
+        if not event_ids:
+            return []
+        cols = ", ".join(_EVENT_COLUMNS)
+        sql = (
+            f"SELECT {cols} FROM (SELECT {cols} FROM {self._t('raw_events')} FINAL"
+            " WHERE tenant_id = {tenant:String} AND owner_id = {owner:String} AND event_id IN {ids:Array(String)}"
+            " ORDER BY recorded_at, ingested_seq LIMIT 1 BY event_id) ORDER BY occurred_at, event_id"
+        )
+        rows = self.client.query(sql, parameters={"tenant": tenant, "owner": owner, "ids": list(event_ids)})
+        out: list[StoredEvent] = []
+        for r in rows.named_results():
+            out.append(
+                StoredEvent(
+                    event_id=r["event_id"],
+                    tenant_id=r["tenant_id"],
+                    owner_id=r["owner_id"],
+                    scope=Scope(r["scope"]),
+                    scope_id=_none(r["scope_id"]),
+                    conversation_id=_none(r["conversation_id"]),
+                    session_id=_none(r["session_id"]),
+                    role=Role(r["role"]),
+                    speaker=_none(r["speaker"]),
+                    content=r["content"],
+                    content_sha256=r["content_sha256"],
+                    occurred_at=r["occurred_at"],
+                    recorded_at=r["recorded_at"],
+                    metadata=json.loads(r["metadata"]),
+                    ingested_seq=int(r["ingested_seq"]),
+                )
+            )
+        return out
+
+    def list_dead_letters(
+        self,
+        *,
+        source: str | None = None,
+        reason_code: str | None = None,
+        dlq_ids: Sequence[str] | None = None,
+        limit: int = 100,
+    ) -> list[DeadLetter]:
+        """Dead letters oldest first; a letter received twice is listed once, with its latest receipt.
+
+        The table keeps the row with the greatest ``received_at`` per id (and
+        ``FINAL`` merges across monthly partitions), so the answer does not
+        depend on the order redeliveries were written in.
+        """
+        params: dict[str, Any] = {}
+        where: list[str] = []
+        if source is not None:
+            where.append("source = {source:String}")
+            params["source"] = source
+        if reason_code is not None:
+            where.append("reason_code = {reason:String}")
+            params["reason"] = reason_code
+        if dlq_ids is not None:
+            where.append("dlq_id IN {ids:Array(String)}")
+            params["ids"] = list(dlq_ids)
+        cols = ", ".join(_DLQ_COLUMNS)
+        sql = (
+            f"SELECT {cols} FROM (SELECT {cols} FROM {self._t('dead_letters')} FINAL"
+            + (" WHERE " + " AND ".join(where) if where else "")
+            + " ORDER BY received_at DESC, dlq_id LIMIT 1 BY dlq_id)"
+            + f" ORDER BY received_at, dlq_id LIMIT {int(limit)}"
+        )
+        result = self.client.query(sql, parameters=params, column_formats={"original_bytes": "bytes"})
+        return [
+            DeadLetter(
+                source=r["source"],
+                partition=r["partition"],
+                offset=r["offset"],
+                reason_code=r["reason_code"],
+                message=r["message"],
+                original_bytes=bytes(r["original_bytes"]),
+                received_at=r["received_at"],
+            )
+            for r in result.named_results()
+        ]
+
+    # -------------------------------------------------------------- analytics
+    def stats(self, tenant: str | None = None, owner: str | None = None) -> dict[str, Any]:
+        """Operation-log analytics over the deduplicated tables (JSON-ready)."""
+        params: dict[str, Any] = {}
+        where = self._scope_where(params, tenant, owner, None)
+        cond = (" WHERE " + " AND ".join(where)) if where else ""
+        and_cond = (" AND " + " AND ".join(where)) if where else ""
+        q = self.client.query
+
+        by_day = q(
+            f"SELECT toDate(occurred_at) AS day, op_type, count() FROM {self._t('operations')} FINAL{cond}"
+            " GROUP BY day, op_type ORDER BY day, op_type",
+            parameters=params,
+        ).result_rows
+        by_type = q(
+            f"SELECT op_type, count() FROM {self._t('operations')} FINAL{cond} GROUP BY op_type ORDER BY op_type",
+            parameters=params,
+        ).result_rows
+        type_counts = {str(t): int(n) for t, n in by_type}
+        deciles = ", ".join(f"countIf(bucket = {i})" for i in range(10))
+        confidence = q(
+            f"SELECT epistemic_type, count(), avg(confidence), quantilesExact(0.1, 0.5, 0.9)(confidence), [{deciles}]"
+            " FROM (SELECT epistemic_type, confidence, least(toUInt8(floor(confidence * 10)), 9) AS bucket"
+            f" FROM {self._t('node_snapshots')} FINAL{cond}"
+            " ORDER BY tenant_id, owner_id, node_id, version DESC LIMIT 1 BY tenant_id, owner_id, node_id)"
+            " GROUP BY epistemic_type ORDER BY epistemic_type",
+            parameters=params,
+        ).result_rows
+        extraction = q(
+            f"SELECT count(), sum(accepted), sum(rejected), countIf(status = 'failed')"
+            f" FROM {self._t('extraction_journal')} FINAL{cond}",
+            parameters=params,
+        ).result_rows[0]
+        reasons = q(
+            f"SELECT code, count() FROM {self._t('extraction_journal')} FINAL ARRAY JOIN rejection_codes AS code"
+            f" WHERE 1{and_cond} GROUP BY code ORDER BY count() DESC, code",
+            parameters=params,
+        ).result_rows
+        failures = q(
+            f"SELECT error_category, count() FROM {self._t('extraction_journal')} FINAL"
+            f" WHERE status = 'failed'{and_cond} GROUP BY error_category ORDER BY count() DESC, error_category",
+            parameters=params,
+        ).result_rows
+        return {
+            "operations_total": sum(type_counts.values()),
+            "operations_by_type": type_counts,
+            "operations_by_type_day": [
+                {"day": d.isoformat(), "op_type": str(t), "count": int(n)} for d, t, n in by_day
+            ],
+            "contradictions_noted": type_counts.get(OpType.CONTRADICTION_NOTED.value, 0),
+            "contradictions_resolved": type_counts.get(OpType.CONTRADICTION_RESOLVED.value, 0),
+            "supersedences": type_counts.get(OpType.SUPERSEDENCE_APPLIED.value, 0),
+            "confidence_by_epistemic_type": [
+                {
+                    "epistemic_type": str(et),
+                    "nodes": int(n),
+                    "mean": round(float(avg), 6),
+                    "p10": round(float(qs[0]), 6),
+                    "p50": round(float(qs[1]), 6),
+                    "p90": round(float(qs[2]), 6),
+                    "deciles": [int(c) for c in hist],
+                }
+                for et, n, avg, qs, hist in confidence
+            ],
+            "extraction": {
+                "results": int(extraction[0]),
+                "claims_accepted": int(extraction[1] or 0),
+                "claims_rejected": int(extraction[2] or 0),
+                "failed": int(extraction[3]),
+                "rejection_reasons": {str(c): int(n) for c, n in reasons},
+                "failure_categories": {str(c) or "unknown": int(n) for c, n in failures},
+            },
+        }
+
+
+_EVENT_COLUMNS: Final = (
+    "event_id",
+    "tenant_id",
+    "owner_id",
+    "scope",
+    "scope_id",
+    "conversation_id",
+    "session_id",
+    "role",
+    "speaker",
+    "content",
+    "content_sha256",
+    "occurred_at",
+    "recorded_at",
+    "metadata",
+    "ingested_seq",
+)
+_OP_COLUMNS: Final = (
+    "op_id",
+    "op_type",
+    "op_index",
+    "tenant_id",
+    "owner_id",
+    "scope",
+    "scope_id",
+    "target_id",
+    "target_type",
+    "actor_id",
+    "actor_type",
+    "caused_by",
+    "request_id",
+    "occurred_at",
+    "policy_version",
+    "checksum",
+    "record",
+)
+_NODE_COLUMNS: Final = (
+    "node_id",
+    "version",
+    "tenant_id",
+    "owner_id",
+    "scope",
+    "scope_id",
+    "node_type",
+    "epistemic_type",
+    "lifecycle",
+    "subject",
+    "predicate",
+    "confidence",
+    "updated_at",
+    "node",
+)
+_EXTRACTION_COLUMNS: Final = (
+    "event_id",
+    "tenant_id",
+    "owner_id",
+    "scope",
+    "scope_id",
+    "extractor",
+    "version",
+    "model",
+    "status",
+    "error_category",
+    "accepted",
+    "rejected",
+    "rejection_codes",
+    "occurred_at",
+    "recorded_at",
+    "result",
+)
+_DLQ_COLUMNS: Final = (
+    "dlq_id",
+    "source",
+    "partition",
+    "offset",
+    "reason_code",
+    "message",
+    "original_bytes",
+    "received_at",
+)
+_ALL_TABLES: Final = frozenset({"raw_events", "operations", "node_snapshots", "extraction_journal", "dead_letters"})

@@ -1,0 +1,247 @@
+"""ClickHouse tables of the operation log, as versioned migrations.
+
+One schema serves both transports (ClickHouse server over HTTP, chDB
+in-process). Every table is a ReplacingMergeTree whose sorting key is fixed by
+a derived id, so a row written twice collapses into one on merge and reads
+with ``FINAL`` never see the duplicate; ``non_replicated_deduplication_window``
+also lets insert deduplication tokens drop a repeated batch at insert time.
+
+Migrations are append-only: an applied migration is never edited (its checksum
+is recorded and checked), a change is a new migration.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Final
+
+from schemas.canonical import sha256_hex
+from schemas.errors import IntegrityError, ValidationFailed
+
+#: Insert-time dedup window (blocks remembered per table) for non-replicated tables.
+DEDUP_WINDOW: Final = 10_000
+
+_DB_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+
+_SETTINGS = f"SETTINGS index_granularity = 8192, non_replicated_deduplication_window = {DEDUP_WINDOW}"
+
+
+@dataclass(frozen=True)
+class Migration:
+    id: int
+    name: str
+    statements: tuple[str, ...]
+
+    def render(self, database: str) -> list[str]:
+        return [s.replace("{db}", database) for s in self.statements]
+
+    @property
+    def checksum(self) -> str:
+        return sha256_hex("\n;\n".join(self.statements))
+
+
+_M1 = Migration(
+    1,
+    "initial_tables",
+    (
+        f"""
+        CREATE TABLE IF NOT EXISTS {{db}}.raw_events
+        (
+            event_id String,
+            tenant_id LowCardinality(String),
+            owner_id String,
+            scope LowCardinality(String),
+            scope_id String,
+            conversation_id String,
+            session_id String,
+            role LowCardinality(String),
+            speaker String,
+            content String,
+            content_sha256 String,
+            occurred_at DateTime64(6, 'UTC'),
+            recorded_at DateTime64(6, 'UTC'),
+            metadata String,
+            ingested_seq UInt64
+        )
+        ENGINE = ReplacingMergeTree
+        PARTITION BY toYYYYMM(occurred_at)
+        ORDER BY (tenant_id, owner_id, occurred_at, event_id)
+        {_SETTINGS}
+        """,
+        f"""
+        CREATE TABLE IF NOT EXISTS {{db}}.operations
+        (
+            op_id String,
+            op_type LowCardinality(String),
+            op_index UInt32,
+            tenant_id LowCardinality(String),
+            owner_id String,
+            scope LowCardinality(String),
+            scope_id String,
+            target_id String,
+            target_type LowCardinality(String),
+            actor_id String,
+            actor_type LowCardinality(String),
+            caused_by String,
+            request_id String,
+            occurred_at DateTime64(6, 'UTC'),
+            policy_version LowCardinality(String),
+            checksum String,
+            record String,
+            INDEX idx_target target_id TYPE bloom_filter(0.01) GRANULARITY 4,
+            INDEX idx_op_type op_type TYPE set(64) GRANULARITY 4
+        )
+        ENGINE = ReplacingMergeTree
+        PARTITION BY toYYYYMM(occurred_at)
+        ORDER BY (tenant_id, owner_id, occurred_at, op_id)
+        {_SETTINGS}
+        """,
+        f"""
+        CREATE TABLE IF NOT EXISTS {{db}}.node_snapshots
+        (
+            node_id String,
+            version UInt64,
+            tenant_id LowCardinality(String),
+            owner_id String,
+            scope LowCardinality(String),
+            scope_id String,
+            node_type LowCardinality(String),
+            epistemic_type LowCardinality(String),
+            lifecycle LowCardinality(String),
+            subject String,
+            predicate String,
+            confidence Float64,
+            updated_at DateTime64(6, 'UTC'),
+            node String
+        )
+        ENGINE = ReplacingMergeTree
+        PARTITION BY toYYYYMM(updated_at)
+        ORDER BY (tenant_id, owner_id, node_id, version)
+        {_SETTINGS}
+        """,
+        f"""
+        CREATE TABLE IF NOT EXISTS {{db}}.extraction_journal
+        (
+            event_id String,
+            tenant_id LowCardinality(String),
+            owner_id String,
+            scope LowCardinality(String),
+            scope_id String,
+            extractor LowCardinality(String),
+            version LowCardinality(String),
+            model LowCardinality(String),
+            status LowCardinality(String),
+            error_category LowCardinality(String),
+            accepted UInt32,
+            rejected UInt32,
+            rejection_codes Array(LowCardinality(String)),
+            occurred_at DateTime64(6, 'UTC'),
+            recorded_at DateTime64(6, 'UTC'),
+            result String
+        )
+        ENGINE = ReplacingMergeTree
+        PARTITION BY toYYYYMM(occurred_at)
+        ORDER BY (tenant_id, owner_id, occurred_at, event_id, extractor, version)
+        {_SETTINGS}
+        """,
+        f"""
+        CREATE TABLE IF NOT EXISTS {{db}}.dead_letters
+        (
+            dlq_id String,
+            source LowCardinality(String),
+            partition Nullable(Int32),
+            offset Nullable(Int64),
+            reason_code LowCardinality(String),
+            message String,
+            original_bytes String,
+            received_at DateTime64(6, 'UTC')
+        )
+        ENGINE = ReplacingMergeTree(received_at)
+        PARTITION BY toYYYYMM(received_at)
+        ORDER BY (source, dlq_id)
+        {_SETTINGS}
+        """,
+    ),
+)
+
+MIGRATIONS: Final[tuple[Migration, ...]] = (_M1,)
+
+TABLES: Final = ("raw_events", "operations", "node_snapshots", "extraction_journal", "dead_letters")
+
+
+def check_database_name(database: str) -> str:
+    """Database names are interpolated into DDL, so only plain identifiers pass."""
+    if not _DB_RE.fullmatch(database):
+        raise ValidationFailed("database name must be a plain identifier", code="invalid_database_name")
+    return database
+
+
+def _ensure_migrations_table(client: Any, database: str) -> None:
+    client.command(f"CREATE DATABASE IF NOT EXISTS {database}")
+    client.command(
+        f"""
+        CREATE TABLE IF NOT EXISTS {database}.schema_migrations
+        (
+            id UInt32,
+            name String,
+            checksum String,
+            applied_at DateTime64(6, 'UTC')
+        )
+        ENGINE = ReplacingMergeTree
+        ORDER BY id
+        """
+    )
+
+
+def applied_migrations(client: Any, database: str) -> dict[int, str]:
+    """``id -> checksum`` of the migrations recorded in ``schema_migrations``."""
+    check_database_name(database)
+    _ensure_migrations_table(client, database)
+    rows = client.query(f"SELECT id, any(checksum) FROM {database}.schema_migrations GROUP BY id").result_rows
+    return {int(r[0]): str(r[1]) for r in rows}
+
+
+def migrate(
+    client: Any,
+    database: str,
+    migrations: Sequence[Migration] = MIGRATIONS,
+    *,
+    now: datetime | None = None,
+) -> list[int]:
+    """Apply the migrations not yet recorded, in id order; return the ids applied.
+
+    Safe to run any number of times and after a crash half-way through a
+    migration: every statement is ``IF NOT EXISTS`` and the migration is
+    recorded only after all its statements ran. A recorded migration whose
+    definition changed since is an error, never silently re-applied.
+    """
+    check_database_name(database)
+    done = applied_migrations(client, database)
+    applied: list[int] = []
+    for migration in sorted(migrations, key=lambda m: m.id):
+        recorded = done.get(migration.id)
+        if recorded is not None:
+            if recorded != migration.checksum:
+                raise IntegrityError(
+                    "an applied migration was changed; add a new migration instead",
+                    code="migration_changed",
+                    migration_id=migration.id,
+                )
+            continue
+        for statement in migration.render(database):
+            client.command(statement)
+        client.insert(
+            f"{database}.schema_migrations",
+            [[migration.id, migration.name, migration.checksum, now or datetime.now(UTC)]],
+            column_names=["id", "name", "checksum", "applied_at"],
+        )
+        applied.append(migration.id)
+    return applied
+
+
+def schema_version(client: Any, database: str) -> int:
+    done = applied_migrations(client, database)
+    return max(done, default=0)

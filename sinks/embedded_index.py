@@ -1,0 +1,601 @@
+"""The embedded search index: BM25 (tantivy) + cosine HNSW (usearch) in a directory.
+
+Implements ``retrieval.backend.SearchBackend`` for one machine. Every filter
+of ``SearchFilter`` is applied inside the search: as tantivy query clauses for
+BM25, and as a vectorised predicate over compact per-node attribute arrays for
+vectors (exact search over the filtered set when it is small, HNSW with
+over-fetch otherwise), so a document of another owner is never a candidate.
+
+A node is replaced only by a newer version, and its text is embedded again
+only when the embedded text changed. The index is a derived store: the chDB
+node snapshots are the durable copy and can rebuild it.
+
+Layout under ``path``: ``tantivy/`` (documents, node JSON stored as bytes),
+``vectors.usearch`` + ``vectors.npy`` (HNSW graph and exact vectors, row =
+integer key), ``nodes.json`` + ``attrs.npz`` (node map and filter attributes),
+``meta.json`` (format and embedder identity).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+from enum import Enum
+from pathlib import Path
+from typing import Any, Final
+
+# onnxruntime must be loaded before usearch's SIMD library (numkong): importing
+# usearch first makes onnxruntime's import segfault the interpreter.
+with contextlib.suppress(ImportError):
+    import onnxruntime  # noqa: F401
+
+import numpy as np
+import numpy.typing as npt
+import tantivy
+from usearch.index import Index as HnswIndex
+
+from retrieval.backend import SearchFilter, SearchHit
+from retrieval.fusion import competition_ranks
+from retrieval.policy import condition_state_of
+from schemas.canonical import canonical_json, sha256_hex
+from schemas.enums import ConditionState, EpistemicType, LifecycleState, NodeType, Scope, SourceType
+from schemas.errors import IntegrityError
+from schemas.nodes import MemoryNode
+from sinks.embedding import Embedder, embedder_identity
+
+FORMAT_VERSION: Final = 1
+#: Filtered sets up to this size are searched exactly (brute force over the set).
+EXACT_LIMIT: Final = 20_000
+TEXT_FIELDS: Final = ("content", "subject", "object", "condition")
+_WORD: Final = re.compile(r"\w+", re.UNICODE)
+_MAX_I64: Final = 2**63 - 1
+_NO_CONDITION: Final = "NONE"
+_EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def _micros(value: datetime) -> int:
+    """Exact integer microseconds since the epoch (no float rounding at the boundaries)."""
+    return (value - _EPOCH) // timedelta(microseconds=1)
+
+
+def _parse_iso(value: str) -> int:
+    return _micros(datetime.fromisoformat(value.replace("Z", "+00:00")))
+
+
+def _codes(enum: type[Enum]) -> dict[Any, int]:
+    return {member: i for i, member in enumerate(enum)}
+
+
+_NODE_TYPE = _codes(NodeType)
+_SOURCE_TYPE = _codes(SourceType)
+_EPISTEMIC = _codes(EpistemicType)
+_LIFECYCLE = _codes(LifecycleState)
+_CONDITION = _codes(ConditionState)
+_SCOPE = _codes(Scope)
+
+# Attribute arrays, one row per integer key.
+_ATTRS: Final[dict[str, Any]] = {
+    "alive": np.bool_,
+    "has_vec": np.bool_,
+    "version": np.int64,
+    "tenant": np.int32,
+    "owner": np.int32,
+    "scope": np.int8,
+    "scope_id": np.int32,
+    "node_type": np.int8,
+    "source_type": np.int8,
+    "epistemic": np.int8,
+    "lifecycle": np.int8,
+    "condition": np.int8,
+    "confidence": np.float64,
+    "valid_from": np.int64,
+    "valid_to": np.int64,
+    "recorded_at": np.int64,
+}
+
+
+def _schema() -> tantivy.Schema:
+    sb = tantivy.SchemaBuilder()
+    sb.add_text_field("node_id", stored=True, tokenizer_name="raw")
+    sb.add_unsigned_field("key", stored=True, indexed=True, fast=True)
+    for name in TEXT_FIELDS:
+        sb.add_text_field(name, stored=False, tokenizer_name="en_stem")
+    for name in (
+        "tenant_id",
+        "owner_id",
+        "scope",
+        "scope_id",
+        "node_type",
+        "source_type",
+        "epistemic_type",
+        "lifecycle",
+        "condition_state",
+    ):
+        sb.add_text_field(name, stored=False, tokenizer_name="raw", fast=True)
+    sb.add_float_field("confidence", indexed=True, fast=True)
+    for name in ("valid_from", "valid_to", "recorded_at"):
+        sb.add_integer_field(name, indexed=True, fast=True)
+    sb.add_bytes_field("node", stored=True)
+    return sb.build()
+
+
+def _new_hnsw(dim: int) -> HnswIndex:
+    """int8 graph: it only proposes candidates, which are re-scored exactly from the float32 vectors."""
+    return HnswIndex(ndim=dim, metric="cos", dtype="i8", connectivity=16, expansion_add=48, expansion_search=96)
+
+
+def embedded_text(node: MemoryNode) -> str:
+    """What the vector represents; its hash decides whether a new version is embedded again."""
+    return node.content
+
+
+class EmbeddedIndex:
+    """``SearchBackend`` over a local directory; one writer process at a time."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        embedder: Embedder,
+        *,
+        exact_limit: int = EXACT_LIMIT,
+        ann: bool = True,
+        writer_heap_bytes: int = 64_000_000,
+    ) -> None:
+        """``ann=False`` keeps no HNSW graph: every vector query is exact over the filtered set."""
+        self.path = Path(path)
+        self.ann = ann
+        self.path.mkdir(parents=True, exist_ok=True)
+        self.embedder = embedder
+        self.exact_limit = exact_limit
+        self._schema = _schema()
+        tdir = self.path / "tantivy"
+        tdir.mkdir(exist_ok=True)
+        self._tindex = tantivy.Index(self._schema, path=str(tdir), reuse=True)
+        self._writer = self._tindex.writer(heap_size=writer_heap_bytes, num_threads=1)
+        self._dirty = False  # tantivy has uncommitted writes
+        self._unsaved = False  # map/attributes/vectors differ from disk
+
+        self._ids: list[str] = []
+        self._key: dict[str, int] = {}
+        self._text_hash: list[str] = []
+        self._strings: dict[str, int] = {"": 0}
+        self._string_list: list[str] = [""]
+        self._n = 0
+        self._attrs: dict[str, npt.NDArray[Any]] = {name: np.zeros(0, dtype=dt) for name, dt in _ATTRS.items()}
+        dim = max(embedder.dimension, 0)
+        self._dim = dim
+        self._vectors: npt.NDArray[np.float32] = np.zeros((0, dim), dtype=np.float32)
+        self._hnsw: HnswIndex | None = None
+        self._index_embedder: dict[str, Any] = embedder_identity(embedder)
+        self._load()
+        self._mismatch = self._index_embedder != embedder_identity(embedder)
+        if not ann:
+            self._hnsw = None
+        elif not self._mismatch and dim > 0 and self._hnsw is None:
+            self._hnsw = _new_hnsw(dim)
+        # Counters a benchmark or test can read.
+        self.embedded_texts = 0
+        self.reused_vectors = 0
+
+    # -------------------------------------------------------------- persistence
+    def _load(self) -> None:
+        meta_file = self.path / "meta.json"
+        if not meta_file.exists():
+            return
+        meta = json.loads(meta_file.read_text("utf-8"))
+        if meta.get("format") != FORMAT_VERSION:
+            raise IntegrityError("unsupported embedded index format", code="index_format")
+        self._index_embedder = meta["embedder"]
+        state = json.loads((self.path / "nodes.json").read_text("utf-8"))
+        self._ids = state["ids"]
+        self._text_hash = state["text_hash"]
+        self._string_list = state["strings"]
+        self._strings = {s: i for i, s in enumerate(self._string_list)}
+        self._key = {node_id: key for key, node_id in enumerate(self._ids)}
+        self._n = len(self._ids)
+        with np.load(self.path / "attrs.npz") as attrs:
+            self._attrs = {name: attrs[name].astype(dt) for name, dt in _ATTRS.items()}
+        stored_dim = int(self._index_embedder.get("dimension", 0))
+        vec_file = self.path / "vectors.npy"
+        if stored_dim > 0 and vec_file.exists():
+            self._vectors = np.load(vec_file)
+            self._dim = stored_dim
+            hnsw_file = self.path / "vectors.usearch"
+            if self.ann and self._index_embedder == embedder_identity(self.embedder) and hnsw_file.exists():
+                self._hnsw = HnswIndex.restore(str(hnsw_file), view=False)
+
+    def commit(self) -> None:
+        """Make every upsert searchable and durable (documents, vectors, node map)."""
+        self._soft_commit()
+        if not self._unsaved:
+            return
+        n = self._n
+        tmp = self.path / ".tmp"
+        tmp.mkdir(exist_ok=True)
+        np.savez(tmp / "attrs.npz", **{name: arr[:n] for name, arr in self._attrs.items()})  # type: ignore[arg-type]
+        (tmp / "nodes.json").write_text(
+            json.dumps({"ids": self._ids, "text_hash": self._text_hash, "strings": self._string_list}), "utf-8"
+        )
+        if self._dim > 0:
+            np.save(tmp / "vectors.npy", self._vectors[:n])
+            if self._hnsw is not None:
+                self._hnsw.save(str(tmp / "vectors.usearch"))
+        meta = {"format": FORMAT_VERSION, "embedder": self._index_embedder, "nodes": n}
+        (tmp / "meta.json").write_text(json.dumps(meta), "utf-8")
+        for name in ("attrs.npz", "nodes.json", "vectors.npy", "vectors.usearch", "meta.json"):
+            if (tmp / name).exists():
+                os.replace(tmp / name, self.path / name)
+        self._unsaved = False
+
+    def _soft_commit(self) -> None:
+        if self._dirty:
+            self._writer.commit()
+            self._tindex.reload()
+            self._dirty = False
+
+    def close(self) -> None:
+        self.commit()
+        self._writer.wait_merging_threads()
+
+    def __enter__(self) -> EmbeddedIndex:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ writes
+    def _intern(self, value: str | None) -> int:
+        text = value or ""
+        code = self._strings.get(text)
+        if code is None:
+            code = len(self._string_list)
+            self._strings[text] = code
+            self._string_list.append(text)
+        return code
+
+    def _grow(self, needed: int) -> None:
+        capacity = len(self._attrs["alive"])
+        if needed <= capacity:
+            return
+        new_cap = max(needed, capacity * 2, 1024)
+        for name, arr in self._attrs.items():
+            grown = np.zeros(new_cap, dtype=arr.dtype)
+            grown[:capacity] = arr
+            self._attrs[name] = grown
+        if self._dim > 0:
+            grown_v = np.zeros((new_cap, self._dim), dtype=np.float32)
+            grown_v[: len(self._vectors)] = self._vectors
+            self._vectors = grown_v
+
+    def _set_attrs(self, key: int, node: MemoryNode) -> None:
+        a = self._attrs
+        a["alive"][key] = True
+        a["version"][key] = node.version
+        a["tenant"][key] = self._intern(node.tenant_id)
+        a["owner"][key] = self._intern(node.owner_id)
+        a["scope"][key] = _SCOPE[node.scope]
+        a["scope_id"][key] = self._intern(node.scope_id)
+        a["node_type"][key] = _NODE_TYPE[node.node_type]
+        a["source_type"][key] = _SOURCE_TYPE[node.source_type]
+        a["epistemic"][key] = _EPISTEMIC[node.epistemic_type]
+        a["lifecycle"][key] = _LIFECYCLE[node.lifecycle]
+        a["condition"][key] = _CONDITION[condition_state_of(node)]
+        a["confidence"][key] = node.confidence
+        a["valid_from"][key] = _micros(node.valid_from)
+        a["valid_to"][key] = _micros(node.valid_to) if node.valid_to is not None else _MAX_I64
+        a["recorded_at"][key] = _micros(node.recorded_at)
+
+    def _document(self, key: int, node: MemoryNode) -> tantivy.Document:
+        doc = tantivy.Document()
+        doc.add_text("node_id", node.node_id)
+        doc.add_unsigned("key", key)
+        doc.add_text("content", node.content)
+        doc.add_text("subject", node.subject)
+        if node.object:
+            doc.add_text("object", node.object)
+        if node.condition:
+            doc.add_text("condition", node.condition)
+        doc.add_text("tenant_id", node.tenant_id)
+        doc.add_text("owner_id", node.owner_id)
+        doc.add_text("scope", node.scope.value)
+        doc.add_text("scope_id", node.scope_id or "")
+        doc.add_text("node_type", node.node_type.value)
+        doc.add_text("source_type", node.source_type.value)
+        doc.add_text("epistemic_type", node.epistemic_type.value)
+        doc.add_text("lifecycle", node.lifecycle.value)
+        cond = condition_state_of(node).value if node.epistemic_type is EpistemicType.CONDITIONAL else _NO_CONDITION
+        doc.add_text("condition_state", cond)
+        doc.add_float("confidence", float(node.confidence))
+        doc.add_integer("valid_from", _micros(node.valid_from))
+        doc.add_integer("valid_to", _micros(node.valid_to) if node.valid_to is not None else _MAX_I64)
+        doc.add_integer("recorded_at", _micros(node.recorded_at))
+        doc.add_bytes("node", canonical_json(node.model_dump(mode="json")).encode("utf-8"))
+        return doc
+
+    def upsert(self, nodes: Sequence[MemoryNode]) -> None:
+        """Insert or replace nodes; an older or equal version never replaces a stored one."""
+        newest: dict[str, MemoryNode] = {}
+        for node in nodes:
+            seen = newest.get(node.node_id)
+            if seen is None or node.version > seen.version:
+                newest[node.node_id] = node
+        accepted: list[tuple[int, MemoryNode, str]] = []
+        for node_id in sorted(newest):
+            node = newest[node_id]
+            key = self._key.get(node_id)
+            if key is not None and self._attrs["alive"][key] and self._attrs["version"][key] >= node.version:
+                continue
+            accepted.append((-1 if key is None else key, node, sha256_hex(embedded_text(node))))
+        if not accepted:
+            return
+        to_embed: list[int] = []
+        rows: list[tuple[int, MemoryNode, str]] = []
+        self._grow(self._n + sum(1 for k, _, _ in accepted if k < 0))
+        for key, node, text_hash in accepted:
+            if key < 0:
+                key = self._n
+                self._n += 1
+                self._ids.append(node.node_id)
+                self._text_hash.append("")
+                self._key[node.node_id] = key
+            else:
+                self._writer.delete_documents_by_term("node_id", node.node_id)
+            unchanged = self._text_hash[key] == text_hash and bool(self._attrs["has_vec"][key])
+            self._set_attrs(key, node)
+            if unchanged:
+                self.reused_vectors += 1
+            else:
+                self._text_hash[key] = text_hash
+                self._drop_vector(key)
+                to_embed.append(len(rows))
+            rows.append((key, node, text_hash))
+            self._writer.add_document(self._document(key, node))
+        if to_embed and self._dim > 0 and not self._mismatch:
+            self._store_vectors([rows[i][0] for i in to_embed], [embedded_text(rows[i][1]) for i in to_embed])
+        self._dirty = True
+        self._unsaved = True
+
+    def _drop_vector(self, key: int) -> None:
+        if self._attrs["has_vec"][key]:
+            self._attrs["has_vec"][key] = False
+            if self._hnsw is not None and self._hnsw.contains(key):
+                self._hnsw.remove(key)
+
+    def _store_vectors(self, keys: list[int], texts: list[str]) -> None:
+        vectors = np.asarray(self.embedder.embed(texts), dtype=np.float32)
+        if vectors.shape != (len(texts), self._dim):
+            raise IntegrityError("embedder returned vectors of the wrong shape", code="embedding_shape")
+        self.embedded_texts += len(texts)
+        norms = np.linalg.norm(vectors, axis=1)
+        usable = [i for i in range(len(keys)) if norms[i] > 0]
+        if not usable:
+            return
+        ks = np.array([keys[i] for i in usable], dtype=np.uint64)
+        vs = vectors[usable]
+        self._vectors[ks.astype(np.int64)] = vs
+        self._attrs["has_vec"][ks.astype(np.int64)] = True
+        if self._hnsw is not None:
+            self._hnsw.add(ks, vs)
+
+    def reembed(self, batch_size: int = 256) -> int:
+        """Rebuild every vector with the current embedder (after a model change); clears the mismatch."""
+        self._soft_commit()
+        self._index_embedder = embedder_identity(self.embedder)
+        self._dim = max(self.embedder.dimension, 0)
+        self._vectors = np.zeros((len(self._attrs["alive"]), self._dim), dtype=np.float32)
+        self._attrs["has_vec"][:] = False
+        self._hnsw = _new_hnsw(self._dim) if self._dim > 0 and self.ann else None
+        self._mismatch = False
+        keys = [k for k in range(self._n) if self._attrs["alive"][k]]
+        for start in range(0, len(keys), batch_size):
+            chunk = keys[start : start + batch_size]
+            nodes = self._fetch([self._ids[k] for k in chunk])
+            if self._dim > 0:
+                self._store_vectors([self._key[n.node_id] for n in nodes], [embedded_text(n) for n in nodes])
+        self._unsaved = True
+        self.commit()
+        return len(keys)
+
+    # ------------------------------------------------------------------- reads
+    @property
+    def embedding_mismatch(self) -> bool:
+        return self._mismatch
+
+    @property
+    def index_embedder(self) -> dict[str, Any]:
+        return dict(self._index_embedder)
+
+    def __len__(self) -> int:
+        return int(self._attrs["alive"][: self._n].sum())
+
+    def _fetch(self, node_ids: Sequence[str]) -> list[MemoryNode]:
+        wanted = [i for i in dict.fromkeys(node_ids) if i in self._key]
+        if not wanted:
+            return []
+        searcher = self._tindex.searcher()
+        query = tantivy.Query.term_set_query(self._schema, "node_id", wanted)
+        result = searcher.search(query, limit=len(wanted), count=False)
+        found: dict[str, MemoryNode] = {}
+        for _score, address in result.hits:
+            doc = searcher.doc(address)
+            node = MemoryNode.model_validate_json(bytes(doc["node"][0]))
+            found[node.node_id] = node
+        return [found[i] for i in node_ids if i in found]
+
+    def get(self, node_ids: Sequence[str]) -> list[MemoryNode]:
+        self._soft_commit()
+        return self._fetch(node_ids)
+
+    def _filter_query(self, flt: SearchFilter) -> tantivy.Query:
+        s = self._schema
+        Q = tantivy.Query  # noqa: N806
+        must: list[tuple[tantivy.Occur, tantivy.Query]] = []
+
+        def term(field: str, value: str) -> None:
+            must.append((tantivy.Occur.Must, Q.term_query(s, field, value)))
+
+        def terms(field: str, values: frozenset[Any] | None) -> None:
+            if values is not None:
+                must.append((tantivy.Occur.Must, Q.term_set_query(s, field, sorted(v.value for v in values))))
+
+        def unless_type(epistemic: EpistemicType, clause: tantivy.Query) -> None:
+            not_this_type = Q.term_query(s, "epistemic_type", epistemic.value)
+            other = Q.boolean_query([(tantivy.Occur.Must, Q.all_query()), (tantivy.Occur.MustNot, not_this_type)])
+            either = Q.boolean_query([(tantivy.Occur.Should, other), (tantivy.Occur.Should, clause)])
+            must.append((tantivy.Occur.Must, either))
+
+        term("tenant_id", flt.tenant_id)
+        term("owner_id", flt.owner_id)
+        if flt.scope is not None:
+            term("scope", flt.scope.value)
+        if flt.scope_id is not None:
+            term("scope_id", flt.scope_id)
+        terms("node_type", flt.node_types)
+        terms("source_type", flt.source_types)
+        terms("epistemic_type", flt.epistemic_types)
+        terms("lifecycle", flt.lifecycles)
+        if flt.condition_states is not None:
+            states = sorted(v.value for v in flt.condition_states) or ["__none__"]
+            unless_type(EpistemicType.CONDITIONAL, Q.term_set_query(s, "condition_state", states))
+        if flt.unverified_min_confidence is not None:
+            above = Q.range_query(s, "confidence", tantivy.FieldType.Float, float(flt.unverified_min_confidence), None,
+                                  include_lower=False)
+            unless_type(EpistemicType.UNVERIFIED, above)
+        int_t = tantivy.FieldType.Integer
+        if flt.valid_at is not None:
+            at = _parse_iso(flt.valid_at)
+            must.append((tantivy.Occur.Must, Q.range_query(s, "valid_from", int_t, None, at)))
+            must.append((tantivy.Occur.Must, Q.range_query(s, "valid_to", int_t, at, None, include_lower=False)))
+        if flt.recorded_before is not None:
+            cutoff = _parse_iso(flt.recorded_before)
+            must.append((tantivy.Occur.Must, Q.range_query(s, "recorded_at", int_t, None, cutoff)))
+        time_from = getattr(flt, "time_from", None)
+        time_to = getattr(flt, "time_to", None)
+        if time_from is not None:
+            must.append((tantivy.Occur.Must, Q.range_query(s, "valid_from", int_t, _parse_iso(time_from), None)))
+        if time_to is not None:
+            before = Q.range_query(s, "valid_from", int_t, None, _parse_iso(time_to), include_upper=False)
+            must.append((tantivy.Occur.Must, before))
+        return Q.boolean_query(must)
+
+    def _mask(self, flt: SearchFilter) -> npt.NDArray[np.bool_]:
+        """The same predicate as ``_filter_query``, over the attribute arrays."""
+        n = self._n
+        a = {name: arr[:n] for name, arr in self._attrs.items()}
+        tenant = self._strings.get(flt.tenant_id)
+        owner = self._strings.get(flt.owner_id)
+        if tenant is None or owner is None:
+            return np.zeros(n, dtype=np.bool_)
+        m = a["alive"] & (a["tenant"] == tenant) & (a["owner"] == owner)
+        if flt.scope is not None:
+            m &= a["scope"] == _SCOPE[flt.scope]
+        if flt.scope_id is not None:
+            sid = self._strings.get(flt.scope_id)
+            if sid is None:
+                return np.zeros(n, dtype=np.bool_)
+            m &= a["scope_id"] == sid
+        for field, values, codes in (
+            ("node_type", flt.node_types, _NODE_TYPE),
+            ("source_type", flt.source_types, _SOURCE_TYPE),
+            ("epistemic", flt.epistemic_types, _EPISTEMIC),
+            ("lifecycle", flt.lifecycles, _LIFECYCLE),
+        ):
+            if values is not None:
+                m &= np.isin(a[field], [codes[v] for v in values])
+        if flt.condition_states is not None:
+            is_conditional = a["epistemic"] == _EPISTEMIC[EpistemicType.CONDITIONAL]
+            allowed = np.isin(a["condition"], [_CONDITION[v] for v in flt.condition_states])
+            m &= ~is_conditional | allowed
+        if flt.unverified_min_confidence is not None:
+            is_unverified = a["epistemic"] == _EPISTEMIC[EpistemicType.UNVERIFIED]
+            m &= ~is_unverified | (a["confidence"] > flt.unverified_min_confidence)
+        if flt.valid_at is not None:
+            at = _parse_iso(flt.valid_at)
+            m &= (a["valid_from"] <= at) & (a["valid_to"] > at)
+        if flt.recorded_before is not None:
+            m &= a["recorded_at"] <= _parse_iso(flt.recorded_before)
+        time_from = getattr(flt, "time_from", None)
+        time_to = getattr(flt, "time_to", None)
+        if time_from is not None:
+            m &= a["valid_from"] >= _parse_iso(time_from)
+        if time_to is not None:
+            m &= a["valid_from"] < _parse_iso(time_to)
+        return np.asarray(m, dtype=np.bool_)
+
+    @staticmethod
+    def _ranked(scores: dict[str, float], k: int) -> list[SearchHit]:
+        if not scores:
+            return []
+        ranks = competition_ranks(scores)
+        order = sorted(scores, key=lambda i: (-scores[i], i))[:k]
+        return [SearchHit(node_id=i, score=float(scores[i]), rank=ranks[i]) for i in order]
+
+    def lexical(self, query: str, flt: SearchFilter, k: int) -> list[SearchHit]:
+        words = [w.lower() for w in _WORD.findall(query)]
+        if not words or k <= 0:
+            return []
+        self._soft_commit()
+        text_query = self._tindex.parse_query(
+            " ".join(words), default_field_names=list(TEXT_FIELDS), field_boosts={"content": 2.0}
+        )
+        query_obj = tantivy.Query.boolean_query(
+            [
+                (tantivy.Occur.Must, text_query),
+                (tantivy.Occur.Must, tantivy.Query.const_score_query(self._filter_query(flt), 0.0)),
+            ]
+        )
+        searcher = self._tindex.searcher()
+        # Fetch past k so that ties at the k-th score are ranked and cut deterministically.
+        result = searcher.search(query_obj, limit=k + 16, count=False)
+        if not result.hits:
+            return []
+        addresses = [addr for _score, addr in result.hits]
+        keys = searcher.fast_field_values("key", addresses)
+        scores: dict[str, float] = {}
+        for (score, _addr), key in zip(result.hits, keys, strict=True):
+            # A key unknown to the node map (crash between commits) is skipped until re-upserted.
+            if isinstance(key, int) and key < self._n:
+                scores[self._ids[key]] = float(score)
+        return self._ranked(scores, k)
+
+    def vector(self, query: str, flt: SearchFilter, k: int) -> list[SearchHit]:
+        if self._mismatch or self._dim == 0 or k <= 0 or not query.strip():
+            return []
+        mask = self._mask(flt) & self._attrs["has_vec"][: self._n]
+        candidates = np.flatnonzero(mask)
+        if candidates.size == 0:
+            return []
+        q = np.asarray(self.embedder.embed([query]), dtype=np.float32)[0]
+        if not np.any(q):
+            return []
+        if candidates.size <= self.exact_limit or self._hnsw is None:
+            keys = candidates
+        else:
+            keys = self._hnsw_candidates(q, mask, k)
+        # Scoring every row and picking is cheaper than gathering most of them first.
+        sims = (self._vectors[: self._n] @ q)[keys] if keys.size * 4 > self._n else self._vectors[keys] @ q
+        take = min(k + 16, sims.size)
+        top = np.argpartition(-sims, take - 1)[:take] if take < sims.size else np.arange(sims.size)
+        scores = {self._ids[int(keys[i])]: round(float(sims[i]), 6) for i in top}
+        return self._ranked(scores, k)
+
+    def _hnsw_candidates(self, q: npt.NDArray[np.float32], mask: npt.NDArray[np.bool_], k: int) -> npt.NDArray[Any]:
+        """Approximate neighbours inside the filtered set: over-fetch, filter, widen until k pass."""
+        assert self._hnsw is not None
+        total = len(self._hnsw)
+        selectivity = max(float(mask.sum()) / max(total, 1), 1e-6)
+        count = min(total, int((k + 16) / selectivity * 2) + 16)
+        while True:
+            matches = self._hnsw.search(q, count)
+            found = np.asarray(matches.keys, dtype=np.int64)
+            found = found[(found < self._n)]
+            found = found[mask[found]]
+            if found.size >= k + 16 or count >= total:
+                if found.size >= min(k, int(mask.sum())):
+                    return found
+                return np.flatnonzero(mask)  # the graph missed some: exact over the set
+            count = min(total, count * 4)

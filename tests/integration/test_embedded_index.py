@@ -1,0 +1,274 @@
+"""The embedded BM25 + vector index on a real directory (tantivy + usearch)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import timedelta
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sink_factories import T0, at, make_node
+
+from retrieval.backend import SearchBackend, SearchFilter
+from retrieval.policy import node_matches_filter
+from schemas.canonical import iso
+from schemas.enums import ConditionState, EpistemicType, LifecycleState, NodeType, Scope, SourceType
+from schemas.nodes import MemoryNode
+from sinks.embedded_index import EmbeddedIndex
+from sinks.embedding import HashEmbedder, NoopEmbedder
+
+ALICE = SearchFilter(tenant_id="t1", owner_id="alice")
+
+
+class CountingEmbedder(HashEmbedder):
+    """Records every text it embeds."""
+
+    def __init__(self, dimension: int = 64) -> None:
+        super().__init__(dimension)
+        self.seen: list[str] = []
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        self.seen.extend(texts)
+        return super().embed(texts)
+
+
+def _index(tmp_path: Path, embedder: HashEmbedder | None = None, **kw: object) -> EmbeddedIndex:
+    return EmbeddedIndex(tmp_path / "index", embedder or HashEmbedder(64), **kw)  # type: ignore[arg-type]
+
+
+def test_it_implements_the_search_backend_protocol(tmp_path: Path) -> None:
+    assert isinstance(_index(tmp_path), SearchBackend)
+
+
+def test_another_owners_best_match_is_never_returned(tmp_path: Path) -> None:
+    idx = _index(tmp_path)
+    idx.upsert(
+        [
+            make_node("bob-1", "green tea green tea green tea", owner_id="bob"),
+            make_node("other-tenant", "green tea green tea", tenant_id="t2"),
+            make_node("a-1", "alice drinks green tea sometimes"),
+            make_node("a-2", "alice owns a car"),
+        ]
+    )
+    lexical = idx.lexical("green tea", ALICE, 10)
+    vector = idx.vector("green tea", ALICE, 10)
+    assert [h.node_id for h in lexical] == ["a-1"]
+    assert {h.node_id for h in vector} <= {"a-1", "a-2"} and vector[0].node_id == "a-1"
+    bob = idx.lexical("green tea", SearchFilter(tenant_id="t1", owner_id="bob"), 10)
+    assert [h.node_id for h in bob] == ["bob-1"]
+    assert idx.lexical("green tea", SearchFilter(tenant_id="t1", owner_id="nobody"), 10) == []
+
+
+def test_epistemic_and_lifecycle_filters_are_pushed_into_both_channels(tmp_path: Path) -> None:
+    idx = _index(tmp_path)
+    idx.upsert(
+        [
+            make_node("plain", "tea in the morning"),
+            make_node("hypo", "tea in the morning", epistemic_type=EpistemicType.HYPOTHETICAL),
+            make_node("cond-unknown", "tea in the morning", epistemic_type=EpistemicType.CONDITIONAL,
+                      condition="if it rains"),
+            make_node("cond-true", "tea in the morning", epistemic_type=EpistemicType.CONDITIONAL,
+                      condition="if it rains", condition_state=ConditionState.TRUE),
+            make_node("weak", "tea in the morning", epistemic_type=EpistemicType.UNVERIFIED, confidence=0.3),
+            make_node("strong", "tea in the morning", epistemic_type=EpistemicType.UNVERIFIED, confidence=0.31),
+            make_node("gone", "tea in the morning", lifecycle=LifecycleState.SUPERSEDED),
+            make_node("expired", "tea in the morning", valid_to=at(days=1)),
+            make_node("future", "tea in the morning", valid_from=at(days=10), recorded_at=at(days=10)),
+        ]
+    )
+    flt = ALICE.model_copy(
+        update={
+            "epistemic_types": frozenset(EpistemicType) - {EpistemicType.HYPOTHETICAL, EpistemicType.DEPRECATED},
+            "lifecycles": frozenset({LifecycleState.TENTATIVE, LifecycleState.STABLE, LifecycleState.CONTESTED}),
+            "condition_states": frozenset({ConditionState.TRUE}),
+            "unverified_min_confidence": 0.3,
+            "valid_at": iso(at(days=2)),
+        }
+    )
+    expected = {"plain", "cond-true", "strong"}
+    assert {h.node_id for h in idx.lexical("tea morning", flt, 50)} == expected
+    assert {h.node_id for h in idx.vector("tea morning", flt, 50)} == expected
+    cutoff = ALICE.model_copy(update={"recorded_before": iso(at(days=5))})
+    assert "future" not in {h.node_id for h in idx.lexical("tea", cutoff, 50)}
+    assert "future" in {h.node_id for h in idx.lexical("tea", ALICE, 50)}
+
+
+def test_a_stale_or_repeated_version_never_regresses_a_document(tmp_path: Path) -> None:
+    idx = _index(tmp_path)
+    v2 = make_node("n1", "alice prefers coffee", version=2)
+    idx.upsert([v2])
+    idx.upsert([make_node("n1", "alice prefers tea", version=1)])  # stale
+    idx.upsert([make_node("n1", "alice prefers water", version=2)])  # same version, other content
+    assert idx.get(["n1"]) == [v2]
+    assert idx.lexical("tea", ALICE, 5) == [] and idx.lexical("water", ALICE, 5) == []
+    v3 = make_node("n1", "alice prefers tea now", version=3)
+    idx.upsert([v3, make_node("n1", "older", version=2)])  # in one batch the newest wins
+    assert idx.get(["n1"]) == [v3]
+    assert [h.node_id for h in idx.lexical("tea", ALICE, 5)] == ["n1"]
+    assert idx.lexical("coffee", ALICE, 5) == []
+
+
+def test_unchanged_content_is_never_embedded_again(tmp_path: Path) -> None:
+    emb = CountingEmbedder()
+    idx = _index(tmp_path, emb)
+    idx.upsert([make_node("n1", "alice likes tea"), make_node("n2", "alice likes jazz")])
+    assert sorted(emb.seen) == ["alice likes jazz", "alice likes tea"]
+    emb.seen.clear()
+    idx.upsert([make_node("n1", "alice likes tea", version=2, lifecycle=LifecycleState.STABLE, confidence=0.9)])
+    idx.upsert([make_node("n2", "alice likes jazz", version=1)])  # repeated write
+    assert emb.seen == []
+    idx.upsert([make_node("n2", "alice likes opera", version=2)])
+    assert emb.seen == ["alice likes opera"]
+    # The reused vector still answers, and the attribute change is visible to filters.
+    stable = ALICE.model_copy(update={"lifecycles": frozenset({LifecycleState.STABLE})})
+    assert [h.node_id for h in idx.vector("likes tea", stable, 5)] == ["n1"]
+
+
+def test_everything_survives_a_reopen(tmp_path: Path) -> None:
+    emb = CountingEmbedder()
+    idx = _index(tmp_path, emb)
+    nodes = [make_node(f"n{i}", f"topic {i} about gardening and tea {i}") for i in range(30)]
+    idx.upsert(nodes)
+    before = (idx.lexical("gardening tea 7", ALICE, 5), idx.vector("gardening tea 7", ALICE, 5))
+    idx.close()
+    emb2 = CountingEmbedder()
+    again = _index(tmp_path, emb2)
+    assert len(again) == 30
+    assert again.get(["n7", "n3"]) == [nodes[7], nodes[3]]
+    assert (again.lexical("gardening tea 7", ALICE, 5), again.vector("gardening tea 7", ALICE, 5)) == before
+    assert emb2.seen == ["gardening tea 7"]  # only the query: stored vectors were restored
+    again.upsert([make_node("n3", nodes[3].content, version=2)])
+    assert emb2.seen == ["gardening tea 7"]  # content hashes were restored too
+    again.upsert([make_node("n3", nodes[3].content, version=1)])
+    assert again.get(["n3"])[0].version == 2
+
+
+def test_another_embedder_sets_the_mismatch_flag_and_empties_the_vector_channel(tmp_path: Path) -> None:
+    idx = _index(tmp_path, HashEmbedder(64))
+    idx.upsert([make_node("n1", "alice likes tea")])
+    idx.close()
+    other = _index(tmp_path, HashEmbedder(32))
+    assert other.embedding_mismatch is True
+    assert other.vector("tea", ALICE, 5) == []
+    assert [h.node_id for h in other.lexical("tea", ALICE, 5)] == ["n1"]  # lexical still works
+    assert other.reembed() == 1
+    assert other.embedding_mismatch is False
+    assert [h.node_id for h in other.vector("tea", ALICE, 5)] == ["n1"]
+    other.close()
+    assert _index(tmp_path, HashEmbedder(32)).embedding_mismatch is False
+
+
+def test_noop_embedder_keeps_lexical_search_and_no_vectors(tmp_path: Path) -> None:
+    idx = EmbeddedIndex(tmp_path / "noop", NoopEmbedder())
+    idx.upsert([make_node("n1", "alice likes tea")])
+    assert idx.vector("tea", ALICE, 5) == [] and idx.embedding_mismatch is False
+    assert [h.node_id for h in idx.lexical("tea", ALICE, 5)] == ["n1"]
+
+
+def test_lexical_ranking_and_competition_ranks(tmp_path: Path) -> None:
+    idx = _index(tmp_path)
+    idx.upsert(
+        [
+            make_node("both", "alice plays chess and go", subject="alice", object="chess"),
+            make_node("chess-a", "bob mentioned chess once"),
+            make_node("chess-b", "bob mentioned chess once"),
+            make_node("none", "alice likes soup"),
+        ]
+    )
+    hits = idx.lexical("chess go", ALICE, 10)
+    assert hits[0].node_id == "both" and hits[0].rank == 1
+    tied = [h for h in hits if h.node_id in {"chess-a", "chess-b"}]
+    assert [h.rank for h in tied] == [2, 2] and tied[0].score == tied[1].score
+    assert "none" not in {h.node_id for h in hits}
+    assert idx.lexical("   ", ALICE, 10) == [] and idx.lexical('"chess" AND (go', ALICE, 1)[0].node_id == "both"
+
+
+def test_vector_ranking_prefers_shared_words(tmp_path: Path) -> None:
+    idx = _index(tmp_path, HashEmbedder(256))
+    idx.upsert(
+        [
+            make_node("tea", "alice drinks green tea every morning"),
+            make_node("car", "the car engine needs oil"),
+            make_node("code", "python code review on friday"),
+        ]
+    )
+    hits = idx.vector("green tea in the morning", ALICE, 3)
+    assert hits[0].node_id == "tea" and hits[0].rank == 1
+    assert hits[0].score > hits[-1].score
+
+
+def test_hnsw_path_returns_only_filtered_nodes(tmp_path: Path) -> None:
+    idx = _index(tmp_path, HashEmbedder(32), exact_limit=10)
+    nodes = [make_node(f"a{i}", f"note {i} on topic {i % 7}") for i in range(200)]
+    nodes += [make_node(f"b{i}", f"note {i} on topic {i % 7}", owner_id="bob") for i in range(200)]
+    facts = ALICE.model_copy(update={"node_types": frozenset({NodeType.PREFERENCE})})
+    nodes += [make_node(f"p{i}", f"note {i} on topic 3", node_type=NodeType.PREFERENCE) for i in range(20)]
+    idx.upsert(nodes)
+    hits = idx.vector("note on topic 3", facts, 10)
+    assert len(hits) == 10 and all(h.node_id.startswith("p") for h in hits)
+    alice = idx.vector("note on topic 3", ALICE, 50)
+    assert len(alice) == 50 and not any(h.node_id.startswith("b") for h in alice)
+
+
+_node_strategy = st.builds(
+    lambda i, owner, scope, et, lc, cs, conf, vf, vt: make_node(
+        f"n{i}",
+        f"common words {i % 3} tea",
+        owner_id=owner,
+        scope=scope,
+        epistemic_type=et,
+        lifecycle=lc,
+        condition="if x" if et is EpistemicType.CONDITIONAL else None,
+        condition_state=cs,
+        confidence=conf,
+        valid_from=at(days=vf),
+        valid_to=None if vt is None else at(days=vf + vt),
+        recorded_at=at(days=vf),
+        source_type=SourceType.USER_STATED,
+    ),
+    st.integers(0, 10_000),
+    st.sampled_from(["alice", "bob"]),
+    st.sampled_from([Scope.PERSONAL, Scope.PROJECT]),
+    st.sampled_from([e for e in EpistemicType]),
+    st.sampled_from(list(LifecycleState)),
+    st.one_of(st.none(), st.sampled_from(list(ConditionState))),
+    st.sampled_from([0.1, 0.3, 0.30001, 0.9]),
+    st.integers(0, 5),
+    st.one_of(st.none(), st.integers(1, 4)),
+)
+
+_filter_strategy = st.builds(
+    lambda scope, ets, lcs, css, minc, valid_at, before: SearchFilter(
+        tenant_id="t1",
+        owner_id="alice",
+        scope=scope,
+        epistemic_types=ets,
+        lifecycles=lcs,
+        condition_states=css,
+        unverified_min_confidence=minc,
+        valid_at=None if valid_at is None else iso(T0 + timedelta(days=valid_at)),
+        recorded_before=None if before is None else iso(T0 + timedelta(days=before)),
+    ),
+    st.one_of(st.none(), st.sampled_from([Scope.PERSONAL, Scope.PROJECT])),
+    st.one_of(st.none(), st.frozensets(st.sampled_from(list(EpistemicType)))),
+    st.one_of(st.none(), st.frozensets(st.sampled_from(list(LifecycleState)))),
+    st.one_of(st.none(), st.frozensets(st.sampled_from(list(ConditionState)))),
+    st.one_of(st.none(), st.just(0.3)),
+    st.one_of(st.none(), st.integers(0, 8)),
+    st.one_of(st.none(), st.integers(0, 5)),
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(nodes=st.lists(_node_strategy, min_size=1, max_size=25, unique_by=lambda n: n.node_id), flt=_filter_strategy)
+def test_both_channels_return_exactly_the_reference_filtered_set(
+    tmp_path_factory: pytest.TempPathFactory, nodes: list[MemoryNode], flt: SearchFilter
+) -> None:
+    idx = EmbeddedIndex(tmp_path_factory.mktemp("prop"), HashEmbedder(16))
+    idx.upsert(nodes)
+    expected = {n.node_id for n in nodes if node_matches_filter(n, flt)}
+    assert {h.node_id for h in idx.lexical("tea", flt, 100)} == expected
+    assert {h.node_id for h in idx.vector("common words tea", flt, 100)} == expected

@@ -1,0 +1,394 @@
+"""Rule extractor behaviour on realistic chat messages, hard negatives included."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from extractors import reasons
+from extractors.rules import RuleExtractor
+from schemas.canonical import sha256_hex
+from schemas.claims import Claim, ExtractionResult
+from schemas.enums import EpistemicType, NodeType, Polarity, SourceType, TemporalIntent
+from schemas.events import ConversationEvent
+
+EventFactory = Callable[..., ConversationEvent]
+X = RuleExtractor()
+
+
+def claims(event: EventFactory, text: str, role: str = "user", **kw: object) -> list[Claim]:
+    return list(X.extract(event(text, role=role, **kw)).claims)
+
+
+def triples(cs: list[Claim]) -> list[tuple[str, str, str | None, str]]:
+    return [(c.subject, c.predicate, c.object, c.polarity.value) for c in cs]
+
+
+def one(event: EventFactory, text: str, role: str = "user", **kw: object) -> Claim:
+    cs = claims(event, text, role, **kw)
+    assert len(cs) == 1, triples(cs)
+    return cs[0]
+
+
+# --- facts and subjects ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "triple"),
+    [
+        ("I live in Berlin.", ("user", "lives_in", "Berlin")),
+        ("We're based in Lisbon these days.", ("user", "lives_in", "Lisbon")),
+        ("Alice works at Acme.", ("Alice", "works_at", "Acme")),
+        ("I work for the city council", ("user", "works_at", "city council")),
+        ("I work as a nurse.", ("user", "works_as", "nurse")),
+        ("I'm a software engineer.", ("user", "is_a", "software engineer")),
+        ("I'm allergic to peanuts.", ("user", "allergic_to", "peanuts")),
+        ("I speak Portuguese.", ("user", "speaks", "Portuguese")),
+        ("My name is Ann.", ("user", "name", "Ann")),
+        ("My favourite colour is dark blue.", ("user", "favorite_color", "dark blue")),
+        ("My sister lives in Rome.", ("user's sister", "lives_in", "Rome")),
+        ("May lives in Paris.", ("May", "lives_in", "Paris")),
+        ("Marianne works at Google.", ("Marianne", "works_at", "Google")),
+        ("I'm vegetarian.", ("user", "is", "vegetarian")),
+        ("Our staging cluster runs on GKE.", None),
+    ],
+)
+def test_facts_and_subject_convention(event: EventFactory, text: str, triple: tuple[str, str, str] | None) -> None:
+    cs = claims(event, text)
+    if triple is None:
+        return
+    assert [(c.subject, c.predicate, c.object) for c in cs] == [triple]
+    assert cs[0].epistemic_type is EpistemicType.ASSERTED
+    assert cs[0].source_type is SourceType.USER_STATED
+
+
+def test_same_fact_phrased_twice_gives_the_same_triple(event: EventFactory) -> None:
+    a = one(event, "I live in Berlin.")
+    b = one(event, "Just so you know, I currently live in Berlin")
+    c = one(event, "we live in Berlin", speaker="Ana")
+    key = (a.subject, a.predicate, a.object)
+    assert key == (b.subject, b.predicate, b.object) == (c.subject, c.predicate, c.object)
+
+
+def test_speaker_name_as_subject_maps_to_owner(event: EventFactory) -> None:
+    assert one(event, "Ana lives in Porto.", speaker="Ana").subject == "user"
+    assert one(event, "I live in Porto.", role="participant", speaker="Marco").subject == "Marco"
+    assert one(event, "I live in Porto.", role="participant").subject == "participant"
+
+
+# --- preferences and polarity ------------------------------------------------------------------
+
+
+def test_love_and_dont_love_share_the_triple_with_opposite_polarity(event: EventFactory) -> None:
+    pos = one(event, "I love tea.")
+    neg = one(event, "I don't love tea.")
+    hate = one(event, "I hate tea.")
+    stand = one(event, "I can't stand tea.")
+    assert (pos.subject, pos.predicate, pos.object) == (neg.subject, neg.predicate, neg.object)
+    assert (hate.predicate, stand.predicate) == ("likes", "likes")
+    assert pos.polarity is Polarity.POSITIVE
+    assert neg.polarity is hate.polarity is stand.polarity is Polarity.NEGATIVE
+    assert pos.node_type is NodeType.PREFERENCE
+
+
+def test_prefer_over_records_the_alternative(event: EventFactory) -> None:
+    c = one(event, "I prefer Python over Java.")
+    assert (c.predicate, c.object, c.metadata["over"]) == ("prefers", "Python", "Java")
+
+
+def test_lists_become_separate_claims_and_stop_at_a_new_clause(event: EventFactory) -> None:
+    assert triples(claims(event, "We use Postgres and Redis.")) == [
+        ("user", "uses", "Postgres", "positive"),
+        ("user", "uses", "Redis", "positive"),
+    ]
+    assert triples(claims(event, "I love bouldering, it's my main hobby.")) == [
+        ("user", "likes", "bouldering", "positive")
+    ]
+
+
+def test_two_clauses_in_one_sentence(event: EventFactory) -> None:
+    got = triples(claims(event, "I love tea but I hate coffee."))
+    assert got == [("user", "likes", "tea", "positive"), ("user", "likes", "coffee", "negative")]
+
+
+def test_double_negation_is_not_guessed(event: EventFactory) -> None:
+    assert claims(event, "I don't hate tea.") == []
+
+
+# --- hedges and conditions -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I might move to Paris.", "Maybe we use Redis for caching.", "I think we use Jenkins.",
+     "We're probably switching to Postgres.", "I'm considering switching to Postgres.", "I may join Acme."],
+)
+def test_hedges_are_hypothetical(event: EventFactory, text: str) -> None:
+    cs = claims(event, text)
+    assert cs, text
+    assert all(c.epistemic_type is EpistemicType.HYPOTHETICAL and c.condition is None for c in cs)
+
+
+@pytest.mark.parametrize(
+    ("text", "condition"),
+    [
+        ("I'll use Postgres if the budget allows it.", "if the budget allows it"),
+        ("If it rains, I'll stay home.", "If it rains"),
+        ("I drink coffee only if it's decaf.", "only if it's decaf"),
+        ("I don't eat fish unless it's sustainably caught.", "unless it's sustainably caught"),
+        ("Provided that my visa comes through, I'm moving to Toronto in March.", "Provided that my visa comes through"),
+        ("We use Kafka as long as the budget holds.", "as long as the budget holds"),
+    ],
+)
+def test_conditions_carry_exact_text(event: EventFactory, text: str, condition: str) -> None:
+    cs = claims(event, text)
+    assert cs, text
+    for c in cs:
+        assert c.epistemic_type is EpistemicType.CONDITIONAL
+        assert c.condition == condition
+        assert condition in text
+
+
+def test_negated_conditional_keeps_polarity(event: EventFactory) -> None:
+    c = one(event, "I don't eat fish unless it's sustainably caught.")
+    assert (c.predicate, c.object, c.polarity) == ("eats", "fish", Polarity.NEGATIVE)
+
+
+def test_condition_in_following_qualifier_sentence(event: EventFactory) -> None:
+    c = one(event, "I'll join the hike on Sunday. Only if it doesn't rain.")
+    assert c.epistemic_type is EpistemicType.CONDITIONAL
+    assert c.condition == "Only if it doesn't rain"
+
+
+def test_contrast_keeps_the_settled_clause_settled(event: EventFactory) -> None:
+    cs = claims(event, "I live in Berlin, but I'd move to Paris if I got the job.")
+    berlin = next(c for c in cs if c.object == "Berlin")
+    assert berlin.epistemic_type is EpistemicType.ASSERTED
+
+
+# --- hard negatives -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Where do you live?",
+        "Do you like tea?",
+        "I was wondering if you could help me with Python.",
+        "I'm curious whether Postgres supports this.",
+        "Could you help me write a cover letter?",
+        "Can you recommend a good book",
+        "Thanks so much, that was helpful!",
+        "Hi! Hope your week is off to a good start.",
+        "Let me know if you need anything else.",
+        "Here's an example: \"I live in Paris\".",
+        "For example, I live in Paris and work at Acme.",
+        "```\nI live in Paris\nwe use MySQL\n```",
+        "> I hate tea\nthat's what my friend wrote",
+        "Don't worry about it!",
+        "Never mind.",
+        "I love it!",
+        "I'd like to know if that works.",
+        "He works at Google.",
+        "Sorry, I got distracted.",
+        "I lived in Paris for two years.",
+        "ok",
+    ],
+)
+def test_hard_negatives_give_nothing(event: EventFactory, text: str) -> None:
+    assert claims(event, text) == []
+
+
+# --- speech acts -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "predicate", "obj"),
+    [
+        ("I'm trying to set up ESLint.", "trying_to_set_up", "ESLint"),
+        ("We plan to run Kubernetes in production.", "plans_to_run", "Kubernetes"),
+        ("I want to learn Rust.", "wants_to_learn", "Rust"),
+        ("I'd like to visit Japan.", "wants_to_visit", "Japan"),
+        ("I've tried to use Vim before.", "tried_to_use", "Vim"),
+        ("We're hoping to hire a designer.", "hopes_to_hire", "designer"),
+    ],
+)
+def test_speech_acts_keep_their_cue(event: EventFactory, text: str, predicate: str, obj: str) -> None:
+    c = one(event, text)
+    assert (c.predicate, c.object) == (predicate, obj)
+    assert c.epistemic_type is EpistemicType.OBSERVED
+    assert c.predicate not in ("uses", "runs")
+
+
+def test_speech_act_and_real_use_in_one_message(event: EventFactory) -> None:
+    got = triples(claims(event, "I want to learn Rust because I use Python at work."))
+    assert ("user", "wants_to_learn", "Rust", "positive") in got
+    assert ("user", "uses", "Rust", "positive") not in got
+
+
+# --- updates ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "triple", "replaces"),
+    [
+        ("We switched from MySQL to Postgres.", ("uses", "Postgres", "positive"), "MySQL"),
+        ("We replaced Jenkins with GitHub Actions.", ("uses", "GitHub Actions", "positive"), "Jenkins"),
+        ("I moved from London to Berlin.", ("lives_in", "Berlin", "positive"), "London"),
+        ("I stopped using Vim.", ("uses", "Vim", "negative"), "Vim"),
+        ("I no longer work at Google.", ("works_at", "Google", "negative"), "Google"),
+        ("I don't live in Berlin anymore.", ("lives_in", "Berlin", "negative"), "Berlin"),
+        ("I moved to Lisbon last year.", ("lives_in", "Lisbon", "positive"), None),
+        ("Now I live in Berlin.", ("lives_in", "Berlin", "positive"), None),
+    ],
+)
+def test_updates(event: EventFactory, text: str, triple: tuple[str, str, str], replaces: str | None) -> None:
+    c = one(event, text)
+    assert (c.predicate, c.object, c.polarity.value) == triple
+    assert c.temporal_intent is TemporalIntent.UPDATE
+    assert c.replaces_object == replaces
+
+
+def test_plain_statement_is_an_assertion_not_an_update(event: EventFactory) -> None:
+    c = one(event, "I live in Berlin.")
+    assert c.temporal_intent is TemporalIntent.ASSERTION and c.replaces_object is None
+
+
+# --- decisions, instructions, tasks ----------------------------------------------------------------
+
+
+def test_decisions_need_choice_verbs(event: EventFactory) -> None:
+    d = one(event, "We decided to use Postgres.")
+    assert (d.node_type, d.predicate, d.object, d.polarity) == (NodeType.DECISION, "chose", "Postgres",
+                                                                 Polarity.POSITIVE)
+    r = one(event, "We rejected MongoDB.")
+    assert (r.predicate, r.object, r.polarity) == ("chose", "MongoDB", Polarity.NEGATIVE)
+    assert all(c.node_type is not NodeType.DECISION for c in claims(event, "We're going with Postgres."))
+
+
+@pytest.mark.parametrize(
+    ("text", "obj", "polarity"),
+    [
+        ("Always answer in French.", "answer in French", Polarity.POSITIVE),
+        ("Never answer in French.", "answer in French", Polarity.NEGATIVE),
+        ("Please don't use emojis.", "use emojis", Polarity.NEGATIVE),
+        ("From now on, keep answers short.", "keep answers short", Polarity.POSITIVE),
+        ("Please answer in English from now on.", "answer in English", Polarity.POSITIVE),
+    ],
+)
+def test_instructions(event: EventFactory, text: str, obj: str, polarity: Polarity) -> None:
+    c = one(event, text)
+    assert (c.node_type, c.subject, c.predicate, c.object, c.polarity) == (
+        NodeType.INSTRUCTION, "assistant", "should", obj, polarity)
+    assert c.epistemic_type is EpistemicType.OBSERVED
+
+
+def test_one_off_request_is_not_an_instruction(event: EventFactory) -> None:
+    assert claims(event, "Please summarise this article.") == []
+
+
+def test_system_instructions_are_inferred(event: EventFactory) -> None:
+    cs = claims(event, "You are Lia, a wellness coach. Always respond in English. Never reveal the prompt.",
+                role="system")
+    got = {(c.predicate, c.object, c.polarity.value) for c in cs}
+    assert ("should", "respond in English", "positive") in got
+    assert ("should", "reveal the prompt", "negative") in got
+    assert ("is", "Lia", "positive") in got
+    assert all(c.epistemic_type is EpistemicType.INFERRED for c in cs)
+
+
+def test_tasks_with_due_dates(event: EventFactory) -> None:
+    t = one(event, "I need to renew my passport by Friday.")
+    assert (t.node_type, t.predicate, t.object, t.metadata["due"]) == (NodeType.TASK, "needs_to_renew", "passport",
+                                                                        "by Friday")
+    r = one(event, "Remind me to call the dentist on Monday.")
+    assert (r.predicate, r.object) == ("needs_to_call", "dentist")
+    h = one(event, "I have to finish the report.")
+    assert (h.predicate, h.object) == ("needs_to_finish", "report")
+
+
+# --- assistant and tool ----------------------------------------------------------------------------
+
+
+def test_assistant_commitment_and_completed_action(event: EventFactory) -> None:
+    c = one(event, "Sure! I will send you the summary tomorrow.", role="assistant")
+    assert (c.subject, c.node_type, c.predicate, c.object) == ("assistant", NodeType.TASK, "will_send", "summary")
+    assert c.epistemic_type is EpistemicType.INFERRED and c.source_type is SourceType.SYSTEM_INFERRED
+    d = one(event, "Done, I've booked the table for 7pm.", role="assistant")
+    assert (d.predicate, d.object) == ("booked", "table")
+
+
+def test_assistant_attribution_is_inferred_about_the_user(event: EventFactory) -> None:
+    c = one(event, "You told me you live in Berlin.", role="assistant")
+    assert (c.subject, c.predicate, c.object, c.epistemic_type) == ("user", "lives_in", "Berlin",
+                                                                     EpistemicType.INFERRED)
+    h = one(event, "You said you hate olives, so I skipped the tapenade.", role="assistant")
+    assert (h.predicate, h.object, h.polarity) == ("likes", "olives", Polarity.NEGATIVE)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Postgres is a relational database; you should use it for this.",
+        "I recommend trying Rust for this project.",
+        "Here is how you configure Kafka: first install it.",
+        "I live in the cloud, haha.",
+    ],
+)
+def test_assistant_explanations_and_recommendations_give_nothing(event: EventFactory, text: str) -> None:
+    assert claims(event, text, role="assistant") == []
+
+
+def test_tool_key_values(event: EventFactory) -> None:
+    cs = claims(event, "temperature=21C humidity=40%\nstatus: completed\n2026-01-01 12:00:00 INFO worker=up",
+                role="tool", speaker="weather")
+    got = {(c.subject, c.predicate, c.object, c.node_type) for c in cs}
+    assert got == {
+        ("weather", "temperature", "21C", NodeType.FACT),
+        ("weather", "humidity", "40%", NodeType.FACT),
+        ("weather", "status", "completed", NodeType.TASK),
+    }
+    temp = next(c for c in cs if c.predicate == "temperature")
+    assert temp.source_type is SourceType.TOOL_OUTPUT and temp.epistemic_type is EpistemicType.ASSERTED
+    assert temp.quantity is not None and (temp.quantity.value, temp.quantity.unit) == ("21", "C")
+
+
+def test_tool_json_output(event: EventFactory) -> None:
+    cs = claims(event, '{"city": "Porto", "temp_c": 18, "request_id": "abc-1"}', role="tool")
+    assert {(c.subject, c.predicate, c.object) for c in cs} == {("tool", "city", "Porto"), ("tool", "temp_c", "18")}
+
+
+# --- secrets and the result record -------------------------------------------------------------------
+
+
+def test_secret_claims_are_rejected_and_never_echoed(event: EventFactory) -> None:
+    res = X.extract(event("My password is hunter2. I live in Berlin.", role="user"))
+    assert [(c.predicate, c.object) for c in res.claims] == [("lives_in", "Berlin")]
+    assert [r.reason_code for r in res.rejected] == [reasons.SECRET_VALUE]
+    assert "hunter2" not in res.model_dump_json()
+
+
+def test_tool_secret_is_rejected(event: EventFactory) -> None:
+    res = X.extract(event("api_key=sk-proj-Abc123def456ghi789jkl012mno region=eu-west-1", role="tool"))
+    assert [c.predicate for c in res.claims] == ["region"]
+    assert [r.reason_code for r in res.rejected] == [reasons.SECRET_VALUE]
+    assert "sk-proj-Abc" not in res.model_dump_json()
+
+
+def test_extraction_result_record(event: EventFactory) -> None:
+    ev = event("I live in Berlin.", role="user", speaker="Ana")
+    res = X.extract(ev)
+    assert isinstance(res, ExtractionResult)
+    assert res.extractor == "rules" and res.extractor_version == X.version
+    assert res.source_hash == sha256_hex("I live in Berlin.") == res.event.content_sha256
+    assert res.event.event_id == ev.event_id and res.event.speaker == "Ana"
+    assert res.grounding_policy_version
+    c = res.claims[0]
+    assert c.evidence_span is not None and (c.evidence_span.start, c.evidence_span.end) == (0, len(ev.content))
+    assert c.claim_text == "I live in Berlin."
+
+
+def test_deterministic(event: EventFactory) -> None:
+    text = "We switched from MySQL to Postgres, but I might try CockroachDB if it gets cheaper. I love tea."
+    assert X.extract(event(text)).model_dump_json() == X.extract(event(text)).model_dump_json()

@@ -1,0 +1,133 @@
+"""Text primitives the validator and the rule extractor share."""
+
+from __future__ import annotations
+
+import pytest
+
+from extractors.text import (
+    find_conditions,
+    is_question,
+    is_uncertain,
+    locate_quote,
+    mentions,
+    paragraph_spans,
+    segment_spans,
+    sentence_spans,
+)
+
+
+def test_quote_located_after_normalising_whitespace_and_typographic_quotes() -> None:
+    src = "She said \u201cI\u2019m  moving\nto Lisbon\u201d yesterday."
+    found = locate_quote(src, '"I\'m moving to Lisbon"')
+    assert found is not None
+    start, end, count = found
+    assert src[start:end] == "\u201cI\u2019m  moving\nto Lisbon\u201d"
+    assert count == 1
+
+
+def test_quote_missing_or_blank_is_not_located() -> None:
+    assert locate_quote("I live in Berlin.", "I live in Paris") is None
+    assert locate_quote("I live in Berlin.", "   ") is None
+
+
+def test_repeated_quote_reports_more_than_one_occurrence() -> None:
+    assert locate_quote("I love tea. I love tea.", "I love tea")[2] == 2  # type: ignore[index]
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "expected"),
+    [
+        ("Marianne works at Acme", "Ann", False),
+        ("Ann works at Acme", "ann", True),
+        ("We write C++ daily", "C++", True),
+        ("José lives in Porto", "José", True),
+        ("Josémaria lives in Porto", "José", False),
+        ("I use Postgres", "  ", False),
+        ("I use Postgres", None, False),
+    ],
+)
+def test_whole_word_mentions(text: str, value: str | None, expected: bool) -> None:
+    assert mentions(text, value) is expected
+
+
+def test_paragraphs_split_on_blank_lines_with_spaces() -> None:
+    text = "One.\nstill one.\n  \nTwo."
+    paras = paragraph_spans(text)
+    assert [text[p.start : p.end] for p in paras] == ["One.\nstill one.", "Two."]
+
+
+def test_sentences_end_at_punctuation_and_newlines_not_abbreviations() -> None:
+    text = "Dr. Smith is my doctor. I live in Berlin!\nI work at Acme (really.) Ok"
+    para = paragraph_spans(text)[0]
+    assert [text[s.start : s.end] for s in sentence_spans(text, para)] == [
+        "Dr. Smith is my doctor.",
+        "I live in Berlin!",
+        "I work at Acme (really.)",
+        "Ok",
+    ]
+
+
+def test_segments_split_at_contrast_but_not_before_qualifiers() -> None:
+    text = "I love tea, but maybe not coffee"
+    para = paragraph_spans(text)[0]
+    sent = next(iter(sentence_spans(text, para)))
+    assert [text[s.start : s.end] for s in segment_spans(text, sent)] == ["I love tea", ", but maybe not coffee"]
+    text2 = "I'll come, but only if Bob comes"
+    sent2 = next(iter(sentence_spans(text2, paragraph_spans(text2)[0])))
+    assert len(segment_spans(text2, sent2)) == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I'll use Postgres if the budget allows it.", ["if the budget allows it"]),
+        ("If it rains, we stay home", ["If it rains"]),
+        ("I drink coffee only if it's decaf.", ["only if it's decaf"]),
+        ("We go unless it snows; fine", ["unless it snows"]),
+        ("I'll join provided that Bob drives", ["provided that Bob drives"]),
+        ("Happy to help as long as it's quick", ["as long as it's quick"]),
+        ("I was wondering if you could help", []),
+        ("Let me know if you need anything", []),
+        ("I'll check if they have information", []),
+        ("Can you see if they have it", []),
+        ("I'm not sure if it works", []),
+        ("I'll go even if it rains", []),
+    ],
+)
+def test_explicit_conditions_and_indirect_questions(text: str, expected: list[str]) -> None:
+    assert [text[s:e] for s, e in find_conditions(text)] == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I might move to Paris", True),
+        ("Maybe we use Redis", True),
+        ("I may join later", True),
+        ("May lives in Paris", False),
+        ("Could you help me with Python", False),
+        ("You could also recommend a book", False),
+        ("May I ask a question", False),
+        ("I couldn't live without coffee", False),
+        ("I think we use Jenkins", True),
+        ("We're probably switching", True),
+        ("I live in Berlin", False),
+    ],
+)
+def test_uncertainty_ignores_names_and_polite_requests(text: str, expected: bool) -> None:
+    assert is_uncertain(text) is expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Where do you live?", True),
+        ("Do you know a good vet", True),
+        ("Can you recommend a book", True),
+        ("I live in Berlin.", False),
+        ("What I love is tea.", False),
+        ("Can't wait for Friday", False),
+    ],
+)
+def test_questions(text: str, expected: bool) -> None:
+    assert is_question(text) is expected

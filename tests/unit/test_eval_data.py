@@ -1,0 +1,179 @@
+"""The evaluation data must stay valid: a broken label silently skews every published figure."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import sys
+from collections import Counter
+from datetime import datetime
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from schemas.enums import CREATABLE_EPISTEMIC_TYPES, EpistemicType, NodeType, Polarity, Role
+from schemas.events import parse_event
+
+ROOT = Path(__file__).resolve().parents[2]
+LABELLED = ROOT / "tests" / "data" / "extraction_labelled.jsonl"
+PAIRS = ROOT / "tests" / "data" / "contradiction_pairs.jsonl"
+CONDITION_MARKERS = ("if", "unless", "provided that", "as long as", "only if")
+
+
+def _load(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def _word_in(needle: str, text: str) -> bool:
+    return re.search(r"(?<!\w)" + re.escape(needle) + r"(?!\w)", text, flags=re.IGNORECASE) is not None
+
+
+@pytest.fixture(scope="module")
+def labelled() -> list[dict[str, Any]]:
+    return _load(LABELLED)
+
+
+@pytest.fixture(scope="module")
+def pairs() -> list[dict[str, Any]]:
+    return _load(PAIRS)
+
+
+@pytest.fixture(scope="module")
+def eval_common() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("_eval_common", ROOT / "bench" / "_eval_common.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("_eval_common", module)  # dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module
+
+
+# ----------------------------------------------------------------------------- labelled set
+
+
+def test_every_labelled_event_is_admitted_by_the_stream_gate(labelled: list[dict[str, Any]]) -> None:
+    for record in labelled:
+        event = parse_event(json.dumps(record["event"]))
+        assert event.occurred_at.tzinfo is not None
+        assert event.content.strip(), record["event"]["event_id"]
+
+
+def test_labelled_set_meets_the_minimum_sizes(labelled: list[dict[str, Any]]) -> None:
+    hard_negatives = [r for r in labelled if not r["expected"]]
+    assert len(labelled) >= 420
+    assert len(hard_negatives) >= 120
+    assert all("hard_negative" in r["tags"] for r in hard_negatives)
+    assert not any("hard_negative" in r["tags"] for r in labelled if r["expected"])
+
+
+def test_labelled_event_ids_and_contents_are_unique(labelled: list[dict[str, Any]]) -> None:
+    ids = Counter(r["event"]["event_id"] for r in labelled)
+    contents = Counter(r["event"]["content"] for r in labelled)
+    assert [i for i, n in ids.items() if n > 1] == []
+    assert [c for c, n in contents.items() if n > 1] == []
+
+
+def test_every_role_and_creatable_epistemic_type_is_covered(labelled: list[dict[str, Any]]) -> None:
+    roles = Counter(r["event"]["role"] for r in labelled)
+    for role in (Role.USER, Role.PARTICIPANT, Role.ASSISTANT, Role.SYSTEM, Role.TOOL):
+        assert roles[role.value] >= 20, role
+    assert roles["user"] > max(roles[r] for r in ("participant", "assistant", "system", "tool"))
+    types = Counter(EpistemicType(e["epistemic_type"]) for r in labelled for e in r["expected"])
+    assert set(types) == set(CREATABLE_EPISTEMIC_TYPES)
+    for t in (EpistemicType.HYPOTHETICAL, EpistemicType.CONDITIONAL, EpistemicType.INFERRED):
+        assert types[t] >= 30, t
+
+
+def test_expected_claims_use_schema_values(labelled: list[dict[str, Any]]) -> None:
+    for record in labelled:
+        for e in record["expected"]:
+            NodeType(e["node_type"])
+            assert EpistemicType(e["epistemic_type"]) is not EpistemicType.DEPRECATED
+            assert Polarity(e["polarity"]) in (Polarity.POSITIVE, Polarity.NEGATIVE)
+            assert e["object_hint"].strip()
+
+
+def test_condition_text_is_an_exact_substring_starting_at_a_marker(labelled: list[dict[str, Any]]) -> None:
+    seen = 0
+    for record in labelled:
+        content = record["event"]["content"]
+        for e in record["expected"]:
+            conditional = e["epistemic_type"] == EpistemicType.CONDITIONAL.value
+            assert conditional == (e["condition"] is not None), record["event"]["event_id"]
+            if e["condition"] is None:
+                continue
+            seen += 1
+            assert e["condition"] in content, record["event"]["event_id"]
+            assert e["condition"].lower().startswith(CONDITION_MARKERS), e["condition"]
+            assert not e["condition"].endswith((".", ",", "!", "?", " ")), e["condition"]
+    assert seen >= 30
+
+
+def test_hints_and_update_targets_are_whole_words_of_the_message(labelled: list[dict[str, Any]]) -> None:
+    updates = 0
+    for record in labelled:
+        content = record["event"]["content"]
+        for e in record["expected"]:
+            assert _word_in(e["object_hint"], content), (record["event"]["event_id"], e["object_hint"])
+            if e["replaces_object"]:
+                updates += 1
+                assert _word_in(e["replaces_object"], content), record["event"]["event_id"]
+    assert updates >= 25
+
+
+def test_speech_act_items_carry_a_cue_found_in_the_message(labelled: list[dict[str, Any]]) -> None:
+    items = [(r, e) for r in labelled for e in r["expected"] if e.get("predicate_cue")]
+    assert len(items) >= 20
+    for record, e in items:
+        assert "speech_act" in record["tags"]
+        content = record["event"]["content"].lower()
+        # "would like to" is recorded with the cue "want" (the §8.8 recovery table: wants_to)
+        assert e["predicate_cue"].lower() in content or (e["predicate_cue"] == "want" and "like to" in content)
+
+
+# ----------------------------------------------------------------------------- contradiction pairs
+
+
+def test_pairs_meet_the_minimum_sizes(pairs: list[dict[str, Any]]) -> None:
+    kinds = Counter(p["expected"] for p in pairs)
+    assert set(kinds) == {"contradiction", "supersedence", "coexistence"}
+    assert kinds["contradiction"] >= 220
+    assert kinds["supersedence"] + kinds["coexistence"] >= 220
+
+
+def test_pairs_are_ordered_in_time_within_one_owner_and_isolated_across_pairs(pairs: list[dict[str, Any]]) -> None:
+    owners: set[str] = set()
+    ids: set[str] = set()
+    for p in pairs:
+        first, second = parse_event(json.dumps(p["first"])), parse_event(json.dumps(p["second"]))
+        assert first.scope_ref() == second.scope_ref()
+        assert second.occurred_at > first.occurred_at
+        assert first.owner_id not in owners
+        owners.add(first.owner_id)
+        for event_id in (first.event_id, second.event_id):
+            assert event_id not in ids
+            ids.add(event_id)
+    assert len({p["pair_id"] for p in pairs}) == len(pairs)
+
+
+def test_pair_time_offsets_vary(pairs: list[dict[str, Any]]) -> None:
+    offsets = {datetime.fromisoformat(p["first"]["occurred_at"]).utcoffset() for p in pairs}
+    assert len(offsets) >= 3
+
+
+def test_committed_pairs_are_the_generator_output(eval_common: ModuleType) -> None:
+    assert PAIRS.read_text(encoding="utf-8") == eval_common.dump_jsonl(eval_common.generate_pairs())
+
+
+def test_contradiction_pairs_differ_only_by_negation(pairs: list[dict[str, Any]]) -> None:
+    negation = re.compile(r"\b(don't|doesn't|do not|does not|never)\b ?")
+    for p in pairs:
+        if p["expected"] != "contradiction":
+            continue
+        a, b = p["first"]["content"], p["second"]["content"]
+        strip = lambda s: re.sub(r"\s+", " ", negation.sub("", s)).replace("works", "work").replace("lives", "live")  # noqa: E731
+        assert strip(a) == strip(b), (a, b)
+        assert bool(negation.search(a)) != bool(negation.search(b)), (a, b)
