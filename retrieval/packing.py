@@ -138,7 +138,10 @@ def render_line(item: PackItem, level: Representation) -> str:
         return f"{head} {node.node_type.value} {ident}"
     if level is Representation.KEY_VALUE:
         return f"{head} {node.node_type.value} {ident} conf:{confidence:.2f}"
-    text = _clean(node.content) if level is Representation.FULL else _clean(_structured_text(node))
+    # FULL shows the claim and the source sentence it rests on: one sentence can carry several claims.
+    text = _clean(_structured_text(node))
+    if level is Representation.FULL:
+        text = f"{text} — “{_clean(node.content)}”"
     parts = [f"{head} {text}"]
     if node.condition:
         parts.append(f"if: {_clean(node.condition)}")

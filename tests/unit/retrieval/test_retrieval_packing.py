@@ -89,9 +89,10 @@ def test_reader_format_tags_non_default_states_only() -> None:
     plain = item("p", "alice likes tea")
     inferred = PackItem(node=make_node("i", "alice probably likes tea", epistemic_type=EpistemicType.INFERRED),
                         score=0.5, path_count=1, conflict_flag=True, contradicts_ids=("p",))
-    assert render_line(plain, Representation.FULL).startswith("- alice likes tea |")
+    # FULL: the claim (subject predicate object), then the source sentence it rests on.
+    assert render_line(plain, Representation.FULL).startswith("- alice likes alice likes tea — “alice likes tea” |")
     line = render_line(inferred, Representation.FULL)
-    assert line.startswith("- [INFERRED] [conflict] alice probably likes tea")
+    assert line.startswith("- [INFERRED] [conflict] alice likes alice probably likes tea — “alice probably likes tea”")
     assert "contradicts: p" in line
     contested = item("k", lifecycle=LifecycleState.CONTESTED, valid_to=make_node("z").valid_from.replace(year=2026))
     assert "[CONTESTED]" in render_line(contested, Representation.REFERENCE)

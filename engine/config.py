@@ -1,0 +1,174 @@
+"""Tunable numbers of the epistemic model, in one immutable, versioned object.
+
+Every value PRME marks as an untested default ([H] in PRME-FACTS) lives here so a
+deployment can override it without code changes; ``policy_version`` is written on
+every operation so a log always says which numbers produced it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from schemas.enums import DecayProfile, EpistemicType, NodeType, SignalType, SourceType
+
+E = EpistemicType
+S = SourceType
+
+#: RFC-0003 §4 plus the late-2026 CONDITIONAL row. Cells the RFC marks "should
+#: not occur" are absent on purpose: looking them up yields the fallback and a
+#: CONFIDENCE_MATRIX_WARNING operation. (The PRME code fills OBSERVED ×
+#: SYSTEM_INFERRED with 0.70; override ``"observed:system_inferred"`` to get that.)
+DEFAULT_MATRIX: dict[str, float] = {
+    "observed:user_stated": 0.90,
+    "observed:user_demonstrated": 0.85,
+    "observed:external_document": 0.75,
+    "observed:tool_output": 0.80,
+    "asserted:user_stated": 0.80,
+    "asserted:user_demonstrated": 0.75,
+    "asserted:system_inferred": 0.60,
+    "asserted:external_document": 0.65,
+    "asserted:tool_output": 0.70,
+    "inferred:user_demonstrated": 0.60,
+    "inferred:system_inferred": 0.55,
+    "inferred:external_document": 0.50,
+    "inferred:tool_output": 0.55,
+    "hypothetical:user_stated": 0.35,
+    "hypothetical:system_inferred": 0.25,
+    "hypothetical:external_document": 0.30,
+    "conditional:user_stated": 0.45,
+    "conditional:system_inferred": 0.30,
+    "conditional:external_document": 0.35,
+    "conditional:tool_output": 0.40,
+    "unverified:system_inferred": 0.20,
+    "unverified:external_document": 0.25,
+    "unverified:tool_output": 0.30,
+}
+
+DEFAULT_SIGNAL_WEIGHTS: dict[SignalType, float] = {
+    SignalType.REFERENCED: 0.08,
+    SignalType.CONFIRMED: 0.15,
+    SignalType.TASK_COMPLETED_WITH: 0.12,
+    SignalType.CORROBORATED_BY_EXTERNAL: 0.10,
+    SignalType.CORRECTED: 0.25,
+    SignalType.CONTRADICTED_BY_OBSERVATION: 0.20,
+    SignalType.TASK_FAILED_WITH: 0.10,
+    SignalType.IGNORED_REPEATEDLY: 0.05,
+    SignalType.UNUSED: 0.0,
+}
+
+#: RFC-0008 §7. DEPRECATED has no ceiling because it can never be reinforced.
+DEFAULT_TYPE_CEILINGS: dict[EpistemicType, float] = {
+    E.OBSERVED: 0.97,
+    E.ASSERTED: 0.92,
+    E.INFERRED: 0.85,
+    E.HYPOTHETICAL: 0.65,
+    E.CONDITIONAL: 0.85,
+    E.UNVERIFIED: 0.50,
+}
+
+DEFAULT_DECAY_LAMBDA: dict[DecayProfile, float] = {
+    DecayProfile.PERMANENT: 0.0,
+    DecayProfile.SLOW: 0.005,
+    DecayProfile.MEDIUM: 0.020,
+    DecayProfile.FAST: 0.070,
+    DecayProfile.RAPID: 0.200,
+}
+
+DEFAULT_TYPE_PROFILE: dict[EpistemicType, DecayProfile] = {
+    E.OBSERVED: DecayProfile.SLOW,
+    E.ASSERTED: DecayProfile.MEDIUM,
+    E.INFERRED: DecayProfile.FAST,
+    E.HYPOTHETICAL: DecayProfile.RAPID,
+    E.CONDITIONAL: DecayProfile.MEDIUM,
+    E.UNVERIFIED: DecayProfile.RAPID,
+    E.DEPRECATED: DecayProfile.PERMANENT,
+}
+
+
+def matrix_key(epistemic_type: EpistemicType, source_type: SourceType) -> str:
+    return f"{epistemic_type.value.lower()}:{source_type.value.lower()}"
+
+
+def _normalise_cell_key(key: str) -> str:
+    left, sep, right = key.partition(":")
+    if not sep:
+        raise ValueError("matrix keys look like 'asserted:tool_output'")
+    return matrix_key(EpistemicType(left), SourceType(right))
+
+
+class EngineConfig(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    policy_version: str = "engine_v1"
+    confidence_policy: str = "confidence_v1"
+    lifecycle_policy: str = "lifecycle_transitions_v1"
+    supersedence_policy: str = "explicit_supersedence_v1"
+    condition_policy: str = "explicit_condition_evaluation_v1"
+
+    matrix: dict[str, float] = Field(default_factory=lambda: dict(DEFAULT_MATRIX))
+    fallback_confidence: float = Field(default=0.50, gt=0.0, le=1.0)
+    initial_salience: float = Field(default=0.50, ge=0.0, le=1.0)
+
+    signal_weights: dict[SignalType, float] = Field(default_factory=lambda: dict(DEFAULT_SIGNAL_WEIGHTS))
+    type_ceilings: dict[EpistemicType, float] = Field(default_factory=lambda: dict(DEFAULT_TYPE_CEILINGS))
+    global_ceiling: float = Field(default=0.97, gt=0.0, le=1.0)
+    session_gamma_cap: float = Field(default=0.40, ge=0.0)
+    correlation_discount: float = Field(default=0.4, ge=0.0, le=1.0)
+    #: RFC-0008 §5: unknown provenance counts as correlated (discount applied, logged).
+    discount_unknown_provenance: bool = True
+    corrected_floor: float = Field(default=0.05, ge=0.0, le=1.0)
+    #: Numerical floor so repeated non-CORRECTED penalties keep confidence strictly positive.
+    min_confidence: float = Field(default=1e-6, gt=0.0, le=0.05)
+    #: Penalty applied to a claim that repeats a value explicitly rejected before.
+    reassertion_delta: float = Field(default=0.5, ge=0.0, lt=1.0)
+
+    decay_lambda: dict[DecayProfile, float] = Field(default_factory=lambda: dict(DEFAULT_DECAY_LAMBDA))
+    type_decay_profile: dict[EpistemicType, DecayProfile] = Field(default_factory=lambda: dict(DEFAULT_TYPE_PROFILE))
+    boost_decay_rho: float = 0.10
+    confidence_decay_mu_multiplier: float = 0.5
+    observed_confidence_grace_days: float = 180.0
+
+    unverified_threshold: float = Field(default=0.30, ge=0.0, le=1.0)
+    auto_promotion_age_days: float = Field(default=7.0, ge=0.0)
+    auto_promotion_min_evidence: int = Field(default=1, ge=0)
+
+    @field_validator("matrix", mode="before")
+    @classmethod
+    def _cells(cls, value: Any) -> dict[str, float]:
+        if not isinstance(value, Mapping):
+            raise ValueError("matrix must be a mapping")
+        out: dict[str, float] = {}
+        for key, cell in value.items():
+            number = float(cell)
+            if not 0.0 < number <= 1.0:
+                raise ValueError("matrix cells must be in (0, 1]")
+            out[_normalise_cell_key(str(key))] = number
+        return out
+
+    def with_overrides(self, cells: Mapping[str, float] | None = None, **fields: Any) -> EngineConfig:
+        """Copy with some matrix cells and/or other fields replaced (validated)."""
+        data = self.model_dump()
+        if cells:
+            data["matrix"] = {**data["matrix"], **{_normalise_cell_key(k): v for k, v in cells.items()}}
+        data.update(fields)
+        return EngineConfig.model_validate(data)
+
+    def starting_confidence(self, epistemic_type: EpistemicType, source_type: SourceType) -> float | None:
+        """The matrix cell, or None for a combination that should not occur."""
+        return self.matrix.get(matrix_key(epistemic_type, source_type))
+
+    def ceiling(self, epistemic_type: EpistemicType) -> float:
+        return min(self.type_ceilings.get(epistemic_type, self.global_ceiling), self.global_ceiling)
+
+    def decay_profile(self, epistemic_type: EpistemicType, node_type: NodeType) -> DecayProfile:
+        if epistemic_type is EpistemicType.DEPRECATED:
+            return DecayProfile.PERMANENT
+        if node_type is NodeType.INSTRUCTION:
+            return DecayProfile.SLOW
+        return self.type_decay_profile.get(epistemic_type, DecayProfile.MEDIUM)
+
+
+DEFAULT_CONFIG = EngineConfig()

@@ -1,0 +1,51 @@
+"""DEFAULT-mode epistemic eligibility (PRME-FACTS §4), shared by assertion state and retrieval.
+
+Returns the exclusion reasons in the exact wire spelling, so a filtered record
+always says why.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from engine.config import DEFAULT_CONFIG, EngineConfig
+from schemas.enums import ACTIVE_LIFECYCLE_STATES, ConditionState, EpistemicType
+from schemas.nodes import MemoryNode
+
+
+def epistemic_exclusion(node: MemoryNode, config: EngineConfig = DEFAULT_CONFIG) -> str | None:
+    et = node.epistemic_type
+    if et in (EpistemicType.HYPOTHETICAL, EpistemicType.DEPRECATED):
+        return f"epistemic_filtered:{et.value.lower()}"
+    if et is EpistemicType.CONDITIONAL:
+        state = node.condition_state or ConditionState.UNKNOWN
+        if state is not ConditionState.TRUE:
+            return f"condition_filtered:{state.value.lower()}"
+    if et is EpistemicType.UNVERIFIED and node.confidence <= config.unverified_threshold:
+        return f"unverified_below_threshold:{node.confidence:g}<={config.unverified_threshold:g}"
+    return None
+
+
+def lifecycle_exclusion(node: MemoryNode) -> str | None:
+    if node.lifecycle not in ACTIVE_LIFECYCLE_STATES:
+        return f"lifecycle_not_active:{node.lifecycle.value.lower()}"
+    return None
+
+
+def in_validity_window(node: MemoryNode, valid_at: datetime) -> bool:
+    return node.valid_from <= valid_at and (node.valid_to is None or valid_at < node.valid_to)
+
+
+def exclusion_reasons(node: MemoryNode, valid_at: datetime, config: EngineConfig = DEFAULT_CONFIG) -> list[str]:
+    reasons: list[str] = []
+    if not in_validity_window(node, valid_at):
+        reasons.append("outside_validity_window")
+    lifecycle = lifecycle_exclusion(node)
+    if lifecycle:
+        reasons.append(lifecycle)
+    if node.superseded_by is not None:
+        reasons.append("superseded_pointer")
+    epistemic = epistemic_exclusion(node, config)
+    if epistemic:
+        reasons.append(epistemic)
+    return reasons

@@ -1,0 +1,91 @@
+"""What one reducer step returns, and how an outcome is derived from operations.
+
+The outcome is a pure function of the operations an input produced, so a
+request-id retry answered from the store (live or rebuilt by replay) returns
+exactly what the first attempt returned.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+import schemas.errors as errors_module
+from schemas.enums import OpType, TargetType
+from schemas.errors import EpistreamError
+from schemas.operations import Operation
+
+Status = Literal["applied", "duplicate", "rejected"]
+
+
+class Outcome(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    status: Status
+    input_id: str
+    request_id: str | None = None
+    #: Every node this input created or changed, in order of first appearance.
+    node_ids: tuple[str, ...] = ()
+    #: Nodes this input created (ASSERT operations).
+    created_node_ids: tuple[str, ...] = ()
+    op_ids: tuple[str, ...] = ()
+    error_code: str | None = None
+    error_class: str | None = None
+    error_message: str | None = None
+    #: True when this outcome answers an exact request-id retry from the record.
+    retried: bool = False
+    #: Claim indexes skipped because they broke a creation rule (extraction only).
+    skipped_claims: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class ApplyResult:
+    outcome: Outcome
+    operations: list[Operation] = field(default_factory=list)
+
+    @property
+    def status(self) -> Status:
+        return self.outcome.status
+
+    @property
+    def ok(self) -> bool:
+        """Applied, or a harmless repeat (duplicate input / exact retry of an applied request)."""
+        return self.outcome.status != "rejected"
+
+    def raise_for_error(self) -> None:
+        """Re-raise a journaled rejection as its typed error (for API callers)."""
+        if self.outcome.status != "rejected":
+            return
+        cls = getattr(errors_module, self.outcome.error_class or "", None)
+        if not (isinstance(cls, type) and issubclass(cls, EpistreamError)):
+            cls = EpistreamError
+        raise cls(self.outcome.error_message or "command rejected", code=self.outcome.error_code)
+
+
+def outcome_from_operations(input_id: str, request_id: str | None, ops: Sequence[Operation]) -> Outcome:
+    node_ids: dict[str, None] = {}
+    for op in ops:
+        if op.target_type is TargetType.NODE and op.op_type is not OpType.COMMAND_REJECTED:
+            node_ids.setdefault(op.target_id, None)
+    rejected = next((op for op in ops if op.op_type is OpType.COMMAND_REJECTED), None)
+    if rejected is not None:
+        return Outcome(
+            status="rejected",
+            input_id=input_id,
+            request_id=request_id,
+            op_ids=tuple(op.op_id for op in ops),
+            error_code=str(rejected.payload.get("code")),
+            error_class=str(rejected.payload.get("error_class")),
+            error_message=str(rejected.payload.get("message")),
+        )
+    return Outcome(
+        status="applied",
+        input_id=input_id,
+        request_id=request_id,
+        node_ids=tuple(node_ids),
+        created_node_ids=tuple(op.target_id for op in ops if op.op_type is OpType.ASSERT),
+        op_ids=tuple(op.op_id for op in ops),
+    )

@@ -1,0 +1,188 @@
+"""Epistemic state and the one function that changes it.
+
+``apply_operation`` folds a single journaled operation into the store. The
+reducer changes state *only* through it, and replay is just folding the log, so
+live processing and rebuilding from ClickHouse share one code path and cannot
+drift apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from engine.normalize import normalize_predicate, normalize_text
+from engine.results import Outcome, outcome_from_operations
+from schemas.common import ScopeRef
+from schemas.enums import ACTIVE_LIFECYCLE_STATES, EpistemicType, LifecycleState, OpType, Polarity
+from schemas.nodes import Edge, MemoryNode
+from schemas.operations import Operation
+
+#: (tenant, owner, scope_key, normalised subject, normalised predicate)
+ClaimKey = tuple[str, str, str, str, str]
+#: ClaimKey + (normalised object, polarity)
+ValueKey = tuple[str, str, str, str, str, str, str]
+RequestKey = tuple[str, str, str]
+
+
+def claim_key(scope: ScopeRef, subject: str, predicate: str) -> ClaimKey:
+    return (scope.tenant_id, scope.owner_id, scope.scope_key, normalize_text(subject), normalize_predicate(predicate))
+
+
+def value_key(scope: ScopeRef, subject: str, predicate: str, obj: str | None, polarity: Polarity) -> ValueKey:
+    return (*claim_key(scope, subject, predicate), normalize_text(obj), polarity.value)
+
+
+def is_rejected(node: MemoryNode) -> bool:
+    """Explicitly deprecated or resolved against (never merely superseded)."""
+    return node.epistemic_type is EpistemicType.DEPRECATED or node.lifecycle is LifecycleState.DEPRECATED
+
+
+@dataclass
+class RequestRecord:
+    fingerprint: str
+    input_id: str
+    request_id: str
+    operations: list[Operation] = field(default_factory=list)
+
+    def outcome(self) -> Outcome:
+        return outcome_from_operations(self.input_id, self.request_id, self.operations)
+
+
+class StateStore(Protocol):
+    def get_node(self, node_id: str) -> MemoryNode | None: ...
+    def put_node(self, node: MemoryNode) -> None: ...
+    def get_edge(self, edge_id: str) -> Edge | None: ...
+    def put_edge(self, edge: Edge) -> None: ...
+    def edges_of(self, node_id: str) -> list[Edge]: ...
+    def iter_nodes(self) -> Iterator[MemoryNode]: ...
+    def iter_edges(self) -> Iterator[Edge]: ...
+    def find_active(self, key: ClaimKey) -> list[MemoryNode]: ...
+    def find_rejected(self, key: ValueKey) -> str | None: ...
+    def has_seen(self, input_id: str) -> bool: ...
+    def event_scope(self, event_id: str) -> ScopeRef | None: ...
+    def request_record(self, key: RequestKey) -> RequestRecord | None: ...
+    def apply_operation(self, op: Operation) -> None: ...
+    def snapshot(self) -> dict[str, Any]: ...
+
+
+class InMemoryStateStore:
+    """Dict-backed store with the indexes the reducer needs (no scans on the hot path)."""
+
+    def __init__(self) -> None:
+        self._nodes: dict[str, MemoryNode] = {}
+        self._edges: dict[str, Edge] = {}
+        self._node_edges: dict[str, list[str]] = {}
+        self._active: dict[ClaimKey, dict[str, None]] = {}
+        self._node_key: dict[str, ClaimKey] = {}
+        self._rejected: dict[ValueKey, str] = {}
+        self._seen: set[str] = set()
+        self._events: dict[str, ScopeRef] = {}
+        self._requests: dict[RequestKey, RequestRecord] = {}
+
+    # -- nodes and edges -------------------------------------------------
+    def get_node(self, node_id: str) -> MemoryNode | None:
+        return self._nodes.get(node_id)
+
+    def put_node(self, node: MemoryNode) -> None:
+        node_id = node.node_id
+        self._nodes[node_id] = node
+        key = self._node_key.get(node_id)
+        if key is None:
+            key = claim_key(node, node.subject, node.predicate)
+            self._node_key[node_id] = key
+        bucket = self._active.get(key)
+        if node.lifecycle in ACTIVE_LIFECYCLE_STATES and node.epistemic_type is not EpistemicType.DEPRECATED:
+            if bucket is None:
+                self._active[key] = {node_id: None}
+            else:
+                bucket[node_id] = None
+        elif bucket is not None:
+            bucket.pop(node_id, None)
+        if is_rejected(node):
+            self._rejected[(*key, normalize_text(node.object), node.polarity.value)] = node_id
+
+    def get_edge(self, edge_id: str) -> Edge | None:
+        return self._edges.get(edge_id)
+
+    def put_edge(self, edge: Edge) -> None:
+        if edge.edge_id not in self._edges:
+            self._node_edges.setdefault(edge.source_id, []).append(edge.edge_id)
+            if edge.target_id != edge.source_id:
+                self._node_edges.setdefault(edge.target_id, []).append(edge.edge_id)
+        self._edges[edge.edge_id] = edge
+
+    def edges_of(self, node_id: str) -> list[Edge]:
+        return [self._edges[e] for e in self._node_edges.get(node_id, ())]
+
+    def iter_nodes(self) -> Iterator[MemoryNode]:
+        return iter(list(self._nodes.values()))
+
+    def iter_edges(self) -> Iterator[Edge]:
+        return iter(list(self._edges.values()))
+
+    # -- indexes ---------------------------------------------------------
+    def find_active(self, key: ClaimKey) -> list[MemoryNode]:
+        bucket = self._active.get(key)
+        if not bucket:
+            return []
+        return [self._nodes[n] for n in bucket]
+
+    def find_rejected(self, key: ValueKey) -> str | None:
+        return self._rejected.get(key)
+
+    def has_seen(self, input_id: str) -> bool:
+        return input_id in self._seen
+
+    def event_scope(self, event_id: str) -> ScopeRef | None:
+        return self._events.get(event_id)
+
+    def request_record(self, key: RequestKey) -> RequestRecord | None:
+        return self._requests.get(key)
+
+    # -- the fold --------------------------------------------------------
+    def apply_operation(self, op: Operation) -> None:
+        self._seen.add(op.caused_by)
+        if op.after is not None:
+            self.put_node(op.after)
+        if op.edge is not None:
+            self.put_edge(op.edge)
+        if op.op_type is OpType.EXTRACTION_VALIDATED:
+            self._events[op.target_id] = op.scope_ref()
+        if op.request_id is not None:
+            fingerprint = op.payload.get("request_fingerprint")
+            if isinstance(fingerprint, str):
+                key = (op.tenant_id, op.owner_id, op.request_id)
+                record = self._requests.get(key)
+                if record is None:
+                    record = RequestRecord(fingerprint=fingerprint, input_id=op.caused_by, request_id=op.request_id)
+                    self._requests[key] = record
+                if record.input_id == op.caused_by:
+                    record.operations.append(op)
+
+    def apply_all(self, ops: Iterable[Operation]) -> None:
+        for op in ops:
+            self.apply_operation(op)
+
+    # -- verification ----------------------------------------------------
+    def snapshot(self) -> dict[str, Any]:
+        """Everything replay must reproduce, as plain JSON-able data."""
+        return {
+            "nodes": {k: v.model_dump(mode="json") for k, v in sorted(self._nodes.items())},
+            "edges": {k: v.model_dump(mode="json") for k, v in sorted(self._edges.items())},
+            "seen_inputs": sorted(self._seen),
+            "events": {k: v.model_dump(mode="json") for k, v in sorted(self._events.items())},
+            "requests": {
+                "|".join(k): {"fingerprint": r.fingerprint, "input_id": r.input_id, "outcome": r.outcome().model_dump()}
+                for k, r in sorted(self._requests.items())
+            },
+            "active_index": {"|".join(k): sorted(v) for k, v in sorted(self._active.items()) if v},
+            "rejected_index": {"|".join(k): v for k, v in sorted(self._rejected.items())},
+        }
+
+    def same_state(self, other: StateStore) -> bool:
+        return self.snapshot() == other.snapshot()
+
+    def __len__(self) -> int:
+        return len(self._nodes)

@@ -1,0 +1,661 @@
+"""The ``epistream`` command line: the imperative shell around the embedded runner.
+
+Every command prints readable rich output for people and, with ``--json``,
+one JSON document for machines. Commands that change state take
+``--request-id`` so a retried call is applied once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+import uuid
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from pydantic import BaseModel
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+with contextlib.suppress(ImportError):  # onnxruntime must load before usearch (see sinks/embedded_index.py)
+    import onnxruntime  # noqa: F401
+
+from epistream.settings import Settings
+from extractors.cli import extract_command
+from schemas.commands import (
+    ArchiveCommand,
+    CommandBase,
+    ContradictCommand,
+    DeprecateCommand,
+    EpistemicTransitionCommand,
+    EvaluateConditionCommand,
+    PenalizeCommand,
+    PromoteCommand,
+    ReinforceCommand,
+    ResolveContradictionCommand,
+)
+from schemas.common import ActorRef, ScopeRef
+from schemas.enums import (
+    ActorType,
+    ConditionState,
+    EpistemicType,
+    EvaluationMethod,
+    Scope,
+    SignalType,
+    TriggerType,
+)
+from schemas.errors import EpistreamError
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="epistream: epistemically typed, cited, contradiction-aware memory for AI assistants.",
+)
+console = Console()
+err_console = Console(stderr=True)
+
+DataDir = Annotated[
+    Path | None, typer.Option("--data-dir", help="Data directory (default: $EPISTREAM_DATA_DIR or ./.epistream).")
+]
+JsonOut = Annotated[bool, typer.Option("--json", help="Print one JSON document for machines.")]
+Tenant = Annotated[str, typer.Option("--tenant", help="Tenant id.")]
+Owner = Annotated[str, typer.Option("--owner", help="Owner id (whose memory).")]
+ScopeOpt = Annotated[Scope | None, typer.Option("--scope", case_sensitive=False, help="Scope to restrict to.")]
+ScopeIdOpt = Annotated[str | None, typer.Option("--scope-id", help="Scope id (e.g. a project id).")]
+
+
+def _settings(data_dir: Path | None) -> Settings:
+    settings = Settings()
+    if data_dir is not None:
+        settings = settings.model_copy(update={"data_dir": data_dir})
+    return settings
+
+
+@contextlib.contextmanager
+def _runner(data_dir: Path | None, **kwargs: Any) -> Iterator[Any]:
+    from streams.embedded import EmbeddedRunner
+
+    settings = _settings(data_dir)
+    try:
+        runner = EmbeddedRunner(settings.data_dir, settings, **kwargs)
+    except EpistreamError as exc:
+        _fail(exc)
+    try:
+        yield runner
+    finally:
+        runner.close()
+
+
+def _fail(exc: EpistreamError, json_output: bool = False) -> None:
+    if json_output:
+        print(json.dumps({"error": exc.to_dict()}))
+    else:
+        err_console.print(f"[red]error[/red] [bold]{exc.code}[/bold]: {exc.message}")
+    raise typer.Exit(code=2)
+
+
+def _dump(value: Any) -> Any:
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    if isinstance(value, list | tuple):
+        return [_dump(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _dump(v) for k, v in value.items()}
+    return value
+
+
+def _emit(value: Any, json_output: bool, render: Callable[[], None]) -> None:
+    if json_output:
+        print(json.dumps(_dump(value), ensure_ascii=False, default=str))
+    else:
+        render()
+
+
+def _scope(tenant: str, owner: str, scope: Scope | None, scope_id: str | None) -> ScopeRef | None:
+    if scope is None:
+        return None
+    return ScopeRef(tenant_id=tenant, owner_id=owner, scope=scope, scope_id=scope_id)
+
+
+def _parse_time(value: str | None, name: str) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise typer.BadParameter(f"{name} must be an ISO-8601 time with a timezone") from None
+    if parsed.tzinfo is None:
+        raise typer.BadParameter(f"{name} must include a timezone")
+    return parsed
+
+
+# ----------------------------------------------------------------------------- ingestion
+
+
+def _read_lines(file: str) -> list[bytes]:
+    if file == "-":
+        return sys.stdin.buffer.read().splitlines()
+    path = Path(file)
+    if not path.exists():
+        raise typer.BadParameter(f"no such file: {file}")
+    return path.read_bytes().splitlines()
+
+
+@app.command()
+def ingest(
+    file: Annotated[str, typer.Argument(help="JSON lines of ConversationEvent, or - for stdin.")] = "-",
+    data_dir: DataDir = None,
+    json_output: JsonOut = False,
+) -> None:
+    """Ingest conversation events into the embedded pipeline."""
+    lines = _read_lines(file)
+    with _runner(data_dir) as runner:
+        if json_output:
+            report = runner.ingest_lines(lines, source=file)
+        else:
+            with Progress(
+                TextColumn("ingesting"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=err_console
+            ) as bar:
+                task = bar.add_task("ingest", total=len(lines))
+                report = runner.ingest_lines(lines, source=file, progress=lambda n: bar.advance(task, n))
+
+    def render() -> None:
+        table = Table(title="ingestion summary", show_header=False)
+        for key in ("received", "events", "duplicates", "dead_letters", "claims", "rejected_claims", "operations"):
+            table.add_row(key, str(getattr(report, key)))
+        console.print(table)
+        for err in report.errors[:20]:
+            console.print(f"[yellow]line {err['line']}[/yellow] {err['code']}: {err['message']}")
+
+    _emit(report.as_dict(), json_output, render)
+    if report.received and not report.events and not report.duplicates:
+        raise typer.Exit(code=1)
+
+
+app.command("extract")(extract_command)
+
+
+# ----------------------------------------------------------------------------- reads
+
+
+def _render_items(response: Any) -> None:
+    table = Table(title=f"{response.mode.value} mode · {len(response.items)} items")
+    table.add_column("#", justify="right")
+    table.add_column("claim")
+    table.add_column("type")
+    table.add_column("conf", justify="right")
+    table.add_column("lifecycle")
+    table.add_column("note")
+    for i, item in enumerate(response.items, 1):
+        label = item.label
+        note = []
+        if item.conflict_flag:
+            note.append("[red]conflict[/red]")
+        if label.condition:
+            note.append(f"if: {label.condition} ({label.condition_state.value if label.condition_state else '?'})")
+        note.extend(f for f in item.flags if f != "contested")
+        table.add_row(
+            str(i),
+            claim_line(item.subject, item.predicate, item.object, item.polarity),
+            f"{label.epistemic_type.value}/{label.source_type.value}",
+            f"{label.confidence:.2f}",
+            label.lifecycle.value,
+            " ".join(note),
+        )
+    console.print(table)
+
+
+@app.command()
+def query(
+    text: Annotated[str, typer.Argument(help="What to retrieve.")],
+    tenant: Tenant,
+    owner: Owner,
+    scope: ScopeOpt = None,
+    scope_id: ScopeIdOpt = None,
+    mode: Annotated[
+        str, typer.Option(help="default (context for an answer) or explicit (everything, with reasons).")
+    ] = "default",
+    limit: Annotated[int, typer.Option(min=1, max=200)] = 10,
+    token_budget: Annotated[int, typer.Option(help="Token budget of the packed context.")] = 4096,
+    at: Annotated[str | None, typer.Option(help="Reference time (ISO, with timezone); default now.")] = None,
+    data_dir: DataDir = None,
+    json_output: JsonOut = False,
+) -> None:
+    """Hybrid retrieval with epistemic filtering."""
+    from retrieval.models import RetrievalMode, RetrievalRequest
+
+    request = RetrievalRequest(
+        query=text,
+        tenant_id=tenant,
+        owner_id=owner,
+        scope=scope,
+        scope_id=scope_id,
+        mode=RetrievalMode(mode),
+        limit=limit,
+        token_budget=token_budget,
+        reference_time=_parse_time(at, "--at") or datetime.now(UTC),
+    )
+    with _runner(data_dir) as runner:
+        response = runner.retrieve(request)
+
+    def render() -> None:
+        _render_items(response)
+        if response.embedding_mismatch:
+            console.print("[yellow]embedding model mismatch: lexical results only[/yellow]")
+        for ex in response.excluded[:20]:
+            console.print(f"[dim]{'kept' if ex.included else 'excluded'} {ex.node_id[:8]}: {ex.reason}[/dim]")
+        console.rule("packed context")
+        console.print(response.context or "(empty)")
+
+    _emit(response, json_output, render)
+
+
+@app.command()
+def world(
+    tenant: Tenant,
+    owner: Owner,
+    scope: ScopeOpt = None,
+    scope_id: ScopeIdOpt = None,
+    at: Annotated[str | None, typer.Option(help="Reference time (ISO, with timezone); default now.")] = None,
+    data_dir: DataDir = None,
+    json_output: JsonOut = False,
+) -> None:
+    """Facts, conflicts, proposals and stale claims of one owner."""
+    with _runner(data_dir) as runner:
+        view = runner.world(
+            tenant_id=tenant, owner_id=owner, scope=_scope(tenant, owner, scope, scope_id), at=_parse_time(at, "--at")
+        )
+    _emit(view, json_output, lambda: _render_world(view))
+
+
+def claim_line(subject: str, predicate: str, obj: str | None, polarity: Any, condition: str | None = None) -> str:
+    """``user not likes coffee (if …)``: the claim itself, not the sentence it came from."""
+    negative = getattr(polarity, "value", polarity) == "negative"
+    text = f"{subject} {'not ' if negative else ''}{predicate} {obj or ''}".strip()
+    return f"{text} (if: {condition})" if condition else text
+
+
+def _render_world(view: Any) -> None:
+    def section(title: str, claims: Any) -> None:
+        table = Table(title=title)
+        table.add_column("claim")
+        table.add_column("type")
+        table.add_column("conf", justify="right")
+        table.add_column("why")
+        for c in claims:
+            line = claim_line(c.subject, c.predicate, c.object, c.polarity, c.label.condition)
+            table.add_row(line, c.label.epistemic_type.value, f"{c.label.confidence:.2f}", c.reason or "")
+        console.print(table)
+
+    section("facts", view.facts)
+    table = Table(title="conflicts (shown in tie-break order; never two plain facts)")
+    table.add_column("subject · predicate")
+    table.add_column("sides")
+    for conflict in view.conflicts:
+        sides = "\n".join(
+            f"{'[red]⚑[/red] ' if s.conflict_flag else ''}{claim_line(s.subject, s.predicate, s.object, s.polarity)}"
+            f" ({s.label.confidence:.2f}) “{s.content}”"
+            for s in conflict.sides
+        )
+        table.add_row(f"{conflict.subject} · {conflict.predicate}", sides)
+    console.print(table)
+    section("proposals (inferred / hypothetical / unresolved conditions)", view.proposals)
+    section("stale (expired validity or condition)", view.stale)
+
+
+@app.command()
+def provenance(
+    node_id: Annotated[str, typer.Argument(help="Node id.")],
+    tenant: Tenant,
+    owner: Owner,
+    cursor: Annotated[str | None, typer.Option(help="Operation page cursor.")] = None,
+    limit: Annotated[int, typer.Option(min=1, max=1000)] = 100,
+    data_dir: DataDir = None,
+    json_output: JsonOut = False,
+) -> None:
+    """Why a claim is believed, who said it, how it is known, whether it was challenged, how it changed."""
+    with _runner(data_dir) as runner:
+        trail = runner.provenance(node_id, tenant_id=tenant, owner_id=owner, cursor=cursor, limit=limit)
+    if trail is None:
+        _fail(EpistreamError("no such node for this owner", code="node_not_found"), json_output)
+    assert trail is not None
+    _emit(trail, json_output, lambda: _render_provenance(trail))
+
+
+def _render_provenance(trail: Any) -> None:
+    node = trail.node
+    console.print(f"[bold]{node.content}[/bold]")
+    console.print(
+        f"how known: {node.epistemic_type.value} · source {node.source_type.value} · confidence {node.confidence:.2f}"
+        f" · lifecycle {node.lifecycle.value}"
+    )
+    console.print(f"asserted by: {node.asserted_by.actor_id} ({node.asserted_by.actor_type.value})")
+    for event in trail.evidence_events:
+        console.print(f"evidence {event['event_id']} ({event['role']}, {event['occurred_at']}): “{event['content']}”")
+    if trail.missing_evidence_refs:
+        console.print(f"[yellow]missing evidence: {', '.join(trail.missing_evidence_refs)}[/yellow]")
+    for edge in trail.contradiction_edges:
+        console.print(
+            f"[red]challenged[/red]: contradicts {edge.target_id if edge.source_id == node.node_id else edge.source_id}"
+        )
+    table = Table(title="history")
+    table.add_column("when")
+    table.add_column("operation")
+    table.add_column("by")
+    for op in trail.operations:
+        table.add_row(str(op.created_at), op.op_type, op.actor_id)
+    console.print(table)
+
+
+@app.command()
+def state(
+    tenant: Tenant,
+    owner: Owner,
+    subject: Annotated[str, typer.Option(help="Subject, e.g. user.")],
+    predicate: Annotated[str, typer.Option(help="Predicate, e.g. lives_in.")],
+    valid_at: Annotated[str | None, typer.Option(help="When in the world (ISO, timezone); default now.")] = None,
+    knowledge_at: Annotated[str | None, typer.Option(help="Knowledge cutoff (ISO, timezone).")] = None,
+    scope: ScopeOpt = None,
+    scope_id: ScopeIdOpt = None,
+    data_dir: DataDir = None,
+    json_output: JsonOut = False,
+) -> None:
+    """Assertion state of (subject, predicate): unknown, single, consistent, multiple or contested."""
+    with _runner(data_dir) as runner:
+        result = runner.assertion(
+            tenant_id=tenant,
+            owner_id=owner,
+            subject=subject,
+            predicate=predicate,
+            valid_at=_parse_time(valid_at, "--valid-at") or datetime.now(UTC),
+            knowledge_at=_parse_time(knowledge_at, "--knowledge-at"),
+            scope=_scope(tenant, owner, scope, scope_id),
+        )
+
+    def render() -> None:
+        console.print(f"[bold]{subject} · {predicate}[/bold]: {result.status}")
+        for value in result.current_values:
+            console.print(f"  {value.object} ({value.polarity}) × {value.candidate_count}")
+        for reason, count in result.exclusions.items():
+            console.print(f"  [dim]excluded {count}: {reason}[/dim]")
+
+    _emit(result, json_output, render)
+
+
+@app.command()
+def replay(
+    verify: Annotated[bool, typer.Option("--verify", help="Rebuild state from the log and compare.")] = True,
+    data_dir: DataDir = None,
+    json_output: JsonOut = False,
+) -> None:
+    """Rebuild state from the operation log alone and report any difference from live state."""
+    with _runner(data_dir) as runner:
+        differences = runner.verify_replay() if verify else []
+        nodes = len(runner.store)
+    result = {"nodes": nodes, "identical": not differences, "differences": differences}
+
+    def render() -> None:
+        if differences:
+            console.print(f"[red]{len(differences)} differences[/red]")
+            for d in differences:
+                console.print(f"  {d}")
+        else:
+            console.print(f"[green]replay identical[/green]: {nodes} nodes rebuilt from the operation log")
+
+    _emit(result, json_output, render)
+    if differences:
+        raise typer.Exit(code=1)
+
+
+@app.command()
+def stats(
+    tenant: Annotated[str | None, typer.Option("--tenant")] = None,
+    owner: Annotated[str | None, typer.Option("--owner")] = None,
+    data_dir: DataDir = None,
+    json_output: JsonOut = False,
+) -> None:
+    """Operation-log analytics (SQL on the ClickHouse tables)."""
+    with _runner(data_dir) as runner:
+        result = runner.stats(tenant, owner)
+
+    def render() -> None:
+        for name, value in result.items():
+            console.rule(name)
+            console.print(value)
+
+    _emit(result, json_output, render)
+
+
+# ----------------------------------------------------------------------------- commands
+
+RequestId = Annotated[str | None, typer.Option("--request-id", help="UUID; a retry with the same id is applied once.")]
+Actor = Annotated[str, typer.Option("--actor", help="Who is acting.")]
+Reason = Annotated[str | None, typer.Option("--reason")]
+Evidence = Annotated[list[str] | None, typer.Option("--evidence", help="Evidence event id (repeatable).")]
+
+
+def _submit(
+    data_dir: Path | None,
+    json_output: bool,
+    build: Callable[[ScopeRef, dict[str, Any]], CommandBase],
+    node_ids: list[str],
+    tenant: str,
+    request_id: str | None,
+    actor: str,
+    reason: str | None,
+    evidence: list[str] | None,
+) -> None:
+    with _runner(data_dir) as runner:
+        target = runner.node(node_ids[0], tenant_id=tenant)
+        if target is None:
+            _fail(EpistreamError("no such node in this tenant", code="node_not_found"), json_output)
+        assert target is not None
+        base: dict[str, Any] = {
+            "command_id": str(uuid.uuid5(uuid.NAMESPACE_URL, f"epistream:cli:{request_id}"))
+            if request_id
+            else str(uuid.uuid4()),
+            "request_id": request_id,
+            "actor": ActorRef(actor_id=actor, actor_type=ActorType.HUMAN_USER),
+            "issued_at": datetime.now(UTC),
+            "reason": reason,
+            "evidence_ids": tuple(evidence or ()),
+        }
+        try:
+            command = build(target.scope_ref(), base)
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc).splitlines()[0]) from None
+        result = runner.submit(command)
+    outcome = result.outcome
+
+    def render() -> None:
+        colour = {"applied": "green", "duplicate": "yellow", "rejected": "red"}[outcome.status]
+        console.print(f"[{colour}]{outcome.status}[/{colour}]" + (" (retry)" if outcome.retried else ""))
+        if outcome.error_code:
+            console.print(f"{outcome.error_code}: {outcome.error_message}")
+        for op in result.operations:
+            console.print(f"  {op.op_type.value} → {op.target_id}")
+
+    _emit(outcome, json_output, render)
+    if outcome.status == "rejected":
+        raise typer.Exit(code=1)
+
+
+def _scoped(scope: ScopeRef, base: dict[str, Any]) -> dict[str, Any]:
+    return {**scope.model_dump(), **base}
+
+
+@app.command()
+def reinforce(
+    node_id: str,
+    tenant: Tenant,
+    signal: Annotated[SignalType, typer.Option(case_sensitive=False)] = SignalType.CONFIRMED,
+    session: Annotated[str | None, typer.Option("--session")] = None,
+    request_id: RequestId = None,
+    actor: Actor = "cli",
+    reason: Reason = None,
+    evidence: Evidence = None,
+    data_dir: DataDir = None,
+    json_output: JsonOut = False,
+) -> None:
+    """Apply a positive signal (CONFIRMED, REFERENCED, ...)."""
+    _submit(
+        data_dir, json_output,
+        lambda s, b: ReinforceCommand(**_scoped(s, b), node_id=node_id, signal=signal, session_id=session),
+        [node_id], tenant, request_id, actor, reason, evidence,
+    )  # fmt: skip
+
+
+@app.command()
+def penalize(
+    node_id: str,
+    tenant: Tenant,
+    signal: Annotated[SignalType, typer.Option(case_sensitive=False)] = SignalType.CORRECTED,
+    session: Annotated[str | None, typer.Option("--session")] = None,
+    request_id: RequestId = None,
+    actor: Actor = "cli",
+    reason: Reason = None,
+    evidence: Evidence = None,
+    data_dir: DataDir = None,
+    json_output: JsonOut = False,
+) -> None:
+    """Apply a negative signal (CORRECTED, CONTRADICTED_BY_OBSERVATION, ...)."""
+    _submit(
+        data_dir, json_output,
+        lambda s, b: PenalizeCommand(**_scoped(s, b), node_id=node_id, signal=signal, session_id=session),
+        [node_id], tenant, request_id, actor, reason, evidence,
+    )  # fmt: skip
+
+
+@app.command()
+def contradict(
+    node_a: str,
+    node_b: str,
+    tenant: Tenant,
+    request_id: RequestId = None,
+    actor: Actor = "cli",
+    reason: Reason = None,
+    evidence: Evidence = None,
+    data_dir: DataDir = None,
+    json_output: JsonOut = False,
+) -> None:
+    """Record that two claims contradict each other (both become CONTESTED)."""
+    _submit(
+        data_dir, json_output,
+        lambda s, b: ContradictCommand(**_scoped(s, b), node_a=node_a, node_b=node_b, description=reason),
+        [node_a, node_b], tenant, request_id, actor, reason, evidence,
+    )  # fmt: skip
+
+
+@app.command()
+def resolve(
+    winner: str,
+    loser: str,
+    tenant: Tenant,
+    request_id: RequestId = None,
+    actor: Actor = "cli",
+    reason: Reason = None,
+    evidence: Evidence = None,
+    data_dir: DataDir = None,
+    json_output: JsonOut = False,
+) -> None:
+    """Resolve a contradiction explicitly: the winner becomes STABLE, the loser DEPRECATED."""
+    _submit(
+        data_dir, json_output,
+        lambda s, b: ResolveContradictionCommand(**_scoped(s, b), winner_id=winner, loser_id=loser),
+        [winner, loser], tenant, request_id, actor, reason, evidence,
+    )  # fmt: skip
+
+
+@app.command()
+def condition(
+    node_id: str,
+    tenant: Tenant,
+    state_value: Annotated[ConditionState, typer.Option("--state", case_sensitive=False)],
+    method: Annotated[EvaluationMethod, typer.Option(case_sensitive=False)] = EvaluationMethod.USER,
+    request_id: RequestId = None,
+    actor: Actor = "cli",
+    reason: Reason = None,
+    evidence: Evidence = None,
+    data_dir: DataDir = None,
+    json_output: JsonOut = False,
+) -> None:
+    """Evaluate a CONDITIONAL claim's condition (UNKNOWN, TRUE, FALSE, EXPIRED)."""
+    _submit(
+        data_dir, json_output,
+        lambda s, b: EvaluateConditionCommand(**_scoped(s, b), node_id=node_id, state=state_value, method=method),
+        [node_id], tenant, request_id, actor, reason, evidence,
+    )  # fmt: skip
+
+
+@app.command()
+def transition(
+    node_id: str,
+    tenant: Tenant,
+    to: Annotated[EpistemicType, typer.Option("--to", case_sensitive=False)],
+    trigger: Annotated[TriggerType, typer.Option(case_sensitive=False)] = TriggerType.USER_CORRECTION,
+    request_id: RequestId = None,
+    actor: Actor = "cli",
+    reason: Reason = None,
+    evidence: Evidence = None,
+    data_dir: DataDir = None,
+    json_output: JsonOut = False,
+) -> None:
+    """Change how a claim is known (e.g. HYPOTHETICAL → ASSERTED); forbidden moves are rejected."""
+    _submit(
+        data_dir, json_output,
+        lambda s, b: EpistemicTransitionCommand(**_scoped(s, b), node_id=node_id, to_type=to, trigger_type=trigger),
+        [node_id], tenant, request_id, actor, reason, evidence,
+    )  # fmt: skip
+
+
+def _lifecycle_command(name: str, model: type[CommandBase], help_text: str) -> None:
+    def command(
+        node_id: str,
+        tenant: Tenant,
+        request_id: RequestId = None,
+        actor: Actor = "cli",
+        reason: Reason = None,
+        evidence: Evidence = None,
+        data_dir: DataDir = None,
+        json_output: JsonOut = False,
+    ) -> None:
+        _submit(
+            data_dir, json_output,
+            lambda s, b: model(**_scoped(s, b), node_id=node_id),
+            [node_id], tenant, request_id, actor, reason, evidence,
+        )  # fmt: skip
+
+    command.__doc__ = help_text
+    app.command(name)(command)
+
+
+_lifecycle_command("promote", PromoteCommand, "Promote a claim to STABLE.")
+_lifecycle_command("archive", ArchiveCommand, "Archive a claim (final).")
+_lifecycle_command("deprecate", DeprecateCommand, "Deprecate a claim (known wrong or replaced).")
+
+
+@app.command()
+def demo(
+    data_dir: Annotated[Path, typer.Option("--data-dir", help="Fresh directory for the demo.")] = Path(
+        ".epistream-demo"
+    ),
+    embedder: Annotated[str, typer.Option(help="minilm (default) or hash (no model).")] = "minilm",
+    json_output: JsonOut = False,
+) -> None:
+    """Ingest the bundled conversations into a fresh data directory and show what epistream made of them."""
+    from epistream.demo_run import run_demo
+
+    run_demo(data_dir, embedder=embedder, json_output=json_output, console=console)
+
+
+def main() -> None:  # pragma: no cover - console script entry
+    app()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
