@@ -1,0 +1,91 @@
+"""End-to-end messages/s of the embedded pipeline, against the embedder alone.
+
+One run measures, on the same generated chat corpus:
+1. the embedder's own sentences/s on the texts the pipeline embeds (claim texts);
+2. the whole pipeline (admission, rule extraction + validation, reducer, chDB
+   writes of raw events / journals / operations / snapshots, index upsert with
+   the same embedder) in messages/s, and its ratio to (1) per embedded text;
+3. the same pipeline with a no-op embedder: the pipeline's own overhead.
+
+Targets (issue 4): pipeline >= 75% of the embedder's standalone throughput;
+>= 3,000 messages/s with the no-op embedder.
+
+Run: .venv/bin/python bench/ingest_embedded.py [--messages N] [--embedder minilm|hash]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import resource
+import sys
+import tempfile
+import time
+from datetime import timedelta
+from pathlib import Path
+
+with contextlib.suppress(ImportError):
+    import onnxruntime  # noqa: F401  (must load before usearch)
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from extraction_throughput import corpus
+
+from epistream.settings import Settings
+from sinks.clickhouse import OperationLog
+from sinks.embedded_index import embedded_text
+from sinks.embedding import Embedder, default_embedder
+from streams.embedded import EmbeddedRunner
+
+
+def lines(n: int) -> list[bytes]:
+    out = []
+    for i, e in enumerate(corpus(n)):
+        e = e.model_copy(update={"owner_id": f"u{i % 50}", "occurred_at": e.occurred_at + timedelta(seconds=i)})
+        out.append(e.model_dump_json().encode())
+    return out
+
+
+def run_pipeline(data: list[bytes], embedder: Embedder, root: Path, log: OperationLog, name: str) -> tuple[float, int]:
+    data_dir = root / name
+    runner = EmbeddedRunner(data_dir, Settings(data_dir=data_dir, batch_size=512), embedder=embedder, log=log)
+    start = time.perf_counter()
+    report = runner.ingest_lines(data, source=name)
+    elapsed = time.perf_counter() - start
+    texts = runner.index.embedded_texts
+    runner.close()
+    assert report.events == len(data), report.as_dict()
+    return elapsed, texts
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--messages", type=int, default=3000)
+    ap.add_argument("--embedder", default="minilm", choices=["minilm", "hash"])
+    args = ap.parse_args()
+    data = lines(args.messages)
+    embedder = default_embedder(args.embedder)
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        log = OperationLog.connect(None, path=root / "chdb", database="bench_full")
+        elapsed, embedded = run_pipeline(data, embedder, root, log, "full")
+        texts = [embedded_text(n) for n in log.latest_node_snapshots()]
+        log.close()
+        start = time.perf_counter()
+        for i in range(0, len(texts), 64):
+            embedder.embed(texts[i : i + 64])
+        standalone = time.perf_counter() - start
+        log = OperationLog.connect(None, path=root / "chdb", database="bench_noop")
+        noop_elapsed, _ = run_pipeline(data, default_embedder("noop"), root, log, "noop")
+        log.close()
+    embed_rate = len(texts) / standalone
+    pipeline_texts_rate = embedded / elapsed
+    print(f"corpus:               {len(data)} messages, {embedded} node texts embedded ({args.embedder})")
+    print(f"embedder alone:       {embed_rate:,.0f} sentences/s ({len(texts)} texts in {standalone:.2f} s)")
+    print(f"pipeline ({args.embedder}):    {len(data) / elapsed:,.0f} messages/s, {pipeline_texts_rate:,.0f} texts/s")
+    print(f"ratio to embedder:    {pipeline_texts_rate / embed_rate:.0%} (target >= 75%)")
+    print(f"pipeline (no-op emb): {len(data) / noop_elapsed:,.0f} messages/s (target >= 3,000)")
+    print(f"peak RSS:             {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f} MiB")
+
+
+if __name__ == "__main__":
+    main()
