@@ -31,6 +31,7 @@ from engine.results import ApplyResult
 from engine.store import InMemoryStateStore
 from epistream.settings import Settings
 from extractors.base import Extractor, get_extractor
+from retrieval.backend import ResolvedBackend
 from retrieval.models import RetrievalRequest, RetrievalResponse, WorldContext
 from retrieval.service import Retriever
 from retrieval.world import world_context
@@ -147,7 +148,7 @@ class EmbeddedRunner:
             self.engine_config = engine_config
             self.store = InMemoryStateStore()
             self._load_state()
-            self.retriever = Retriever(self.index, clock=self._clock)
+            self.retriever = Retriever(ResolvedBackend(self.index, self.store.get_node), clock=self._clock)
         except BaseException:
             self._lock.release()
             raise
