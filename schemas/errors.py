@@ -131,3 +131,15 @@ class ExtractionFailed(EpistreamError):
 class DataDirLocked(EpistreamError):
     code = "data_dir_locked"
     http_status = 409
+
+
+class RateLimited(EpistreamError):
+    """A caller exceeded its request rate; ``details.retry_after_s`` says when to retry."""
+
+    code = "rate_limited"
+    http_status = 429
+
+
+class PayloadTooLarge(ValidationFailed):
+    code = "payload_too_large"
+    http_status = 413

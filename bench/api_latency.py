@@ -1,0 +1,171 @@
+"""Latency of POST /v1/retrieve under concurrent clients, over real HTTP, on the embedded backend.
+
+Builds a corpus of N memory nodes for one tenant (events through the real
+pipeline: rule extractor, reducer, chDB log, embedded index), serves the app
+with uvicorn on a free local port, then runs C concurrent clients issuing
+retrievals for a fixed duration and prints p50/p95/p99 and throughput.
+
+    .venv/bin/python bench/api_latency.py [--nodes 10000 --nodes 100000] [--clients 16] [--requests 2000]
+        [--embedder hash|minilm] [--owners 4]
+
+Target (issue 6): p95 <= 50 ms at 100k nodes. The runner serialises calls on one
+worker thread, so the figure includes queueing behind the other 15 clients.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import multiprocessing
+import random
+import socket
+import statistics
+import tempfile
+import threading
+import time
+from concurrent.futures import ProcessPoolExecutor
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+with contextlib.suppress(ImportError):
+    import onnxruntime  # noqa: F401  (must load before usearch; see sinks/embedded_index.py)
+
+import httpx
+import uvicorn
+
+from epistream.settings import Settings
+from retrieval.api import ApiKey, ApiKeyRing, Permission, create_app, hash_key_sha256
+from schemas.events import validate_event
+from sinks.embedding import default_embedder
+from streams.embedded import EmbeddedRunner
+
+T0 = datetime(2025, 1, 1, tzinfo=UTC)
+TEMPLATES = (
+    "I like {w}.",
+    "I use {w} at work.",
+    "I have a {w}.",
+    "I drink {w}.",
+    "I play {w}.",
+    "I speak {w}.",
+    "I live in {W}.",
+    "My favorite color is {w}.",
+    "Maybe I will learn {W}.",
+    "If it rains, I will visit {W}.",
+)
+SYLLABLES = ("ka", "lo", "mi", "ren", "to", "sa", "vi", "nor", "bel", "qua", "zen", "dri", "po", "lum")
+
+
+def word(rng: random.Random) -> str:
+    return "".join(rng.choice(SYLLABLES) for _ in range(rng.randint(2, 4)))
+
+
+def build_corpus(runner: EmbeddedRunner, nodes: int, owners: int, seed: int) -> float:
+    rng = random.Random(seed)
+    start = time.perf_counter()
+    batch = []
+    for i in range(nodes):
+        w = word(rng)
+        text = rng.choice(TEMPLATES).format(w=w, W=w.capitalize())
+        batch.append(validate_event({
+            "event_id": f"bench-{i}", "tenant_id": "bench", "owner_id": f"o{i % owners}", "scope": "personal",
+            "role": "user", "content": text, "occurred_at": (T0 + timedelta(seconds=i)).isoformat(),
+        }))
+        if len(batch) >= 2000:
+            runner.ingest_events(batch)
+            batch = []
+    if batch:
+        runner.ingest_events(batch)
+    return time.perf_counter() - start
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+async def load(base: str, token: str, clients: int, requests: int, owners: int, seed: int) -> list[float]:
+    rng = random.Random(seed)
+    queries = [" ".join(word(rng) for _ in range(rng.randint(1, 3))) + " " + rng.choice(["like", "use", "live", ""])
+               for _ in range(512)]
+    latencies: list[float] = []
+    counter = iter(range(requests))
+    headers = {"Authorization": f"Bearer {token}"}
+
+    async def worker(n: int) -> None:
+        async with httpx.AsyncClient(base_url=base, headers=headers, timeout=30) as http:
+            for i in counter:
+                body = {"query": queries[(i * 7 + n) % len(queries)], "owner_id": f"o{i % owners}", "limit": 10,
+                        "token_budget": 1024}
+                t = time.perf_counter()
+                r = await http.post("/v1/retrieve", json=body)
+                latencies.append(time.perf_counter() - t)
+                if r.status_code != 200:
+                    raise RuntimeError(f"retrieve failed: {r.status_code}")
+
+    await asyncio.gather(*(worker(n) for n in range(clients)))
+    return latencies
+
+
+def run_load(base: str, token: str, clients: int, requests: int, owners: int, seed: int) -> list[float]:
+    return asyncio.run(load(base, token, clients, requests, owners, seed))
+
+
+def run(nodes: int, args: argparse.Namespace) -> None:
+    with tempfile.TemporaryDirectory(prefix="epistream-bench-") as tmp:
+        settings = Settings(data_dir=Path(tmp), embedder=args.embedder, extractor="rules",
+                            api_rate_limit_per_s=0.0, batch_size=2000)
+        runner = EmbeddedRunner(Path(tmp), settings, embedder=default_embedder(
+            {"hash": "hash", "minilm": "minilm"}[args.embedder]))
+        try:
+            took = build_corpus(runner, nodes, args.owners, args.seed)
+            count = sum(1 for _ in runner.store.iter_nodes())
+            token = "bench-token"
+            ring = ApiKeyRing([ApiKey(id="bench", tenant_id="bench", permissions=frozenset({Permission.READ}),
+                                      sha256=hash_key_sha256(token))])
+            app = create_app(runner, api_keys=ring, settings=settings)
+            port = free_port()
+            server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+            thread = threading.Thread(target=server.run, daemon=True)
+            thread.start()
+            while not server.started:
+                time.sleep(0.05)
+            base = f"http://127.0.0.1:{port}"
+            # The clients run in another process so they do not compete with the server for the GIL.
+            ctx = multiprocessing.get_context("spawn")
+            with ProcessPoolExecutor(max_workers=1, mp_context=ctx) as pool:
+                pool.submit(run_load, base, token, args.clients, min(200, args.requests), args.owners,
+                            args.seed + 1).result()  # warm-up
+                start = time.perf_counter()
+                lat = pool.submit(run_load, base, token, args.clients, args.requests, args.owners,
+                                  args.seed + 2).result()
+                wall = time.perf_counter() - start
+            server.should_exit = True
+            thread.join(timeout=10)
+        finally:
+            runner.close()
+    ms = sorted(x * 1000 for x in lat)
+    q = statistics.quantiles(ms, n=100)
+    print(
+        f"nodes={count:>7} (target {nodes}, built in {took:.1f}s) clients={args.clients} requests={len(ms)} "
+        f"embedder={args.embedder} | p50={q[49]:.1f} ms p95={q[94]:.1f} ms p99={q[98]:.1f} ms "
+        f"max={ms[-1]:.1f} ms | {len(ms) / wall:.0f} req/s"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--nodes", type=int, action="append", help="corpus size(s); default 10000")
+    parser.add_argument("--clients", type=int, default=16)
+    parser.add_argument("--requests", type=int, default=2000)
+    parser.add_argument("--owners", type=int, default=4)
+    parser.add_argument("--embedder", choices=("hash", "minilm"), default="hash")
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args()
+    for n in args.nodes or [10_000]:
+        run(n, args)
+
+
+if __name__ == "__main__":
+    main()

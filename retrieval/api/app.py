@@ -1,0 +1,606 @@
+"""The FastAPI app: the imperative shell around the embedded runner.
+
+The edge is where time and identity enter: ``issued_at`` is the server clock,
+``actor`` is the API key, the tenant is the key's tenant. Everything else is
+validated, checked against the key's grants and handed to the engine as exactly
+one command (or one ingestion batch).
+"""
+
+
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, Depends, FastAPI, Header, Path, Query, Request
+from fastapi.responses import JSONResponse, Response
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from pydantic import JsonValue, ValidationError
+
+from engine.assertion_state import AssertionState
+from engine.provenance import NodeProvenance
+from epistream.settings import Settings
+from retrieval.api.auth import ApiKey, ApiKeyRing, Permission
+from retrieval.api.errors import (
+    ErrorBody,
+    epistream_error_response,
+    error_response,
+    install_error_handlers,
+    validation_details,
+)
+from retrieval.api.gate import RunnerGate
+from retrieval.api.limits import BodySizeLimit, IdempotencyCache, TokenBucketLimiter, body_fingerprint
+from retrieval.api.metrics import ApiMetrics, MetricsMiddleware
+from retrieval.api.models import (
+    ArchiveBody,
+    AssertionStateBody,
+    CommandResponse,
+    ConditionBody,
+    ContradictBody,
+    EventResult,
+    EventsBody,
+    EventsResponse,
+    HealthCheck,
+    HealthResponse,
+    PlainCommandBody,
+    ResolveBody,
+    RetrieveBody,
+    SignalBody,
+    TransitionBody,
+    _CommandBody,
+)
+from retrieval.backend import SearchFilter
+from retrieval.models import RetrievalRequest, RetrievalResponse, WorldContext
+from schemas.claims import event_input_id
+from schemas.commands import (
+    ArchiveCommand,
+    CommandBase,
+    ContradictCommand,
+    DeprecateCommand,
+    EpistemicTransitionCommand,
+    EvaluateConditionCommand,
+    PenalizeCommand,
+    PromoteCommand,
+    ReinforceCommand,
+    ResolveContradictionCommand,
+)
+from schemas.common import ScopeRef
+from schemas.enums import EpistemicType, Scope
+from schemas.errors import (
+    AuthError,
+    EpistreamError,
+    InvalidEvent,
+    NodeNotFound,
+    PayloadTooLarge,
+    PermissionDenied,
+    ValidationFailed,
+)
+from schemas.events import ConversationEvent, validate_event
+from schemas.nodes import MemoryNode
+from streams.embedded import EmbeddedRunner
+
+#: Namespace of command ids derived from an Idempotency-Key (stable across restarts).
+COMMAND_NAMESPACE = uuid.UUID("5d7c3a8e-2f61-4c1b-9a57-6b0e4f3c2d19")
+
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    status: {"model": ErrorBody, "description": desc}
+    for status, desc in {
+        401: "Missing or invalid API key",
+        403: "The key lacks a permission, owner or scope",
+        413: "Body or batch too large",
+        422: "Validation failed",
+        429: "Rate limited",
+        503: "Backend unavailable or timed out",
+    }.items()
+}
+_NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"model": ErrorBody, "description": "Not found in your tenant"}}
+_CONFLICT: dict[int | str, dict[str, Any]] = {409: {"model": ErrorBody, "description": "Conflict (incl. reused key)"}}
+_ALL_ERRORS = {**_ERRORS, **_NOT_FOUND, **_CONFLICT}
+
+_bearer = HTTPBearer(auto_error=False, description="API key")
+
+
+class ApiState:
+    """Everything a request handler needs; one per app."""
+
+    def __init__(
+        self,
+        runner: EmbeddedRunner,
+        keys: ApiKeyRing,
+        settings: Settings,
+        clock: Callable[[], datetime],
+    ) -> None:
+        self.runner = runner
+        self.keys = keys
+        self.settings = settings
+        self.clock = clock
+        self.gate = RunnerGate(runner, settings.api_backend_timeout_s)
+        self.limiter = TokenBucketLimiter(settings.api_rate_limit_per_s, settings.api_rate_burst)
+        self.idempotency = IdempotencyCache(settings.api_idempotency_cache)
+        self.metrics = ApiMetrics()
+
+
+def _request_id(idempotency_key: str | None) -> str | None:
+    if idempotency_key is None:
+        return None
+    try:
+        return str(uuid.UUID(idempotency_key.strip()))
+    except ValueError:
+        raise ValidationFailed("Idempotency-Key must be a UUID", code="invalid_idempotency_key") from None
+
+
+def create_app(
+    runner: EmbeddedRunner,
+    *,
+    api_keys: ApiKeyRing,
+    settings: Settings | None = None,
+    clock: Callable[[], datetime] | None = None,
+) -> FastAPI:
+    settings = settings or runner.settings
+    state = ApiState(runner, api_keys, settings, clock or (lambda: datetime.now(UTC)))
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        yield
+        state.gate.shutdown()
+
+    app = FastAPI(
+        title="epistream",
+        version="1.0.0",
+        summary="Epistemically typed memory for assistants: ingestion, retrieval, commands.",
+        lifespan=lifespan,
+    )
+    app.state.api = state
+    install_error_handlers(app)
+
+    @app.exception_handler(ValidationError)
+    async def _pydantic(_: Request, exc: ValidationError) -> JSONResponse:
+        return error_response(422, "validation_failed", "request does not satisfy a contract", validation_details(
+            list(exc.errors(include_input=False, include_url=False))
+        ))
+
+    app.include_router(_router(state))
+    app.add_middleware(MetricsMiddleware, metrics=state.metrics)
+    app.add_middleware(BodySizeLimit, max_bytes=settings.api_max_body_bytes, on_reject=epistream_error_response)
+    return app
+
+
+def _router(state: ApiState) -> APIRouter:
+    s = state.settings
+    gate = state.gate
+    runner = state.runner
+    router = APIRouter()
+
+    # ------------------------------------------------------------------ auth
+    async def principal(
+        credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+    ) -> ApiKey:
+        if credentials is None:
+            raise AuthError("missing bearer token")
+        key = state.keys.authenticate(f"Bearer {credentials.credentials}")
+        state.limiter.take(key.id)
+        return key
+
+    Key = Annotated[ApiKey, Depends(principal)]  # noqa: N806
+    IdemKey = Annotated[  # noqa: N806
+        str | None,
+        Header(alias="Idempotency-Key", description="UUID; same key + same body returns the original result"),
+    ]
+
+    def owner_for(key: ApiKey, owner_id: str | None) -> str:
+        owner = owner_id or key.default_owner()
+        if owner is None:
+            raise ValidationFailed("owner_id is required for this key", code="owner_required", field="owner_id")
+        key.check_owner(owner)
+        return owner
+
+    def scope_for(key: ApiKey, scope: Scope | None, scope_id: str | None) -> tuple[Scope | None, str | None]:
+        if scope is None and scope_id is None:
+            default = key.default_scope()
+            if default is not None:
+                return default
+        key.check_scope(scope, scope_id)
+        return scope, scope_id
+
+    async def visible_node(key: ApiKey, node_id: str) -> MemoryNode:
+        """The node if this key may see it; otherwise the same 404 whether it exists or not."""
+        node = await gate.call(runner.node, node_id, tenant_id=key.tenant_id)
+        if node is None or not key.owner_allowed(node.owner_id) or not key.scope_allowed(node.scope, node.scope_id):
+            raise NodeNotFound("node not found")
+        return node
+
+    # ------------------------------------------------------------------ events
+    @router.post(
+        "/v1/events",
+        response_model=EventsResponse,
+        responses={
+            **_ERRORS,
+            **_CONFLICT,
+            207: {"model": EventsResponse, "description": "Some items were rejected (see per-item codes)"},
+        },
+        tags=["ingestion"],
+        summary="Ingest one event, a list of events, or {events: [...]}",
+    )
+    async def post_events(
+        key: Key,
+        payload: Annotated[EventsBody | list[JsonValue] | dict[str, JsonValue], Body()],
+        idempotency_key: IdemKey = None,
+    ) -> Any:
+        key.require(Permission.WRITE)
+        request_id = _request_id(idempotency_key)
+        if isinstance(payload, EventsBody):
+            items: list[Any] = list(payload.events)
+        elif isinstance(payload, list):
+            items = payload
+        elif set(payload) == {"events"} and isinstance(payload["events"], list):
+            items = list(payload["events"])
+        else:
+            items = [payload]
+        if not items:
+            raise ValidationFailed("no events given", code="empty_batch")
+        if len(items) > s.api_max_batch:
+            raise PayloadTooLarge("too many events in one request", code="batch_too_large", limit=s.api_max_batch)
+        fingerprint = body_fingerprint(items)
+        cache_key = (key.tenant_id, "events", request_id or "")
+        if request_id is not None:
+            remembered = state.idempotency.lookup(cache_key, fingerprint)
+            if remembered is not None:
+                return JSONResponse(remembered[1], status_code=remembered[0])
+
+        now = state.clock()
+        results: list[EventResult | None] = [None] * len(items)
+        valid: list[tuple[int, ConversationEvent]] = []
+        for i, item in enumerate(items):
+            event_id = item.get("event_id") if isinstance(item, dict) else None
+            event_id = event_id if isinstance(event_id, str) and len(event_id) <= 200 else None
+            try:
+                if isinstance(item, dict):
+                    item = dict(item)
+                    tenant = item.setdefault("tenant_id", key.tenant_id)
+                    if tenant != key.tenant_id:
+                        raise PermissionDenied("events may only be written to the key's tenant")
+                    item.setdefault("received_at", now.isoformat())
+                event = validate_event(item, max_content_bytes=s.max_content_bytes)
+                if not key.owner_allowed(event.owner_id):
+                    raise PermissionDenied("this key may not write for that owner")
+                if not key.scope_allowed(event.scope, event.scope_id):
+                    raise PermissionDenied("this key may not write in that scope")
+            except (InvalidEvent, PermissionDenied) as exc:
+                results[i] = EventResult(index=i, event_id=event_id, status="rejected", code=exc.code,
+                                         message=exc.message)
+                continue
+            valid.append((i, event))
+
+        def ingest() -> tuple[dict[int, EventResult], int, int]:
+            out: dict[int, EventResult] = {}
+            fresh: list[ConversationEvent] = []
+            batch_ids: set[str] = set()
+            store = runner.store
+            for i, event in valid:
+                known = store.event_scope(event.event_id)
+                if known is not None and known.tenant_id != key.tenant_id:
+                    out[i] = EventResult(index=i, event_id=event.event_id, status="rejected", code="event_id_conflict",
+                                         message="event id is not available")
+                elif event.event_id in batch_ids or store.has_seen(event_input_id(event.event_id)):
+                    out[i] = EventResult(index=i, event_id=event.event_id, status="duplicate")
+                else:
+                    batch_ids.add(event.event_id)
+                    fresh.append(event)
+                    out[i] = EventResult(index=i, event_id=event.event_id, status="accepted")
+            if not fresh:
+                return out, 0, 0
+            report = runner.ingest_events(fresh)
+            return out, report.claims, report.operations
+
+        done, claims, operations = await gate.call(ingest) if valid else ({}, 0, 0)
+        for i, res in done.items():
+            results[i] = res
+        final = [r for r in results if r is not None]
+        end = state.clock()
+        for i, event in valid:
+            if done[i].status == "accepted":
+                lag = max(0.0, (end - event.occurred_at).total_seconds())
+                state.metrics.ingestion_lag.observe(lag)
+        lags = [max(0.0, (end - e.occurred_at).total_seconds()) for i, e in valid if done[i].status == "accepted"]
+        if lags:
+            state.metrics.last_ingestion_lag.set(max(lags))
+        for r in final:
+            state.metrics.ingested.labels(r.status).inc()
+        response = EventsResponse(
+            accepted=sum(r.status == "accepted" for r in final),
+            duplicates=sum(r.status == "duplicate" for r in final),
+            rejected=sum(r.status == "rejected" for r in final),
+            results=final,
+            claims=claims,
+            operations=operations,
+        )
+        status = 200 if response.rejected == 0 else 207
+        body = response.model_dump(mode="json")
+        if request_id is not None:
+            state.idempotency.store(cache_key, fingerprint, status, body)
+        return JSONResponse(body, status_code=status)
+
+    # ------------------------------------------------------------------ reads
+    @router.post("/v1/retrieve", response_model=RetrievalResponse, responses=_ERRORS, tags=["retrieval"])
+    async def retrieve(key: Key, body: RetrieveBody) -> RetrievalResponse:
+        key.require(Permission.READ)
+        owner = owner_for(key, body.owner_id)
+        scope, scope_id = scope_for(key, body.scope, body.scope_id)
+        if body.limit > s.api_max_limit:
+            raise ValidationFailed("limit exceeds the server cap", code="limit_too_large", limit=s.api_max_limit)
+        request = RetrievalRequest(
+            query=body.query,
+            tenant_id=key.tenant_id,
+            owner_id=owner,
+            scope=scope,
+            scope_id=scope_id,
+            mode=body.mode,
+            limit=body.limit,
+            min_score=body.min_score,
+            token_budget=body.token_budget,
+            node_types=frozenset(body.node_types) if body.node_types is not None else None,
+            source_types=frozenset(body.source_types) if body.source_types is not None else None,
+            time_window=body.time_window,
+            valid_at=body.valid_at,
+            knowledge_at=body.knowledge_at,
+            reference_time=body.reference_time,
+            debug=body.debug,
+        )
+        response = await gate.call(runner.retrieve, request)
+        m = state.metrics
+        m.candidates.observe(response.candidate_count)
+        m.items.observe(len(response.items))
+        for ex in response.excluded:
+            if not ex.included:
+                m.exclusions.labels(ex.stage).inc()
+        return response
+
+    @router.get("/v1/world-context", response_model=WorldContext, responses=_ERRORS, tags=["retrieval"])
+    async def get_world_context(
+        key: Key,
+        owner_id: Annotated[str | None, Query(max_length=128)] = None,
+        scope: Scope | None = None,
+        scope_id: Annotated[str | None, Query(max_length=128)] = None,
+        at: datetime | None = None,
+    ) -> WorldContext:
+        key.require(Permission.READ)
+        owner = owner_for(key, owner_id)
+        sc, sid = scope_for(key, scope, scope_id)
+        if sid is not None and sc is None:
+            raise ValidationFailed("scope_id requires scope", code="validation_failed", field="scope_id")
+        ref = ScopeRef(tenant_id=key.tenant_id, owner_id=owner, scope=sc, scope_id=sid) if sc is not None else None
+        if at is not None and at.tzinfo is None:
+            raise ValidationFailed("at must include a timezone", code="naive_timestamp", field="at")
+        return await gate.call(runner.world, tenant_id=key.tenant_id, owner_id=owner, scope=ref, at=at)
+
+    @router.get("/v1/nodes/{node_id}", response_model=MemoryNode, responses={**_ERRORS, **_NOT_FOUND},
+                tags=["nodes"])
+    async def get_node(key: Key, node_id: Annotated[str, Path(max_length=200)]) -> MemoryNode:
+        key.require(Permission.READ)
+        return await visible_node(key, node_id)
+
+    @router.get("/v1/nodes/{node_id}/provenance", response_model=NodeProvenance,
+                responses={**_ERRORS, **_NOT_FOUND}, tags=["nodes"])
+    async def get_provenance(
+        key: Key,
+        node_id: Annotated[str, Path(max_length=200)],
+        cursor: Annotated[str | None, Query(max_length=1000)] = None,
+        limit: Annotated[int, Query(ge=1, le=s.api_max_page)] = 100,
+    ) -> NodeProvenance:
+        key.require(Permission.READ)
+        node = await visible_node(key, node_id)
+        prov = await gate.call(
+            runner.provenance, node_id, tenant_id=key.tenant_id, owner_id=node.owner_id, cursor=cursor, limit=limit
+        )
+        if prov is None:
+            raise NodeNotFound("node not found")
+        return prov
+
+    @router.post("/v1/assertions/state", response_model=AssertionState, responses=_ERRORS, tags=["retrieval"])
+    async def assertion_state(key: Key, body: AssertionStateBody) -> AssertionState:
+        key.require(Permission.READ)
+        owner = owner_for(key, body.owner_id)
+        sc, sid = scope_for(key, body.scope, body.scope_id)
+        if sid is not None and sc is None:
+            raise ValidationFailed("scope_id requires scope", code="validation_failed", field="scope_id")
+        ref = ScopeRef(tenant_id=key.tenant_id, owner_id=owner, scope=sc, scope_id=sid) if sc is not None else None
+        return await gate.call(
+            runner.assertion,
+            tenant_id=key.tenant_id,
+            owner_id=owner,
+            subject=body.subject,
+            predicate=body.predicate,
+            valid_at=body.valid_at,
+            knowledge_at=body.knowledge_at,
+            scope=ref,
+        )
+
+    # ------------------------------------------------------------------ commands
+    async def run_command(
+        key: Key,
+        kind: type[CommandBase],
+        target: MemoryNode,
+        body: _CommandBody,
+        idempotency_key: str | None,
+        route: str,
+        **fields: Any,
+    ) -> CommandResponse:
+        request_id = _request_id(idempotency_key)
+        content = {"route": route, "node": target.node_id, "body": body.model_dump(mode="json")}
+        if request_id is not None:
+            seed = f"{key.tenant_id}|{target.owner_id}|{request_id}|{body_fingerprint(content)}"
+            command_id = str(uuid.uuid5(COMMAND_NAMESPACE, seed))
+        else:
+            command_id = str(uuid.uuid4())
+        try:
+            command = kind(
+                tenant_id=key.tenant_id,
+                owner_id=target.owner_id,
+                scope=target.scope,
+                scope_id=target.scope_id,
+                command_id=command_id,
+                request_id=request_id,
+                actor=key.actor,
+                issued_at=state.clock(),
+                session_id=body.session_id,
+                reason=body.reason,
+                evidence_ids=tuple(body.evidence_ids),
+                **fields,
+            )
+        except ValidationError as exc:
+            raise ValidationFailed("command is not valid", code="invalid_command", **validation_details(
+                list(exc.errors(include_input=False, include_url=False))
+            )) from None
+        result = await gate.call(runner.submit, command)
+        name = str(getattr(command, "command", kind.__name__))
+        state.metrics.commands.labels(name, result.outcome.status).inc()
+        result.raise_for_error()
+        return CommandResponse(command=name, command_id=command_id, outcome=result.outcome)
+
+    cmd_responses = _ALL_ERRORS
+
+    @router.post("/v1/contradictions", response_model=CommandResponse, responses=cmd_responses, tags=["commands"])
+    async def contradict(key: Key, body: ContradictBody, idempotency_key: IdemKey = None) -> CommandResponse:
+        key.require(Permission.ASSERT)
+        a = await visible_node(key, body.node_a)
+        await visible_node(key, body.node_b)
+        return await run_command(key, ContradictCommand, a, body, idempotency_key, "contradict",
+                                 node_a=body.node_a, node_b=body.node_b, description=body.description)
+
+    @router.post("/v1/contradictions/resolve", response_model=CommandResponse, responses=cmd_responses,
+                 tags=["commands"])
+    async def resolve(key: Key, body: ResolveBody, idempotency_key: IdemKey = None) -> CommandResponse:
+        key.require(Permission.ASSERT)
+        winner = await visible_node(key, body.winner_id)
+        await visible_node(key, body.loser_id)
+        return await run_command(key, ResolveContradictionCommand, winner, body, idempotency_key, "resolve",
+                                 winner_id=body.winner_id, loser_id=body.loser_id)
+
+    NodeId = Annotated[str, Path(max_length=200)]  # noqa: N806
+
+    @router.put("/v1/nodes/{node_id}/condition", response_model=CommandResponse, responses=cmd_responses,
+                tags=["commands"])
+    async def condition(key: Key, node_id: NodeId, body: ConditionBody, idempotency_key: IdemKey = None
+                        ) -> CommandResponse:
+        key.require(Permission.ASSERT)
+        node = await visible_node(key, node_id)
+        return await run_command(key, EvaluateConditionCommand, node, body, idempotency_key, "condition",
+                                 node_id=node_id, state=body.state, method=body.method)
+
+    @router.post("/v1/nodes/{node_id}/reinforce", response_model=CommandResponse, responses=cmd_responses,
+                 tags=["commands"])
+    async def reinforce(key: Key, node_id: NodeId, body: SignalBody, idempotency_key: IdemKey = None
+                        ) -> CommandResponse:
+        key.require(Permission.ASSERT)
+        node = await visible_node(key, node_id)
+        extra: dict[str, Any] = {"signal_source": body.signal_source}
+        if body.signal is not None:
+            extra["signal"] = body.signal
+        return await run_command(key, ReinforceCommand, node, body, idempotency_key, "reinforce",
+                                 node_id=node_id, **extra)
+
+    @router.post("/v1/nodes/{node_id}/penalize", response_model=CommandResponse, responses=cmd_responses,
+                 tags=["commands"])
+    async def penalize(key: Key, node_id: NodeId, body: SignalBody, idempotency_key: IdemKey = None
+                       ) -> CommandResponse:
+        key.require(Permission.ASSERT)
+        node = await visible_node(key, node_id)
+        extra: dict[str, Any] = {"signal_source": body.signal_source}
+        if body.signal is not None:
+            extra["signal"] = body.signal
+        return await run_command(key, PenalizeCommand, node, body, idempotency_key, "penalize",
+                                 node_id=node_id, **extra)
+
+    @router.post("/v1/nodes/{node_id}/transition", response_model=CommandResponse, responses=cmd_responses,
+                 tags=["commands"])
+    async def transition(key: Key, node_id: NodeId, body: TransitionBody, idempotency_key: IdemKey = None
+                         ) -> CommandResponse:
+        key.require(Permission.ASSERT)
+        if body.to_type is EpistemicType.DEPRECATED:
+            key.require(Permission.DEPRECATE)
+        node = await visible_node(key, node_id)
+        return await run_command(key, EpistemicTransitionCommand, node, body, idempotency_key, "transition",
+                                 node_id=node_id, to_type=body.to_type, trigger_type=body.trigger_type)
+
+    @router.post("/v1/nodes/{node_id}/promote", response_model=CommandResponse, responses=cmd_responses,
+                 tags=["commands"])
+    async def promote(key: Key, node_id: NodeId, body: Annotated[PlainCommandBody | None, Body()] = None,
+                      idempotency_key: IdemKey = None) -> CommandResponse:
+        key.require(Permission.ASSERT)
+        node = await visible_node(key, node_id)
+        return await run_command(key, PromoteCommand, node, body or PlainCommandBody(), idempotency_key, "promote",
+                                 node_id=node_id)
+
+    @router.post("/v1/nodes/{node_id}/archive", response_model=CommandResponse, responses=cmd_responses,
+                 tags=["commands"])
+    async def archive(key: Key, node_id: NodeId, body: Annotated[ArchiveBody | None, Body()] = None,
+                      idempotency_key: IdemKey = None) -> CommandResponse:
+        key.require(Permission.DEPRECATE)
+        node = await visible_node(key, node_id)
+        b = body or ArchiveBody()
+        return await run_command(key, ArchiveCommand, node, b, idempotency_key, "archive",
+                                 node_id=node_id, policy_ref=b.policy_ref)
+
+    @router.post("/v1/nodes/{node_id}/deprecate", response_model=CommandResponse, responses=cmd_responses,
+                 tags=["commands"])
+    async def deprecate(key: Key, node_id: NodeId, body: Annotated[PlainCommandBody | None, Body()] = None,
+                        idempotency_key: IdemKey = None) -> CommandResponse:
+        key.require(Permission.DEPRECATE)
+        node = await visible_node(key, node_id)
+        return await run_command(key, DeprecateCommand, node, body or PlainCommandBody(), idempotency_key,
+                                 "deprecate", node_id=node_id)
+
+    # ------------------------------------------------------------------ operations
+    @router.get("/v1/health", response_model=HealthResponse, responses={503: {"model": HealthResponse}},
+                tags=["operations"])
+    async def health() -> JSONResponse:
+        checks: dict[str, HealthCheck] = {}
+
+        async def check(name: str, fn: Callable[[], object]) -> None:
+            start = time.perf_counter()
+            try:
+                await gate.call(fn, timeout_s=min(5.0, s.api_backend_timeout_s))
+                checks[name] = HealthCheck(ok=True, latency_ms=(time.perf_counter() - start) * 1000)
+            except Exception as exc:  # health reports failures, it never raises them
+                reason = exc.code if isinstance(exc, EpistreamError) else type(exc).__name__
+                checks[name] = HealthCheck(ok=False, latency_ms=(time.perf_counter() - start) * 1000, error=reason)
+
+        probe = SearchFilter(tenant_id="__health__", owner_id="__health__")
+        await check("chdb", lambda: runner.log.client.query("SELECT 1").result_rows)
+        await check("index", lambda: runner.index.lexical("health", probe, 1))
+        ok = all(c.ok for c in checks.values())
+        body = HealthResponse(status="ok" if ok else "degraded", checks=checks)
+        return JSONResponse(body.model_dump(mode="json"), status_code=200 if ok else 503)
+
+    @router.get("/metrics", response_class=Response, responses={**_ERRORS}, tags=["operations"],
+                include_in_schema=True)
+    async def metrics(
+        credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+    ) -> Response:
+        if not s.api_metrics_public:
+            if credentials is None:
+                raise AuthError("missing bearer token")
+            key = state.keys.authenticate(f"Bearer {credentials.credentials}")
+            state.limiter.take(key.id)
+            key.require(Permission.ADMIN)
+        return Response(state.metrics.render(), media_type="text/plain; version=0.0.4")
+
+    return router
+
+
+def serve(settings: Settings | None = None, host: str = "127.0.0.1", port: int = 8080) -> None:
+    """``epistream api``: the embedded runner behind uvicorn (one process owns the data dir)."""
+    import uvicorn
+
+    settings = settings or Settings()
+    if settings.api_keys_file is None:
+        raise ValidationFailed("EPISTREAM_API_KEYS_FILE is required to serve the API", code="no_api_keys")
+    keys = ApiKeyRing.from_file(settings.api_keys_file)
+    runner = EmbeddedRunner(settings=settings)
+    try:
+        app = create_app(runner, api_keys=keys, settings=settings)
+        uvicorn.run(app, host=host, port=port, log_level="info", proxy_headers=False)
+    finally:
+        runner.close()
