@@ -653,6 +653,43 @@ def demo(
     run_demo(data_dir, embedder=embedder, json_output=json_output, console=console)
 
 
+@app.command()
+def api(
+    host: Annotated[str, typer.Option(help="Interface to bind.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="TCP port.")] = 8080,
+    data_dir: DataDir = None,
+) -> None:
+    """Serve the retrieval API (needs EPISTREAM_API_KEYS_FILE: hashed bearer keys bound to tenants)."""
+    from retrieval.api.app import serve
+
+    try:
+        serve(_settings(data_dir), host=host, port=port)
+    except EpistreamError as exc:
+        _fail(exc)
+
+
+@app.command("api-key")
+def api_key(
+    key_id: Annotated[str, typer.Option("--id", help="Name of the key (becomes the acting actor id).")],
+    tenant: Tenant,
+    permission: Annotated[list[str], typer.Option("--permission", help="read, write, assert, deprecate, admin")],
+    owner: Annotated[list[str] | None, typer.Option("--owner", help="Restrict to these owners (repeatable).")] = None,
+) -> None:
+    """Generate a new API key: prints the secret once and the hashed entry for the keys file."""
+    from retrieval.api.auth import generate_key, hash_key_sha256
+
+    secret = generate_key()
+    entry: dict[str, Any] = {
+        "id": key_id,
+        "tenant_id": tenant,
+        "permissions": permission,
+        "sha256": hash_key_sha256(secret),
+    }
+    if owner:
+        entry["owners"] = owner
+    print(json.dumps({"api_key": secret, "keys_file_entry": entry}, indent=2))
+
+
 def main() -> None:  # pragma: no cover - console script entry
     app()
 
