@@ -654,6 +654,42 @@ def demo(
 
 
 @app.command()
+def migrate(data_dir: DataDir = None, json_output: JsonOut = False) -> None:
+    """Apply ClickHouse migrations (server if EPISTREAM_CLICKHOUSE_URL is set, else chDB) and the OpenSearch index."""
+    from sinks.clickhouse import OperationLog
+
+    settings = _settings(data_dir)
+    result: dict[str, Any] = {}
+    try:
+        log = OperationLog.connect(settings.clickhouse_url, path=settings.data_dir, run_migrations=False)
+        try:
+            result["clickhouse_applied"] = log.migrate()
+        finally:
+            log.close()
+        if settings.opensearch_url:
+            from sinks.opensearch_client import as_client
+            from sinks.opensearch_mapping import ensure_index
+
+            embedder = _embedder(settings)
+            result["opensearch_index"] = ensure_index(
+                as_client(settings.opensearch_url),
+                alias=settings.opensearch_index,
+                dimension=embedder.dimension,
+                embedding_model=embedder.model_name,
+                embedding_model_version=embedder.model_version,
+            )
+    except EpistreamError as exc:
+        _fail(exc, json_output)
+    _emit(result, json_output, lambda: console.print(result))
+
+
+def _embedder(settings: Settings) -> Any:
+    from sinks.embedding import default_embedder
+
+    return default_embedder({"none": "noop"}.get(settings.embedder, settings.embedder))
+
+
+@app.command()
 def api(
     host: Annotated[str, typer.Option(help="Interface to bind.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="TCP port.")] = 8080,

@@ -1,0 +1,63 @@
+"""The deploy files cannot run here (no Docker engine); check they agree with the code."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import yaml
+
+from epistream.settings import Settings
+from streams import topics
+
+ROOT = Path(__file__).resolve().parents[2]
+COMPOSE = yaml.safe_load((ROOT / "deploy" / "compose.yaml").read_text())
+
+
+def _epistream_env() -> dict[str, str]:
+    env: dict[str, str] = {}
+    for service in COMPOSE["services"].values():
+        for key, value in (service.get("environment") or {}).items():
+            if key.startswith("EPISTREAM_"):
+                env[key] = str(value)
+    return env
+
+
+def test_every_epistream_variable_is_a_real_setting_with_a_valid_value() -> None:
+    env = _epistream_env()
+    fields = {f"EPISTREAM_{name.upper()}" for name in Settings.model_fields}
+    assert env, "compose sets no EPISTREAM_* variables"
+    assert set(env) <= fields, sorted(set(env) - fields)
+    values = {key.removeprefix("EPISTREAM_").lower(): value for key, value in env.items()}
+    parsed = Settings(**values)  # raises if a value does not validate
+    assert parsed.partitions == topics.DEFAULT_PARTITIONS
+
+
+def test_partitions_agree_between_broker_default_and_settings() -> None:
+    kafka = COMPOSE["services"]["kafka"]["environment"]
+    assert int(kafka["KAFKA_NUM_PARTITIONS"]) == int(_epistream_env()["EPISTREAM_PARTITIONS"])
+
+
+def test_commands_used_by_compose_exist_in_the_cli() -> None:
+    from typer.main import get_command
+
+    from epistream.cli import app
+
+    cli = get_command(app)
+    names = set(cli.commands)  # type: ignore[attr-defined]
+    for service in COMPOSE["services"].values():
+        command = service.get("command")
+        if command and command[0] == "epistream":
+            assert command[1] in names, command
+
+
+def test_dockerfile_copies_every_package() -> None:
+    dockerfile = (ROOT / "deploy" / "Dockerfile").read_text()
+    copied = set(re.findall(r"^COPY (\w+) \1$", dockerfile, flags=re.M))
+    assert copied == {"schemas", "engine", "extractors", "streams", "sinks", "retrieval", "epistream"}
+
+
+def test_operations_guide_names_the_real_topics() -> None:
+    guide = (ROOT / "deploy" / "OPERATIONS.md").read_text()
+    for name in (topics.EVENTS, topics.COMMANDS, topics.EXTRACTIONS, topics.OPERATIONS, topics.NODES):
+        assert f"`{name}`" in guide
