@@ -67,7 +67,7 @@ from extractors.validation import (
 )
 from schemas.canonical import sha256_hex
 from schemas.claims import Claim, EventRef, ExtractionResult, Quantity
-from schemas.enums import EpistemicType, NodeType, Polarity, Role, TemporalIntent
+from schemas.enums import EpistemicType, NodeType, Polarity, Role, SourceType, TemporalIntent
 from schemas.events import ConversationEvent
 
 EXTRACTOR_VERSION: Final = "1.0.0"
@@ -129,12 +129,13 @@ _IMPERATIVE: Final = re.compile(
 
 _SUBJ_STOP: Final = _words(
     """it this that there here he she they you what which who whom today tomorrow yesterday everyone
+    reminder note context session tool memory user conversation request step
     everybody nobody someone somebody thanks thank hi hello hey sure yes no ok okay please also but and
     so well maybe perhaps the a an my our your his her their its if when because since just let can
-    could would should do does did is are was were will has have had not never always now then some most
+    could would should do does did is are was were has have had not never always now then some most
     all every many any how why where great good nice cool awesome sorry wow oh anyway honestly actually
-    basically monday tuesday wednesday thursday friday saturday sunday january february march april june
-    july august september october november december both each neither either none such other another one
+    basically monday tuesday wednesday thursday friday saturday sunday january february march
+    july september october november december both each neither either none such other another one
     two three i'm i've i'll i'd sounds looks seems got"""
 )
 _NAME: Final = r"(?-i:[A-Z][a-z][A-Za-z'-]*(?:\s+[A-Z][a-z][A-Za-z'-]*)?)"
@@ -159,7 +160,7 @@ _AUX: Final = re.compile(
     r"driven|grown|taken|given)\b))(?=\s|$)",
     I,
 )
-_NEG_AUX: Final = _words(
+_NEG_AUX: Final = frozenset({"'m not"}) | _words(
     """n't not never don't dont doesn't doesnt didn't didnt won't wont can't cant cannot isn't aren't
     wasn't weren't wouldn't shouldn't couldn't haven't hasn't ain't"""
 ) | {"no longer"}
@@ -186,6 +187,7 @@ class _Flags:
     must: bool = False
     update: bool = False
     got: bool = False
+    aux: bool = False
 
 
 def _consume_aux(rest: str) -> tuple[str, _Flags]:
@@ -220,6 +222,7 @@ def _consume_aux(rest: str) -> tuple[str, _Flags]:
             f.got = True
         if a == "been":
             f.past = False
+        f.aux = True
         pos = m.end()
     return rest[pos:].lstrip(), f
 
@@ -227,12 +230,14 @@ def _consume_aux(rest: str) -> tuple[str, _Flags]:
 # --- objects ----------------------------------------------------------------------------
 
 _OBJ_CUT: Final = re.compile(
-    r"\s{2,}|[,;()\[\]!?\"]|:(?!\d)|\.(?:\s|$)|\s[-\u2013\u2014]+\s|\s(?:because|since|so that|so|which|who|whom|where|"
+    r"\s{2,}|[,;()\[\]!?\"]|:(?!\d)|(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bMrs)(?<!\bSt)(?<!\bProf)\.(?:\s|$)|"
+    r"\s[-\u2013\u2014]+\s|\s(?:because|since|so that|so|which|who|whom|where|"
     r"when|whenever|but|although|though|while|whereas|if|unless|provided|as long as|only if|except|until|till|"
     r"before|after|then|with|for|in|at|on|from|during|via|instead of|rather than|over|than|now|nowadays|"
     r"these days|anymore|any more|at the moment|right now|currently|too|as well|a lot|so much|very much|"
     r"really|lately|recently|again|every|each|tomorrow|today|tonight|yesterday|next|last|this|by|around|almost|"
-    r"and|either|anyway|though|honestly|to be honest)\b|\.$",
+    r"and|either|anyway|though|honestly|to be honest|as|yet|along|later|someday|soon|together|fluently|remotely|per)\b|"
+    r"\.$",
     I,
 )
 _DET: Final = re.compile(r"^(?:(?P<no>no)|the|a|an|my|our|your|his|her|their|its|some|any|this|that|these|those)\s+", I)
@@ -258,13 +263,27 @@ def _clean_object(text: str, *, keep_lists: bool = False) -> tuple[str | None, b
     if m:
         negated = m.group("no") is not None
         t = t[m.end() :]
+    first = t.split(" ", 1)[0].lower()
+    if first.endswith("ing") and _VERB_FORM.get(first, ("", ""))[1] == "ing":
+        # a gerund phrase keeps its own complement ("driving on motorways"), up to the clause end
+        end = _CLAUSE_LEVEL_END.search(t)
+        g = (t[: end.start()] if end else t).strip().rstrip(".!?,;:'\"").strip()
+        if g and len(g.split()) <= 6:
+            return g, negated
     cut = _OBJ_CUT.search(" " + t if keep_lists else t)
     if keep_lists:
         cut = _OBJ_CUT.search(t)
         if cut is not None and cut.group().strip() in (",",):
             cut = None
     if cut is not None:
-        t = t[: cut.start()]
+        head = t[: cut.start()]
+        pp = _EMPLOYER_PP.match(t, cut.start())
+        if pp is not None and head.split() and head.split()[-1].lower() in _KEEP_PP_HEAD:
+            # "job at Figma", "offer from Stripe": the organisation is the point of the object
+            nxt = _OBJ_CUT.search(t, pp.end())
+            t = t[: nxt.start()] if nxt else t
+        else:
+            t = head
     t = t.strip().rstrip(".!?,;:'\"")
     t = t.strip()
     if not t or t.lower() in _BAD_OBJECT or len(t) > 80 or len(t.split()) > 6:
@@ -272,6 +291,14 @@ def _clean_object(text: str, *, keep_lists: bool = False) -> tuple[str | None, b
     if t.split()[0].lower() in _BAD_OBJECT and len(t.split()) == 1:
         return None, negated
     return t, negated
+
+
+_EMPLOYER_PP: Final = re.compile(r"\s(?:at|from|with)\s+(?-i:[A-Z])\S*")
+_CLAUSE_LEVEL_END: Final = re.compile(
+    r"[;()!?\",]|:(?!\d)|\.(?:\s|$)|\s[-\u2013\u2014]+\s|\s(?:because|since|but|although|though|while|whereas|"
+    r"if|unless|provided|as long as|only if|when|which|who|so|and|or|especially|except|instead of|rather than)\b",
+    I,
+)
 
 
 def _object_list(text: str) -> list[tuple[str, bool]]:
@@ -402,7 +429,7 @@ _VERBS: Final = (
     _v(r"(?:join|joining)(?=\s+(?-i:[A-Z]))", "works_at", update=True),
     _v(r"(?:left|quit)(?=\s+(?-i:[A-Z]))", "works_at", lexneg=True, update=True, past_ok=True),
     _v(r"(?:hate|hates|dislike|dislikes|detest|detests|loathe|loathes|despise|despises|can't stand|"
-       r"cannot stand|can not stand|can't bear)", "likes", NodeType.PREFERENCE, lexneg=True, listy=True),
+       r"cannot stand|can not stand|can't bear|avoid|avoids)", "likes", NodeType.PREFERENCE, lexneg=True, listy=True),
     _v(r"(?:love|loves|like|likes|enjoy|enjoys|adore|adores|dig)(?!\s+to\b)", "likes", NodeType.PREFERENCE,
        listy=True),
     _v(r"(?:love|loves|like|likes|enjoy|enjoys)\s+to", "likes", NodeType.PREFERENCE),
@@ -410,8 +437,8 @@ _VERBS: Final = (
        listy=True),
     _v(r"into", "likes", NodeType.PREFERENCE, needs_be=True, listy=True),
     _v(r"(?:use|uses|using|used|utilize|utilizes|rely on|relies on|relying on)", "uses", listy=True),
-    _v(r"(?:switched|switching|migrated|migrating|changed|moved\s+over|converted)\s+(?:over\s+)?"
-       r"(?:from\s+(?P<old>.+?)\s+)?to", "uses", update=True, past_ok=True),
+    _v(r"(?:switched|switching|migrated|migrating|changed|moved\s+over|converted|upgraded|downgraded)\s+"
+       r"(?:over\s+)?(?:from\s+(?P<old>.+?)\s+)?to", "uses", update=True, past_ok=True),
     _v(r"(?:switch|migrate)\s+(?:over\s+)?(?:from\s+(?P<old>.+?)\s+)?to", "uses", update=True),
     _v(r"(?:replaced|swapped)\s+(?P<old>.+?)\s+(?:with|for)", "uses", update=True, past_ok=True),
     _v(r"(?:started|began)\s+using", "uses", update=True, past_ok=True),
@@ -420,7 +447,8 @@ _VERBS: Final = (
     _v(r"(?:speak|speaks|speaking)", "speaks", listy=True),
     _v(r"on", "uses", needs_be=True),
     _v(r"(?:run|runs|running)\s+on", "uses"),
-    _v(r"(?:moving|relocating)\s+(?:back\s+)?(?:from\s+(?P<old>.+?)\s+)?to", "will_move_to", NodeType.TASK),
+    # A progressive future ("I'm moving to Oakland") is a FACT about the plan, not a to-do (labels, node type).
+    _v(r"(?:moving|relocating)\s+(?:back\s+)?(?:from\s+(?P<old>.+?)\s+)?to", "moving_to"),
     _v(r"(?:drop|ditch|dropped|ditched)", "uses", lexneg=True, update=True, past_ok=True),
     _v(r"(?:called|named)", "name", needs_be=True),
     _v(r"allergic\s+to", "allergic_to", needs_be=True, listy=True),
@@ -446,15 +474,32 @@ _GERUND: Final = {
     "driving": "drives", "running": "runs", "working": "works", "watching": "watches", "drink": "drinks",
 }
 _STOPPED: Final = re.compile(r"^(?:stopped|quit|gave up)\s+(?P<g>[a-z]+ing)\b\s*(?P<rest>.*)$", I)
-_REMIND_ME: Final = re.compile(r"^(?:please\s+)?(?:remind me to|don't let me forget to)\s+", I)
-_YOU_ARE: Final = re.compile(r"^you are (?P<obj>(?-i:[A-Z])[^,.;]{0,60}?)(?:,|\.|;|$)", I)
+_REMIND_ME: Final = re.compile(
+    r"^(?:please\s+)?(?:remind me to|don't let me forget to)\s+|^(?:todo|to-do|to do|reminder to self)\s*:\s*", I
+)
+_YOU_ARE: Final = re.compile(
+    r"^you are (?:(?:the|an?)\s+)?(?P<obj>(?!(?:not|going|able|allowed|free|welcome|here)\b)[\w][^,;]{0,80}?)"
+    r"(?:,|\.(?:\s|$)|;|$)",
+    I,
+)
 _FAN_OF: Final = re.compile(r"^an?\s+(?:(?:big|huge|massive)\s+)?fan\s+of\b", I)
 _ANYMORE: Final = re.compile(r"\b(?:anymore|any more|these days|nowadays)\b", I)
 _CONSIDER: Final = re.compile(r"^(?:considering|weighing|thinking\s+(?:about|of))\s+(?P<rest>.+)$", I)
 _USED_TO: Final = re.compile(r"^used\s+to\s+(?P<rest>[a-z].*)$", I)
 _GOING_TO: Final = re.compile(r"^going\s+to\s+(?!(?:the|a|an|my|our|be)\b)(?=(?-i:[a-z]))", I)
 _HAVE_TO: Final = re.compile(r"^(?:have|has|had|'ve got|got|gotta)\s+(?:to\s+)?(?=[a-z])", I)
-_RATHER: Final = re.compile(r"^rather\s+(?P<x>.+?)\s+than\s+(?P<y>.+)$", I)
+_RATHER: Final = re.compile(r"^rather\s+(?P<x>.+?)(?:\s+than\s+(?P<y>.+))?$", I)
+#: "moved the repo from GitLab to GitHub", "changed my gym from X to Y": attribute <thing> updated to Y.
+_CHANGED_THING: Final = re.compile(
+    r"^(?:moved|changed|switched|migrated|upgraded|swapped)\s+(?:the|my|our|your)\s+(?P<what>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)"
+    r"\s+from\s+(?P<old>.+?)\s+to\s+(?P<new>.+)$",
+    I,
+)
+#: Leading participial clauses that are not conditions ("Assuming nothing changes, ...").
+_LEAD_PARTICIPLE: Final = re.compile(r"^(?:assuming|barring|weather permitting)\b[^,]{0,80},\s*", I)
+_KEEP_PP_HEAD: Final = _words(
+    "job jobs offer offers position role internship interview contract apartment flat room table seat place")
+_STATIVE_FUTURE: Final = _words("need be have know like want assume mind matter")
 _PREFER: Final = re.compile(
     r"^(?:prefer|prefers|preferred)\s+(?P<x>.+?)(?:\s+(?:over|to|rather than|instead of)\s+(?P<y>.+))?$", I
 )
@@ -478,16 +523,165 @@ _ADJECTIVES: Final = _words(
     diabetic colorblind colourblind pregnant unemployed self-employed freelance celiac
     lactose-intolerant"""
 )
-_AGE: Final = re.compile(r"^(?P<n>\d{1,3})(?:\s+(?:years?\s+old|yo|y/o))?(?=[\s.,!;]|$)", I)
+_AGE: Final = re.compile(r"^(?P<n>\d{1,3})(?:\s+(?:years?\s+old|yo|y/o))?(?=[\s,!;]|\.(?:\s|$)|$)", I)
 _ATTR: Final = re.compile(
     r"^(?P<own>my|our|your|the user's|(?-i:[A-Z][a-z]+)'s)\s+(?P<attr>[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2}?)\s+"
     r"(?P<cop>is|are|was|'s)\s+(?P<neg>not\s+)?(?P<val>.+)$",
     I,
 )
+_ATTR_LEAD: Final = re.compile(r"^(?:(?P<upd>now|currently|no longer)|still|also|actually)\s+", I)
+_INSTEAD_OF: Final = re.compile(r"\s+instead of\s+(?P<old>.+)$", I)
+_PREFERENCE_ATTR: Final = re.compile(r"\b(?:favou?rite|preferred|fave)\b", I)
 _ATTR_STOP: Final = _words(
     """question problem point guess bad pleasure issue concern understanding idea plan goal hope worry fear
     thought opinion take feeling suggestion request answer code output error message bet"""
 )
+
+
+# --- generic clause lexicon ---------------------------------------------------------------
+# A whitelist of content verbs lets the generic "<subject> <verb> <object>" fallback tell a verb
+# from a noun without a tagger. Forms are generated once at import; lookups are dict hits.
+
+_GENERIC_VERBS: Final = _words(
+    """accept accrue add adopt allow apply approve arrive attend bake book borrow bring build buy call cancel
+    change charge cite climb close coach collect commute contain cook cost cover cycle delay deliver deploy
+    design develop die drop earn end expire fail finish fix fly follow go grow handle hike host include
+    install join keep knit land launch lead learn lend maintain manage meet mentor migrate miss move offer open
+    order organize organise own paint pay pick postpone practice practise prepare publish raise read receive
+    release renew rent repair replace report require retire return ride run sail schedule sell send serve ship
+    sing skip sleep start stay store study subscribe support surf swim take teach track train travel
+    unsubscribe upgrade downgrade visit live see give leave use love like hate enjoy prefer speak work play
+    eat drink drive switch join dislike adore avoid volunteer wake walk watch wear win write bring cover cancel close
+    expect finish hold host rebuild renovate run sign sponsor host target translate block back bike""")
+_IRREGULAR: Final = {
+    "went": "go", "gone": "go", "goes": "go", "took": "take", "taken": "take", "bought": "buy", "sold": "sell",
+    "built": "build", "ran": "run", "kept": "keep", "brought": "bring", "flew": "fly", "flown": "fly",
+    "flies": "fly", "grew": "grow", "grown": "grow", "led": "lead", "met": "meet", "paid": "pay", "sent": "send",
+    "taught": "teach", "won": "win", "wrote": "write", "written": "write", "wore": "wear", "worn": "wear",
+    "rode": "ride", "ridden": "ride", "slept": "sleep", "held": "hold", "lent": "lend", "studies": "study",
+    "studied": "study", "died": "die", "dying": "die", "lying": "lie", "swam": "swim", "swum": "swim",
+    "sang": "sing", "sung": "sing", "woke": "wake", "woken": "wake", "read": "read", "cost": "cost",
+    "rebuilt": "rebuild", "began": "begin", "begun": "begin", "gave": "give", "given": "give", "saw": "see",
+    "seen": "see", "left": "leave", "leaving": "leave", "lives": "live", "ate": "eat", "eaten": "eat",
+    "drank": "drink", "drunk": "drink", "drove": "drive", "driven": "drive", "spoke": "speak", "spoken": "speak",
+}
+#: Giving something up: a negative claim on the object that retires it (labels: "sold X", "cancelled X").
+_GIVE_UP_VERBS: Final = frozenset({"sell", "cancel", "quit", "drop", "unsubscribe"})
+_PREPS: Final = _words("to into in at on for with from about by off of through via after before during")
+_PARTICLES: Final = _words("up out off back over down away")
+
+
+def _verb_forms() -> dict[str, tuple[str, str]]:
+    """form -> (lemma, kind) with kind one of base, s, past, ing."""
+    out: dict[str, tuple[str, str]] = {}
+    for v in _GENERIC_VERBS:
+        out[v] = (v, "base")
+        if v.endswith(("s", "sh", "ch", "x", "o")):
+            out[v + "es"] = (v, "s")
+        elif v.endswith("y") and v[-2] not in "aeiou":
+            out[v[:-1] + "ies"] = (v, "s")
+        else:
+            out[v + "s"] = (v, "s")
+        stem = v[:-1] if v.endswith("e") else v
+        if v.endswith("y") and v[-2] not in "aeiou":
+            out[v[:-1] + "ied"] = (v, "past")
+        else:
+            out[stem + "ed"] = (v, "past")
+        out[stem + "ing"] = (v, "ing")
+        if len(v) <= 4 and v[-1] not in "aeiouwxy" and v[-2] in "aeiou" and v[-3:-2] not in ("a", "e", "i", "o", "u"):
+            out[v + v[-1] + "ed"] = (v, "past")
+            out[v + v[-1] + "ing"] = (v, "ing")
+    for form, lemma in _IRREGULAR.items():
+        kind = "s" if form.endswith("s") and form not in ("grown",) else "ing" if form.endswith("ing") else "past"
+        out[form] = (lemma, kind)
+    out["cancelled"] = ("cancel", "past")
+    out["travelled"] = ("travel", "past")
+    out["labelled"] = ("label", "past")
+    return out
+
+
+_VERB_FORM: Final = _verb_forms()
+_GENERIC_BE_ADJ: Final = _words(
+    """free open closed available busy away fluent remote vegan vegetarian allergic responsible new late early
+    ready done sick pregnant broke home abroad"""
+)
+_NP_STOP: Final = frozenset(
+    {"is", "are", "was", "were", "'s", "has", "have", "had", "will", "'ll", "would", "'d", "may", "might", "can",
+     "could", "should", "must", "shall", "do", "does", "did", "don't", "doesn't", "didn't", "won't", "can't",
+     "isn't", "aren't", "wasn't", "weren't", "never", "now", "also", "still", "always", "only", "no", "not",
+     "just", "already", "usually", "often", "finally", "recently", "currently", "really", "cannot"}
+)
+_LEAD_ADV: Final = re.compile(
+    r"^(?:(?:early|late|remotely|together|again|fully|finally|still|also|regularly|usually|often|always|"
+    r"mostly|only|even|just|already|now|first|back|along|up to|around|about|roughly|nearly)\s+)+", I
+)
+_OBJ_PRONOUN: Final = re.compile(r"^(?:us|me|him|her|them|you|it|myself|ourselves|himself|herself|themselves)\b\s*", I)
+_PLAIN_TOKEN: Final = re.compile(r"^[A-Za-z][\w'+.-]*$")
+
+
+def _split_np(text: str, max_words: int = 5) -> tuple[str, str, str | None] | None:
+    """Split "<noun phrase> <verb/aux ...>" at the first auxiliary or known verb form.
+
+    Returns (noun phrase, rest starting at the verb, verb kind or None for an auxiliary).
+    """
+    words = text.split(" ")
+    for i, raw in enumerate(words[: max_words + 1]):
+        w = raw.lower().rstrip(",")
+        if i == 0:
+            if not _PLAIN_TOKEN.match(raw):
+                return None
+            continue
+        if w in _NP_STOP or w.endswith("n't"):
+            return " ".join(words[:i]), " ".join(words[i:]), None
+        vf = _VERB_FORM.get(w)
+        if vf is not None and vf[1] in ("s", "past", "base"):
+            return " ".join(words[:i]), " ".join(words[i:]), vf[1]
+        if raw.endswith(",") or not _PLAIN_TOKEN.match(raw):
+            return None
+    return None
+
+
+_AMBIGUOUS_NAMES: Final = _words("will may hope june april august grace rose faith joy mark bill sue")
+_NP_DET: Final = re.compile(r"^(?P<det>my|our|your|the)\s+(?=\S)", I)
+_DET_WORDS: Final = _words("my our your his her their its the a an to of for in on at with from by")
+_BARE_NP_AUX: Final = _words("is are will must can may should")
+
+
+#: Generic predicates folded onto the verb table's names, so both paths give one triple.
+_GENERIC_PREDICATES: Final = {
+    "live_in": "lives_in", "live": "lives_in", "work_at": "works_at", "work_for": "works_at", "use": "uses",
+    "work_as": "works_as", "leave": "works_at", "study": "studies", "own": "has", "speak": "speaks",
+}
+_SEE_MYSELF: Final = re.compile(r"^(?:myself|ourselves)\s+(?=\w+ing\b)", I)
+_OBJECT_HEAD: Final = re.compile(r"^[\w\d$\u00a3\u20ac]", re.UNICODE)
+_GENERIC_PREP: Final = re.compile(
+    r"^(?P<p>up to|to|into|in|at|on|for|with|from|about|by|off|of|through|via|after|before|during)\s+", I
+)
+
+
+def _generic_object_prep(text: str) -> tuple[str | None, str | None]:
+    """Head noun phrase of a verb complement, skipping adverbs and object pronouns; plus a leading preposition."""
+    t = text.strip()
+    prep: str | None = None
+    for _ in range(4):
+        before = t
+        t = _LEAD_ADV.sub("", t)
+        m = _OBJ_PRONOUN.match(t)
+        if m is not None and t[m.end() :].strip():
+            t = t[m.end() :]
+        m = _GENERIC_PREP.match(t)
+        if m is not None:
+            prep = m.group("p").lower().replace(" ", "_")
+            t = t[m.end() :]
+        if t == before:
+            break
+    obj, _ = _clean_object(t)
+    return obj, prep
+
+
+def _generic_object(text: str) -> tuple[str | None, bool]:
+    obj, _ = _generic_object_prep(text)
+    return obj, False
 
 
 def _strip_det(text: str) -> str:
@@ -497,7 +691,8 @@ def _strip_det(text: str) -> str:
 
 def _subject_pattern(fp: str, poss: str) -> re.Pattern[str]:
     return re.compile(
-        rf"^(?:(?P<fp>{fp})(?=[\s']|$)|(?P<user>the user)\b|(?P<poss>{poss})\s+(?P<rel>{_RELATION})\b|"
+        rf"^(?:(?P<fp>{fp})(?=[\s']|$)|(?P<user>the user)\b|(?P<poss>{poss})\s+(?P<rel>{_RELATION})\b"
+        r"(?:\s+(?-i:[A-Z]\w+)(?=\s+[a-z]))?|"
         rf"(?P<name>{_NAME})(?=[\s']))",
         I,
     )
@@ -523,6 +718,50 @@ class _Parser:
     def _owner(self) -> str:
         return self.mode.first_person
 
+    def _name_ok(self, name: str, rest: str) -> bool:
+        """"May/Will/Hope ..." is a person only when a verb or copula follows ("Will is our designer")."""
+        first = name.split()[0].lower()
+        if first not in _AMBIGUOUS_NAMES:
+            return True
+        nxt = rest.split()[0].lower() if rest.split() else ""
+        if nxt.startswith("'s") or nxt in ("is", "was", "has", "had", "and", "can", "could", "will", "won't",
+                                           "can't", "should", "might", "must", "would"):
+            return True
+        vf = _VERB_FORM.get(nxt)
+        return (vf is not None and vf[1] in ("s", "past")) or (
+            nxt.endswith("s") and _VERB_RX.match(rest.lstrip()) is not None
+        )
+
+    def _np_subject(self, t: str) -> tuple[str, str] | None:
+        """Generic noun-phrase subjects: "my/our X", "the X", a bare "X" before an auxiliary."""
+        m = _NP_DET.match(t)
+        if m is not None:
+            det = m.group("det").lower()
+            if det == "your" and not self.mode.attribution:
+                return None
+            split = _split_np(t[m.end() :])
+            if split is None:
+                return None
+            np, rest, _ = split
+            if np.split()[0].lower() in _SUBJ_STOP:
+                return None
+            if det in ("my", "our") or (det == "your" and self.mode.attribution):
+                return f"{self._owner()}'s {np}", rest
+            return np, rest
+        split = _split_np(t, max_words=3)
+        if split is None:
+            return None
+        np, rest, kind = split
+        tokens = np.lower().split()
+        if tokens[0] in _AMBIGUOUS_NAMES or any(tok in _SUBJ_STOP or tok in _DET_WORDS for tok in tokens):
+            return None
+        if (kind is None and np[:1].islower() and
+                                                   rest.split()[0].lower() not in _BARE_NP_AUX):
+            return None
+        if kind is not None and np[:1].islower():
+            return None  # a bare lower-case noun before a verb is usually an imperative or a fragment
+        return np, rest
+
     def _named(self, name: str) -> str | None:
         if name.split()[0].lower() in _SUBJ_STOP:
             return None
@@ -536,6 +775,9 @@ class _Parser:
         m = _DISCOURSE.match(t)
         if m:
             update_cue = m.group("now") is not None
+            t = t[m.end() :]
+        m = _LEAD_PARTICIPLE.match(t)
+        if m:
             t = t[m.end() :]
         hedge = False
         flip = False
@@ -560,16 +802,30 @@ class _Parser:
         rm = _REMIND_ME.match(t)
         if rm is not None and not self.mode.attribution and self.mode.role is not Role.ASSISTANT:
             act = _action(t[rm.end() :], "needs_to")
-            return self._cue_claim(self._owner(), act, _Flags(), NodeType.TASK), inherited
+            return self._cue_claim(self._owner(), act, _Flags(), NodeType.TASK, speech_act=False), inherited
 
         attr = self._attribute(t)
         if attr is not None:
             attr.hedge = attr.hedge or hedge
             attr.negative ^= flip
-            return [attr], inherited
+            # "My partner is called Sam and works as a nurse": the next clause is about the partner.
+            carried = attr.subject if attr.predicate == "name" else inherited
+            return [attr], carried
 
         sm = self._subject.match(t)
+        if sm is not None and sm.group("name") and not self._name_ok(sm.group("name"), t[sm.end() :]):
+            sm = None
         subject: str | None
+        if sm is None and (inherited is None or _NP_DET.match(t)):
+            gen = self._np_subject(t)
+            if gen is not None:
+                subject, rest = gen
+                rest, flags = _consume_aux(rest)
+                flags.hedge = flags.hedge or hedge
+                flags.update = flags.update or update_cue or _ANYMORE.search(rest) is not None
+                if flip:
+                    flags.neg = not flags.neg
+                return self._predicate(subject, rest, flags), subject
         if sm is not None:
             if sm.group("fp"):
                 subject = self._owner()
@@ -580,7 +836,16 @@ class _Parser:
             else:
                 subject = self._named(sm.group("name"))
             if subject is None:
-                return [], inherited
+                gen = self._np_subject(t) if inherited is None else None
+                if gen is None:
+                    return [], inherited
+                subject, rest = gen
+                rest, flags = _consume_aux(rest)
+                flags.hedge = flags.hedge or hedge
+                flags.update = flags.update or update_cue or _ANYMORE.search(rest) is not None
+                if flip:
+                    flags.neg = not flags.neg
+                return self._predicate(subject, rest, flags), subject
             rest = t[sm.end() :]
         elif inherited is not None and _LOWER_START.match(t):
             subject, rest = inherited, t
@@ -615,8 +880,7 @@ class _Parser:
             elif self.mode.role is Role.SYSTEM and _IMPERATIVE.match(t):
                 body = t
             else:
-                ms = re.match(r"^you\s+(?:must|should|will|shall)\s+(?P<n>not\s+|never\s+)?(?:always\s+)?(?P<b>.+)$",
-                              t, I)
+                ms = _SYSTEM_MODAL.match(t)
                 if ms is not None and self.mode.role is Role.SYSTEM:
                     body, negative = ms.group("b"), ms.group("n") is not None
         if body is None:
@@ -654,13 +918,30 @@ class _Parser:
                 return None
             subject = named
         val = m.group("val")
+        update = False
+        lead = _ATTR_LEAD.match(val)
+        if lead is not None:
+            update = lead.group("upd") is not None
+            val = val[lead.end() :]
+        replaces = None
+        inst = _INSTEAD_OF.search(val)
+        if inst is not None:
+            replaces, _ = _clean_object(inst.group("old"))
+            val = val[: inst.start()]
+            update = True
         num = _NUMBER.match(val.strip())
         if m.group("cop").lower() == "was" and num is None:
             return None
         obj, _ = _clean_object(val)
         if obj is None:
             return None
-        proto = _Proto(subject, _snake(attr), obj, negative=m.group("neg") is not None)
+        node = NodeType.PREFERENCE if _PREFERENCE_ATTR.search(attr) else NodeType.FACT
+        pred = _snake(attr)
+        called = re.match(r"^(?:called|named)\s+(?P<n>.+)$", obj, I)
+        if called is not None and subject == self._owner():
+            subject, pred, obj = f"{subject}'s {attr}", "name", called.group("n")
+        proto = _Proto(subject, pred, obj, node, negative=m.group("neg") is not None, update=update,
+                       replaces=replaces)
         if num is not None and obj.startswith(num.group("n")):
             proto.quantity = Quantity(value=num.group("n"), unit=num.group("u") or "1", source_text=num.group("n"))
         return proto
@@ -704,19 +985,31 @@ class _Parser:
             return self._cue_claim(subject, _action(rest[m.end() :], cue), f, node)
         m = _HAVE_TO.match(rest)
         if m is not None and re.match(r"^(?:have|has|had|'ve got|got|gotta)\s+to\s|^gotta\s", low):
-            return self._cue_claim(subject, _action(rest[m.end() :], "needs_to"), f, NodeType.TASK)
+            return self._cue_claim(subject, _action(rest[m.end() :], "needs_to"), f, NodeType.TASK, speech_act=False)
         if f.must:
-            return self._cue_claim(subject, _action(rest, "needs_to"), f, NodeType.TASK)
+            return self._cue_claim(subject, _action(rest, "needs_to"), f, NodeType.TASK, speech_act=False)
 
         m = _DECIDE.match(rest)
         if m is not None:
             return self._decision(subject, m, f)
+        m = _CHANGED_THING.match(rest)
+        if m is not None:
+            new, _ = _clean_object(m.group("new"))
+            old, _ = _clean_object(m.group("old"))
+            if new is None:
+                return []
+            p = self._mk(subject, _snake(m.group("what")), new, NodeType.FACT, f, update=True, replaces=old)
+            return [p] if p else []
         m = _PREFER.match(rest)
         if m is not None:
             if f.past and not f.perfect:
                 return []
             return self._prefers(subject, m.group("x"), m.group("y"), f)
 
+        if f.future and not f.would and rest.split()[0].lower() in _STATIVE_FUTURE:
+            # "we won't need a maintenance window", "I'll assume X": a state, not an action of the speaker
+            act = _action(rest, "will")
+            return [] if act is None else self._cue_claim(subject, act, f, NodeType.FACT, speech_act=False)
         if f.future and not f.would:
             act = _action(rest, "will")
             if act is None or act[0] in ("will_be", "will_have", "will_see", "will_think", "will_let", "will_do"):
@@ -749,7 +1042,7 @@ class _Parser:
 
         first_hit = _VERB_RX.match(rest)
         if first_hit is None:
-            return []
+            return self._generic(subject, rest, f)
         for verb in _VERBS[int((first_hit.lastgroup or "v0")[1:]) :]:
             m = verb.pattern.match(rest)
             if m is None:
@@ -793,7 +1086,88 @@ class _Parser:
                         made.quantity = Quantity(value=num.group("n"), unit=num.group("u"), source_text=num.group("n"))
                 out.append(made)
             return out
-        return []
+        return self._generic(subject, rest, f)
+
+    # -- generic "<subject> <verb> <object>" fallback
+    def _generic(self, subject: str, rest: str, f: _Flags) -> list[_Proto]:
+        """Any whitelisted verb (or a copula complement) with an object, when no specific rule fits.
+
+        Predicates are the verb lemma plus a leading preposition ("expire_in"); the object is the head
+        noun phrase. Third-party subjects need subject-verb agreement ("Memory sync completed" is a
+        log line, not a claim) and system messages only state lasting, present-tense facts.
+        """
+        words = rest.split()
+        if not words:
+            return []
+        w0 = words[0].lower().rstrip(".,!;:")
+        after = rest.strip()[len(words[0]) :].strip()
+        system = self.mode.role is Role.SYSTEM
+        if system and (f.past or f.perfect):
+            return []
+        if f.be:
+            vf = _VERB_FORM.get(w0)
+            if vf is not None and vf[1] == "ing":
+                return self._generic_verb(subject, vf[0], after, f)
+            if f.perfect and w0 == "to":
+                obj, det_neg = _generic_object(after)
+                p = self._mk(subject, "visited", obj, NodeType.FACT, f) if obj else None
+                return [p] if p else []
+            if w0 in _PREPS:
+                obj, det_neg = _generic_object(after)
+                if obj is None:
+                    return []
+                p = self._mk(subject, _snake("is", w0), obj, NodeType.FACT, f)
+                return [p] if p else []
+            if (vf is not None and vf[1] == "past") or (w0.endswith("ed") and len(w0) > 4):
+                obj, prep = _generic_object_prep(after)
+                if obj is None:
+                    return []
+                p = self._mk(subject, _snake(w0, prep or ""), obj, NodeType.FACT, f)
+                return [p] if p else []
+            if w0 in _GENERIC_BE_ADJ:
+                p = self._mk(subject, "is", w0, NodeType.FACT, f)
+                return [p] if p else []
+            obj, det_neg = _clean_object(rest)
+            if obj is None or len(obj.split()) > 4 or obj.split()[0].lower() in _BE_A_STOP:
+                return []
+            if not _OBJECT_HEAD.match(obj):
+                return []
+            p = self._mk(subject, "is", obj, NodeType.FACT, f, lexneg=det_neg)
+            return [p] if p else []
+        vf = _VERB_FORM.get(w0)
+        if vf is None:
+            return []
+        lemma, kind = vf
+        if kind == "ing":
+            return []
+        if system and kind == "past":
+            return []
+        third_party = subject.lower() not in ("user", "assistant") and subject != self._owner()
+        if third_party and not f.aux and kind == "base":
+            head = subject.split()[-1].lower()
+            if not head.endswith("s") or head.endswith("ss"):
+                return []  # "Tool call timed out": no agreement, not a clause
+        return self._generic_verb(subject, lemma, after, f)
+
+    def _generic_verb(self, subject: str, lemma: str, after: str, f: _Flags) -> list[_Proto]:
+        part = ""
+        aw = after.split()
+        if aw and aw[0].lower() in _PARTICLES:
+            part = aw[0].lower()
+            after = after[len(aw[0]) :].strip()
+            if part == "up" and after.lower().startswith("on "):
+                after = after[3:]
+        sm = _SEE_MYSELF.match(after) if lemma == "see" else None
+        if sm is not None:
+            return self._predicate(subject, after[sm.end() :], replace(f, be=False))
+        obj, prep = _generic_object_prep(after)
+        if obj is None:
+            return []
+        lexneg = lemma in _GIVE_UP_VERBS or (lemma == "give" and part == "up")
+        pred = _snake(lemma, part, prep or "")
+        p = self._mk(subject, _GENERIC_PREDICATES.get(pred, pred), obj, NodeType.FACT, f, lexneg=lexneg,
+                     update=lexneg, replaces=obj if lexneg else None)
+        return [p] if p else []
 
     def _mk(self, subject: str, predicate: str, obj: str | None, node: NodeType, f: _Flags, *,
             lexneg: bool = False, update: bool = False, replaces: str | None = None) -> _Proto | None:
@@ -806,7 +1180,9 @@ class _Parser:
         return _Proto(subject, predicate, obj, node, negative=negative, hedge=f.hedge or (f.would and not f.future),
                       update=is_update, replaces=replaces)
 
-    def _cue_claim(self, subject: str, act: tuple[str, str] | None, f: _Flags, node: NodeType) -> list[_Proto]:
+    def _cue_claim(
+        self, subject: str, act: tuple[str, str] | None, f: _Flags, node: NodeType, *, speech_act: bool = True
+    ) -> list[_Proto]:
         if act is None:
             return []
         predicate, rest = act
@@ -824,7 +1200,9 @@ class _Parser:
             return []
         if predicate.startswith("wants_to") and f.would:
             p.hedge = f.hedge and not f.would
-        p.speech_act = not predicate.startswith("will_")
+        # Only the §8.8 cue verbs (try/plan/want/need/...) are speech acts; "have to", "must" and
+        # "remind me to" are plain obligations, typed by the role table like any statement.
+        p.speech_act = speech_act and not predicate.startswith("will_")
         if due:
             p.metadata["due"] = due
         p.negative ^= det_neg
@@ -908,8 +1286,9 @@ class _Parser:
 _ATTRIBUTION: Final = re.compile(
     r"\b(?:you(?:'ve|\s+have)?\s+(?:told|said|mentioned|noted|shared|indicated|stated)(?:\s+(?:to\s+)?me)?"
     r"(?:\s+(?:earlier|before|previously|last time))?,?(?:\s+that)?|as you (?:said|mentioned|noted)"
-    r"(?:\s+(?:earlier|before))?,?|I(?:'ve|\s+have)\s+noted\s+that|I(?:'ll|\s+will)\s+remember\s+that)\s+"
-    r"(?P<clause>.+)$",
+    r"(?:\s+(?:earlier|before))?,?|I(?:'ve|\s+have)\s+noted\s+that|I(?:'ll|\s+will)\s+remember\s+that|"
+    r"according to you,?)\s+(?P<clause>.+)$|"
+    r"^(?:since|because|given that|as)\s+(?P<sub>you\s+[^,]+?),",
     I,
 )
 _INTERJECTION: Final = r"^(?:(?:ok(?:ay)?|sure|of course|certainly|absolutely|got it|great|no problem|will do|" \
@@ -924,10 +1303,48 @@ _COMMITMENT: Final = re.compile(
 )
 _COMPLETED: Final = re.compile(
     _INTERJECTION + r"I(?:'ve|\s+have)?\s+(?:just\s+|already\s+|now\s+|successfully\s+)?"
-    r"(?P<verb>sent|created|scheduled|booked|updated|added|saved|set up|cancell?ed|canceled|ordered|emailed|"
-    r"shared|forwarded|deleted|removed|fixed|reset|renamed|uploaded|submitted|filed|completed|finished|drafted|"
-    r"prepared|reserved|archived|subscribed|unsubscribed|enabled|disabled|installed|configured|registered|paid)"
+    r"(?P<verb>set up|set|sent|made|put|built|paid|(?!(?:summari[sz]|list|outlin|explain|includ|highlight|not|"
+    r"attach|mention|assum|decid|tri|wonder|want|need|check|look|ask|add)ed\b)[a-z]{2,}ed)"
     r"\s+(?P<rest>.+)$",
+    I,
+)
+#: "You prefer window seats", "Your team rejected X": a fact the assistant states about the user.
+_DIRECT_ATTRIBUTION: Final = re.compile(
+    r"^(?:noted[.,:]?\s+)?(?P<clause>(?:you|your\s+[\w-]+(?:\s+[\w-]+)?)\s+"
+    r"(?!(?:could|should|might|may|can|would|will|must|need|want|'ll|'d|'re|are|were|have to|got)\b).+)$",
+    I,
+)
+_COMPLETED_TAIL: Final = re.compile(
+    r",|;|\s(?:so|because|since|and I|but|which|as you|if|unless|below|above|here)\b|\.(?:\s|$)", I
+)
+
+
+_AND_VERB: Final = re.compile(r",?\s+and\s+(?:then\s+)?(?P<w>[a-z]+)\b", I)
+#: "Only if X will we launch": after the condition is blanked, the inverted auxiliary comes first.
+_INVERTED: Final = re.compile(r"^(?P<a>will|shall|would|may|can|must|should|do|does)\s+(?P<s>we|I|you)\s+", I)
+
+
+def _split_and_verb(clause: str) -> list[str]:
+    """Split "sold X and bought Y" at "and" + a past/-s verb form: two propositions with one subject."""
+    if " and " not in clause:
+        return [clause]
+    out: list[str] = []
+    pos = 0
+    for m in _AND_VERB.finditer(clause):
+        vf = _VERB_FORM.get(m.group("w").lower())
+        if vf is None or vf[1] not in ("past", "s"):
+            continue
+        out.append(clause[pos : m.start()])
+        pos = m.start("w")
+    out.append(clause[pos:])
+    return out
+
+
+#: Operating instructions in system prompts: "You must ...", "Responses should ...", "You may share ...".
+_SYSTEM_MODAL: Final = re.compile(
+    r"^(?:you|(?:your\s+|all\s+|the\s+)?(?:responses|answers|replies|messages|outputs?|summaries)|the assistant|"
+    r"assistant)\s+(?:must|should|will|shall|may|can|are to|need to|have to)\s+(?P<n>not\s+|never\s+)?"
+    r"(?:always\s+)?(?P<b>.+)$",
     I,
 )
 
@@ -945,7 +1362,22 @@ _TOOL_SKIP_KEYS: Final = _words(
     """timestamp time ts took elapsed duration duration_ms latency latency_ms request_id trace_id span_id
     level log_level http_status status_code url endpoint method headers"""
 )
-_TOOL_TASK_KEYS: Final = frozenset({"status", "state", "task_status", "task_state", "progress", "job_status"})
+#: Keys that only name what was asked about (the query, not the result): never a claim of their own.
+_TOOL_QUERY_KEYS: Final = _words(
+    """city town country location place job branch domain host hostname number amount mount service event
+    query q search term input repo repository project user username account path file filename endpoint_name
+    from to source target page limit offset"""
+)
+#: Bare acknowledgements ({"ok": true}) carry no result.
+_TOOL_ACK_KEYS: Final = _words("ok success succeeded acknowledged ack done")
+_RELAY: Final = re.compile(
+    r"^\s*(?P<src>[\w .\-/]{1,60}?)\s*\((?P<paren>[^()\n]{0,120}?\b(?:unverified|unofficial|third[- ]party|"
+    r"external|forwarded|scraped|user[- ]generated)\b[^()\n]{0,80})\)\s*:\s*(?P<body>.+)$|"
+    r"^\s*(?P<src2>(?:forwarded email|scraped[_ ]page|web[_ ]search(?: result)?|rss(?: item)?|review[_ ]site|"
+    r"news\.fetch))\s*(?:\((?P<paren2>[^()\n]{0,120})\))?\s*:\s*(?P<body2>.+)$",
+    I,
+)
+_RELAY_STATEMENT: Final = re.compile(r"\"(?P<q>[^\"\n]{3,300})\"|\u201c(?P<q2>[^\u201d\n]{3,300})\u201d")
 _ID_KEY: Final = re.compile(r"(?:^|_)(?:id|uuid|version|phone|zip|postcode|year|date|sha|hash|port)$")
 _KV_EQ: Final = re.compile(r"(?P<key>[A-Za-z_][\w.\-]{0,40})=(?P<val>\"[^\"\n]*\"|[^\s,;]+)")
 _KV_COLON: Final = re.compile(r"^\s*(?:[-*]\s+)?(?P<key>[A-Za-z][\w .\-/]{0,40}?)\s*:\s+(?P<val>\S.*?)\s*$")
@@ -962,6 +1394,7 @@ class _Proposal:
     quote: str
     condition: str | None
     uncertain: bool
+    source_type: SourceType | None = None
 
 
 class RuleExtractor:
@@ -1043,6 +1476,7 @@ class RuleExtractor:
             temporal_intent=TemporalIntent.UPDATE if p.update else TemporalIntent.ASSERTION,
             replaces_object=p.replaces if p.update else None,
             evidence_quote=prop.quote,
+            source_type=prop.source_type,
             quantity=p.quantity,
             classification_confidence=0.7 if etype is EpistemicType.HYPOTHETICAL else 0.8,
             metadata=p.metadata,
@@ -1096,7 +1530,7 @@ class RuleExtractor:
         return out
 
     _CLAUSE_SPLIT: Final = re.compile(
-        r",\s+(?=(?:and\s+)?(?:I|we|my|our)\b)|,?\s+and\s+(?=(?:I|we|my|our|(?-i:[A-Z][a-z]+))\s)|"
+        r",\s+(?:so\s+|then\s+)?(?=(?:and\s+)?(?:I|we|my|our)\b)|,?\s+and\s+(?=(?:I|we|my|our|(?-i:[A-Z][a-z]+))\s)|"
         r",?\s+and\s+(?=(?:don't|doesn't|do not|never|also|now|loves?|likes?|hates?|uses?|works?|lives?|prefers?|"
         r"speaks?|have|has|owns?|joined|left|moved|switched|enjoys?|dislikes?|can't stand|runs?|plays?|studies|"
         r"study|drinks?|eats?)\b)",
@@ -1118,15 +1552,20 @@ class RuleExtractor:
             return [_Proto("assistant", "should", body, NodeType.INSTRUCTION)]
         protos: list[_Proto] = []
         subject: str | None = None
-        for clause in self._CLAUSE_SPLIT.split(seg):
-            got, subject = parser.parse(clause, subject)
-            protos.extend(got)
+        if conditional:
+            seg = _INVERTED.sub(lambda m: f"{m.group('s')} {m.group('a')} ", seg, count=1)
+        for part in self._CLAUSE_SPLIT.split(seg):
+            for clause in _split_and_verb(part):
+                got, subject = parser.parse(clause, subject)
+                protos.extend(got)
         return protos
 
     def _assistant(self, seg: str, parser: _Parser, attrib: _Parser | None) -> list[_Proto]:
         m = _ATTRIBUTION.search(seg)
+        if m is None and attrib is not None:
+            m = _DIRECT_ATTRIBUTION.match(seg)
         if m is not None and attrib is not None:
-            protos, _ = attrib.parse(m.group("clause"), None)
+            protos, _ = attrib.parse(m.group("clause") or m.group("sub"), None)
             for p in protos:
                 p.epistemic = EpistemicType.INFERRED
             return [p for p in protos if p.subject != "assistant"]
@@ -1140,7 +1579,13 @@ class RuleExtractor:
         m = _COMPLETED.match(seg)
         if m is not None:
             rest = re.sub(r"^(?:you|it)\s+(?=\S)", "", m.group("rest").strip(), flags=I)
-            obj, _ = _clean_object(rest)
+            if re.search(r"\b(?:below|above)\b", rest, I):
+                return []  # "I've summarised the risks below": describes this very message
+            # A completed action keeps its whole complement ("a table for two at Cantina 31 on Friday"):
+            # the details are the point, and the quote check still ties every word to the source.
+            tail = _COMPLETED_TAIL.search(rest)
+            full = _strip_det(rest[: tail.start()] if tail else rest).strip().rstrip(".!")
+            obj = full if full and len(full.split()) <= 12 and full.lower() not in _BAD_OBJECT else None
             if obj is None:
                 return []
             return [_Proto("assistant", _snake(m.group("verb")), obj, NodeType.FACT)]
@@ -1152,6 +1597,10 @@ class RuleExtractor:
         tool_name = event.speaker or (event.metadata.get("tool_name") if event.metadata else None)
         subject = str(tool_name) if isinstance(tool_name, str) and tool_name.strip() else "tool"
         out: list[_Proposal] = []
+        relay = _RELAY.match(content)
+        if relay is not None:
+            self._tool_relay(out, relay)
+            return out
         stripped = content.strip()
         if stripped.startswith("{"):
             try:
@@ -1183,13 +1632,34 @@ class RuleExtractor:
                 self._tool_pair(out, subject, cm.group("key"), cm.group("val"), line.strip())
         return out
 
+    def _tool_relay(self, out: list[_Proposal], m: re.Match[str]) -> None:
+        """A tool relaying an outside source (search hit, scraped page, forwarded mail): what the source *says*.
+
+        The statement is not the tool's own measurement, so it is typed UNVERIFIED with source
+        EXTERNAL_DOCUMENT; the claim is "<source> reports <statement>" rather than the statement's
+        own triple, because nothing vouches for it.
+        """
+        src = (m.group("src") or m.group("src2") or "source").strip()
+        body = m.group("body") or m.group("body2") or ""
+        statements = [q.group("q") or q.group("q2") for q in _RELAY_STATEMENT.finditer(body)] or [body]
+        for st in statements:
+            text = st.strip().rstrip(".!").strip()
+            if not text or len(text) > 200 or len(text.split()) < 2:
+                continue
+            proto = _Proto(src, "reports", text, NodeType.FACT,
+                           epistemic=EpistemicType.UNVERIFIED)
+            proto.metadata["relayed_source"] = src
+            out.append(_Proposal(proto, text, None, False, SourceType.EXTERNAL_DOCUMENT))
+
     def _tool_pair(self, out: list[_Proposal], subject: str, key: str, value: str, quote: str) -> None:
         pred = _snake(key)
         value = value.strip()
         if not pred or not value or pred in _TOOL_SKIP_KEYS or len(value) > 200:
             return
-        node = NodeType.TASK if pred in _TOOL_TASK_KEYS else NodeType.FACT
-        proto = _Proto(subject, pred, value, node)
+        if pred in _TOOL_QUERY_KEYS or (pred in _TOOL_ACK_KEYS and value.lower() in ("true", "false", "yes", "1")):
+            return
+        # Status/state values are reported results ("status=failed"), typed FACT like other fields.
+        proto = _Proto(subject, pred, value, NodeType.FACT)
         num = _TOOL_NUMBER.match(value)
         if num is not None and _ID_KEY.search(pred) is None:
             proto.quantity = Quantity(value=num.group("n"), unit=num.group("u") or "1", source_text=num.group("n"))

@@ -192,7 +192,13 @@ _NOT_A_CONDITION_BEFORE: Final = re.compile(
     r"(?:\s+(?:me|us|you|them|him|her))?\s*)$",
     re.IGNORECASE,
 )
-_CLAUSE_END: Final = re.compile(r"[,;:!?]|\.(?:\s|$)|\s(?:then|so)\s|\s[-\u2013\u2014]+\s|\n", re.IGNORECASE)
+#: A condition clause ends at punctuation, "then"/"so", a dash, or an inverted auxiliary that opens the main
+#: clause ("Only if the beta goes well | will we launch").
+_CLAUSE_END: Final = re.compile(
+    r"[,;:!?]|\.(?:\s|$)|\s(?:then|so)\s|\s[-\u2013\u2014]+\s|\n|"
+    r"\s(?=(?:will|shall|would|may|can|must|should|do|does)\s+(?:we|I|you|they)\b)",
+    re.IGNORECASE,
+)
 
 
 def find_conditions(text: str) -> list[tuple[int, int]]:

@@ -316,7 +316,8 @@ def test_assistant_commitment_and_completed_action(event: EventFactory) -> None:
     assert (c.subject, c.node_type, c.predicate, c.object) == ("assistant", NodeType.TASK, "will_send", "summary")
     assert c.epistemic_type is EpistemicType.INFERRED and c.source_type is SourceType.SYSTEM_INFERRED
     d = one(event, "Done, I've booked the table for 7pm.", role="assistant")
-    assert (d.predicate, d.object) == ("booked", "table")
+    # a completed action keeps its whole complement: the details (time, place) are what was done
+    assert (d.predicate, d.object) == ("booked", "table for 7pm")
 
 
 def test_assistant_attribution_is_inferred_about_the_user(event: EventFactory) -> None:
@@ -347,7 +348,8 @@ def test_tool_key_values(event: EventFactory) -> None:
     assert got == {
         ("weather", "temperature", "21C", NodeType.FACT),
         ("weather", "humidity", "40%", NodeType.FACT),
-        ("weather", "status", "completed", NodeType.TASK),
+        # a status value is a reported result, typed FACT (tests/data/README.md, tool output)
+        ("weather", "status", "completed", NodeType.FACT),
     }
     temp = next(c for c in cs if c.predicate == "temperature")
     assert temp.source_type is SourceType.TOOL_OUTPUT and temp.epistemic_type is EpistemicType.ASSERTED
@@ -356,7 +358,8 @@ def test_tool_key_values(event: EventFactory) -> None:
 
 def test_tool_json_output(event: EventFactory) -> None:
     cs = claims(event, '{"city": "Porto", "temp_c": 18, "request_id": "abc-1"}', role="tool")
-    assert {(c.subject, c.predicate, c.object) for c in cs} == {("tool", "city", "Porto"), ("tool", "temp_c", "18")}
+    # "city" only names what was asked about; it is not a result (tests/data/README.md, tool output)
+    assert {(c.subject, c.predicate, c.object) for c in cs} == {("tool", "temp_c", "18")}
 
 
 # --- secrets and the result record -------------------------------------------------------------------
@@ -392,3 +395,185 @@ def test_extraction_result_record(event: EventFactory) -> None:
 def test_deterministic(event: EventFactory) -> None:
     text = "We switched from MySQL to Postgres, but I might try CockroachDB if it gets cheaper. I love tea."
     assert X.extract(event(text)).model_dump_json() == X.extract(event(text)).model_dump_json()
+
+
+# --- generic clauses (no verb-table entry) -----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "subject", "obj"),
+    [
+        ("Our build server runs on Hetzner.", "user's build server", "Hetzner"),
+        ("The backend is written in Elixir.", "backend", "Elixir"),
+        ("My train from Leeds arrives at 17:05.", "user's train from Leeds", "17:05"),
+        ("We adopted a retired racing pigeon last spring.", "user", "retired racing pigeon"),
+        ("June is our new accountant.", "June", "new accountant"),
+        ("Will starts at the Glasgow studio on Monday.", "Will", "Glasgow studio"),
+        ("Interns receive 2 days of paid leave per quarter.", "Interns", "2 days of paid leave"),
+    ],
+)
+def test_generic_subject_verb_object(event: EventFactory, text: str, subject: str, obj: str) -> None:
+    c = one(event, text)
+    assert (c.subject, c.object) == (subject, obj)
+    assert c.epistemic_type is EpistemicType.ASSERTED and c.polarity is Polarity.POSITIVE
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "May the odds be with you.",
+        "Hope you slept well.",
+        "Will do, thanks.",
+        "Happy anniversary, June!",
+        "Sorry, I got sidetracked.",
+    ],
+)
+def test_ambiguous_names_and_fragments_give_nothing(event: EventFactory, text: str) -> None:
+    assert claims(event, text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Cache flush completed.", "Session expired after 30 minutes.", "The user Omar has left the room."],
+)
+def test_system_housekeeping_is_not_a_lasting_fact(event: EventFactory, text: str) -> None:
+    assert claims(event, text, role="system") == []
+
+
+def test_system_present_tense_fact_and_identity(event: EventFactory) -> None:
+    c = one(event, "The clinic is closed on public holidays.", role="system")
+    assert (c.subject, c.object, c.epistemic_type) == ("clinic", "public holidays", EpistemicType.INFERRED)
+    d = one(event, "You are the travel desk assistant for Orbis GmbH.", role="system")
+    assert d.subject == "assistant" and "Orbis" in (d.object or "")
+
+
+def test_system_modal_instructions(event: EventFactory) -> None:
+    c = one(event, "Answers must include the order number.", role="system")
+    assert (c.node_type, c.subject, c.predicate) == (NodeType.INSTRUCTION, "assistant", "should")
+    assert "order number" in (c.object or "")
+    d = one(event, "Only if the caller is verified may you reveal the balance.", role="system")
+    assert d.node_type is NodeType.INSTRUCTION and d.epistemic_type is EpistemicType.CONDITIONAL
+    assert d.condition == "Only if the caller is verified" and "balance" in (d.object or "")
+
+
+# --- hedges and conditions on generic clauses -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "obj_word", "polarity"),
+    [
+        ("I think my visa expires in October.", "October", Polarity.POSITIVE),
+        ("My cousin may visit in July.", "July", Polarity.POSITIVE),
+        ("I might not renew my gym pass.", "gym", Polarity.NEGATIVE),
+        ("Probably the nightly backup is the bottleneck.", "bottleneck", Polarity.POSITIVE),
+        ("I could see myself living in Valencia.", "Valencia", Polarity.POSITIVE),
+    ],
+)
+def test_hedged_generic_clauses_are_hypothetical(
+    event: EventFactory, text: str, obj_word: str, polarity: Polarity
+) -> None:
+    c = one(event, text)
+    assert c.epistemic_type is EpistemicType.HYPOTHETICAL
+    assert obj_word in (c.object or "") and c.polarity is polarity
+
+
+def test_leading_unless_clause_conditions_a_generic_claim(event: EventFactory) -> None:
+    c = one(event, "Unless the demo breaks, we release v3 on Monday.")
+    assert c.epistemic_type is EpistemicType.CONDITIONAL and c.condition == "Unless the demo breaks"
+    assert c.object == "v3"
+
+
+def test_inverted_main_clause_after_only_if(event: EventFactory) -> None:
+    c = one(event, "Only if sales improve will we hire a designer.")
+    assert c.node_type is NodeType.TASK and c.epistemic_type is EpistemicType.CONDITIONAL
+    assert c.condition == "Only if sales improve" and c.object == "designer"
+
+
+def test_progressive_future_and_stative_will_are_facts(event: EventFactory) -> None:
+    c = one(event, "If the lease ends, I'm moving to Ghent.")
+    assert (c.node_type, c.object, c.epistemic_type) == (NodeType.FACT, "Ghent", EpistemicType.CONDITIONAL)
+    d = one(event, "As long as the backfill is done, we won't need extra storage.")
+    assert d.node_type is NodeType.FACT and d.polarity is Polarity.NEGATIVE and d.object == "extra storage"
+
+
+# --- paired clauses, updates and negation --------------------------------------------------------
+
+
+def test_paired_clauses_give_up_one_thing_and_take_another(event: EventFactory) -> None:
+    cs = claims(event, "I sold my scooter and bought an e-bike.")
+    by_obj = {c.object: c for c in cs}
+    assert set(by_obj) == {"scooter", "e-bike"}
+    assert by_obj["scooter"].polarity is Polarity.NEGATIVE and by_obj["scooter"].replaces_object == "scooter"
+    assert by_obj["e-bike"].polarity is Polarity.POSITIVE and by_obj["e-bike"].replaces_object is None
+
+
+def test_changed_thing_from_old_to_new(event: EventFactory) -> None:
+    c = one(event, "I moved my savings from Revolut to Wise.")
+    assert (c.object, c.replaces_object, c.temporal_intent) == ("Wise", "Revolut", TemporalIntent.UPDATE)
+
+
+def test_title_abbreviation_and_instead_of(event: EventFactory) -> None:
+    c = one(event, "My physio is now Dr. Berg instead of Dr. Holm.")
+    assert (c.object, c.replaces_object) == ("Dr. Berg", "Dr. Holm")
+
+
+@pytest.mark.parametrize(
+    ("text", "node", "obj"),
+    [
+        ("I'm not on Mastodon anymore.", NodeType.FACT, "Mastodon"),
+        ("I'm not a fan of musicals.", NodeType.PREFERENCE, "musicals"),
+        ("I avoid driving on motorways.", NodeType.PREFERENCE, "driving on motorways"),
+    ],
+)
+def test_im_not_and_avoid_are_negative(event: EventFactory, text: str, node: NodeType, obj: str) -> None:
+    c = one(event, text)
+    assert (c.node_type, c.object, c.polarity) == (node, obj, Polarity.NEGATIVE)
+
+
+def test_obligations_are_asserted_tasks_but_need_is_a_speech_act(event: EventFactory) -> None:
+    c = one(event, "Todo: renew the car insurance.")
+    assert (c.node_type, c.epistemic_type) == (NodeType.TASK, EpistemicType.ASSERTED)
+    d = one(event, "I have to return the rental van by noon.")
+    assert d.epistemic_type is EpistemicType.ASSERTED
+    e = one(event, "I need to repaint the fence.")
+    assert e.epistemic_type is EpistemicType.OBSERVED
+
+
+# --- assistant attributions and completed actions --------------------------------------------
+
+
+def test_assistant_direct_and_reported_attributions(event: EventFactory) -> None:
+    c = one(event, "According to you, your sister Lena teaches chemistry in Graz.", role="assistant")
+    assert c.subject == "user's sister" and c.object == "chemistry" and c.epistemic_type is EpistemicType.INFERRED
+    d = one(event, "Noted. You prefer aisle seats.", role="assistant")
+    assert (d.node_type, d.object) == (NodeType.PREFERENCE, "aisle seats")
+    e = one(event, "Since you don't eat pork, I picked the lamb.", role="assistant")
+    assert (e.subject, e.object, e.polarity) == ("user", "pork", Polarity.NEGATIVE)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["You could try the night train instead.", "You may want to pack a raincoat.", "I've outlined the steps below."],
+)
+def test_assistant_advice_is_not_attribution(event: EventFactory, text: str) -> None:
+    assert claims(event, text, role="assistant") == []
+
+
+def test_assistant_completed_action_keeps_details(event: EventFactory) -> None:
+    c = one(event, "I've renewed your parking permit for March.", role="assistant")
+    assert c.subject == "assistant" and "March" in (c.object or "") and c.epistemic_type is EpistemicType.INFERRED
+
+
+# --- tool output ------------------------------------------------------------------------------
+
+
+def test_tool_query_keys_are_not_results(event: EventFactory) -> None:
+    cs = claims(event, "geo.lookup city=Oslo branch=main temp_c=4", role="tool")
+    assert [(c.predicate, c.object) for c in cs] == [("temp_c", "4")]
+    assert claims(event, '{"success": true}', role="tool") == []
+
+
+def test_tool_relaying_an_unverified_source(event: EventFactory) -> None:
+    c = one(event, 'search_result (blog post, unverified): "The aquarium is closed on Mondays."', role="tool")
+    assert c.epistemic_type is EpistemicType.UNVERIFIED and c.source_type is SourceType.EXTERNAL_DOCUMENT
+    assert "Mondays" in (c.object or "") and c.subject == "search_result"

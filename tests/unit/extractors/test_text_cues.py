@@ -131,3 +131,12 @@ def test_uncertainty_ignores_names_and_polite_requests(text: str, expected: bool
 )
 def test_questions(text: str, expected: bool) -> None:
     assert is_question(text) is expected
+
+
+def test_condition_ends_before_an_inverted_auxiliary() -> None:
+    text = "Only if it snows will we ski."
+    (start, end), = find_conditions(text)
+    assert text[start:end] == "Only if it snows"
+    text2 = "If the contract is signed may you publish the figures."
+    (s2, e2), = find_conditions(text2)
+    assert text2[s2:e2] == "If the contract is signed"

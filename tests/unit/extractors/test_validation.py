@@ -353,3 +353,20 @@ def test_replaces_object_dropped_when_not_in_passage(event: EventFactory) -> Non
                claim(predicate="uses", object="Postgres", evidence_quote="We switched from MySQL to Postgres",
                      temporal_intent="update", replaces_object="MySQL")).accepted
     assert d.replaces_object == "MySQL"
+
+
+def test_assistant_direct_statement_about_the_user_is_admitted_but_advice_is_not(event: EventFactory) -> None:
+    ok = run(
+        event, "You prefer aisle seats.",
+        claim(predicate="prefers", object="aisle seats", evidence_quote="You prefer aisle seats",
+              epistemic_type="INFERRED", node_type="PREFERENCE"),
+        role="assistant",
+    )
+    assert len(ok.accepted) == 1 and not ok.rejected
+    advice = run(
+        event, "You could book aisle seats.",
+        claim(predicate="prefers", object="aisle seats", evidence_quote="You could book aisle seats",
+              epistemic_type="HYPOTHETICAL", node_type="PREFERENCE"),
+        role="assistant",
+    )
+    assert reject_code(advice) == reasons.ROLE_NOT_ADMITTED
