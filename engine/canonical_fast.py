@@ -6,21 +6,33 @@ once per node version and spliced into the small remainder. ``fast_derive_id``
 is UUIDv5 computed directly with hashlib. Tests assert both agree with
 ``schemas.operations.verify_operation`` / ``schemas.canonical.derive_id`` on every
 operation the reducer emits; only the cost differs.
+
+Snapshot texts are memoised per (immutable) model instance. A node derived
+from another by a few field changes (:func:`remember_derived`) gets its JSON
+dict from its parent's plus the converted changes, so the full pydantic dump
+runs once per created node rather than once per version.
 """
 
 from __future__ import annotations
 
 import hashlib
-from datetime import datetime
-from functools import lru_cache
 from typing import Any
 
-from pydantic import TypeAdapter
-
-from schemas.canonical import EPISTREAM_NAMESPACE, canonical_json, sha256_hex
+from engine.fastjson import Unsupported, changes_json, datetime_json, model_json
+from schemas.canonical import EPISTREAM_NAMESPACE, canonical_json
 from schemas.common import ActorRef
 from schemas.nodes import Edge, MemoryNode
 from schemas.operations import Operation
+
+__all__ = [
+    "canonical_bytes",
+    "canonical_text",
+    "checksum_of_fields",
+    "datetime_json",
+    "fast_derive_id",
+    "model_text",
+    "remember_derived",
+]
 
 _orjson: Any
 try:  # optional accelerator; results are byte-identical or we fall back
@@ -29,84 +41,128 @@ except ImportError:  # pragma: no cover - exercised only without orjson
     _orjson = None
 
 _NS = EPISTREAM_NAMESPACE.bytes
-_DATETIME = TypeAdapter(datetime)
+_sha1 = hashlib.sha1
+_sha256 = hashlib.sha256
 #: orjson and ``json.dumps`` differ only for floats below 1e-4 in magnitude:
 #: orjson writes ``0.00001`` / ``1e-7`` where Python writes ``1e-05`` / ``1e-07``.
-#: Such a number always contains ``.0000`` or an ``e-`` exponent; texts that might
-#: hold one (false positives only cost speed) use the reference encoder.
-_NUMBER_START = frozenset(":,[-")
-_NUMBER_END = frozenset(",}]")
+#: In orjson's output such a number starts right after ``:``, ``,`` or ``[`` (or
+#: at the start) with ``0.0000`` or a mantissa followed by ``e-``. Texts holding
+#: one use the reference encoder; false positives (e.g. inside strings) only
+#: cost speed. The scan looks for the two literals first (a C-speed ``find``),
+#: then checks the few hits, since a regex with no literal prefix is ~50 µs/KB.
+_NUMBER_START = frozenset(b":,[")
+_MANTISSA = frozenset(b"0123456789.")
 
 
-def _may_hold_tiny_float(text: str) -> bool:
-    if ".0000" in text:
-        return True
-    i = text.find("e-")
-    n = len(text)
+def _starts_number(data: bytes, j: int) -> bool:
+    """Whether a number token beginning at ``j`` (sign included) starts a JSON value."""
+    if j >= 0 and data[j] == 0x2D:  # '-'
+        j -= 1
+    return j < 0 or data[j] in _NUMBER_START
+
+
+def _may_hold_tiny_float(text: str | bytes) -> bool:
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    i = data.find(b"e-")
     while i != -1:
         j = i - 1
-        while j >= 0 and (text[j].isdigit() or text[j] == "."):
+        while j >= 0 and data[j] in _MANTISSA:
             j -= 1
-        k = i + 2
-        while k < n and text[k].isdigit():
-            k += 1
-        if j < i - 1 and k > i + 2 and j >= 0 and text[j] in _NUMBER_START and (k == n or text[k] in _NUMBER_END):
+        if j < i - 1 and _starts_number(data, j):
             return True
-        i = text.find("e-", i + 2)
+        i = data.find(b"e-", i + 2)
+    i = data.find(b"0.0000")
+    while i != -1:
+        if _starts_number(data, i - 1):
+            return True
+        i = data.find(b"0.0000", i + 6)
     return False
 
 
-_SLOTS = {"before": "\x00snapshot:before\x00", "after": "\x00snapshot:after\x00", "edge": "\x00snapshot:edge\x00"}
-_QUOTED = {k: canonical_json(v) for k, v in _SLOTS.items()}
-_CACHE_LIMIT = 8192
-_cache: dict[int, tuple[object, str]] = {}
+_SLOTS = ("after", "before", "edge")  # sorted, as they appear in canonical text
+_PLACEHOLDER = {k: f"\x00snapshot:{k}\x00" for k in _SLOTS}
+_QUOTED = {k: canonical_json(v).encode("utf-8") for k, v in _PLACEHOLDER.items()}
+_CACHE_LIMIT = 32768
+#: id(model) -> [model, json dict or None, canonical bytes or None]; LRU order.
+_cache: dict[int, list[Any]] = {}
+#: UUID variant nibble (RFC 4122: 10xx) for each hex digit of the raw hash.
+_VARIANT = {c: "89ab"[int(c, 16) & 0x3] for c in "0123456789abcdef"}
 
 
 def fast_derive_id(*parts: str | int) -> str:
     name = "\x1f".join(map(str, parts)).encode("utf-8")
-    raw = bytearray(hashlib.sha1(_NS + name).digest()[:16])  # UUIDv5 is defined over SHA-1
-    raw[6] = (raw[6] & 0x0F) | 0x50
-    raw[8] = (raw[8] & 0x3F) | 0x80
-    h = raw.hex()
-    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+    h = _sha1(_NS + name).hexdigest()  # UUIDv5 is defined over SHA-1
+    return f"{h[:8]}-{h[8:12]}-5{h[13:16]}-{_VARIANT[h[16]]}{h[17:20]}-{h[20:32]}"
 
 
-@lru_cache(maxsize=4096)
-def datetime_json(value: datetime) -> str:
-    """The exact string pydantic writes for an aware datetime in JSON mode."""
-    return str(_DATETIME.dump_python(value, mode="json"))
+def canonical_bytes(value: Any) -> bytes:
+    """UTF-8 of ``schemas.canonical.canonical_json`` — same bytes, usually much faster."""
+    if _orjson is not None:
+        try:
+            data: bytes = _orjson.dumps(value, option=_orjson.OPT_SORT_KEYS)
+        except (TypeError, _orjson.JSONEncodeError):
+            pass
+        else:
+            if not _may_hold_tiny_float(data):
+                return data
+    return canonical_json(value).encode("utf-8")
 
 
 def canonical_text(value: Any) -> str:
-    """``schemas.canonical.canonical_json`` — same bytes, usually much faster."""
-    if _orjson is None:
-        return canonical_json(value)
-    try:
-        text: str = _orjson.dumps(value, option=_orjson.OPT_SORT_KEYS).decode("utf-8")
-    except (TypeError, _orjson.JSONEncodeError):
-        return canonical_json(value)
-    if _may_hold_tiny_float(text):
-        return canonical_json(value)
-    return text
+    """``schemas.canonical.canonical_json`` — same text, usually much faster."""
+    return canonical_bytes(value).decode("utf-8")
+
+
+def _entry(model: object) -> list[Any]:
+    key = id(model)
+    hit = _cache.pop(key, None)
+    if hit is None or hit[0] is not model:
+        hit = [model, None, None]
+        if len(_cache) >= _CACHE_LIMIT:
+            for stale in list(_cache)[: _CACHE_LIMIT // 8]:
+                del _cache[stale]
+    _cache[key] = hit  # most recently used last
+    return hit
+
+
+def _model_dict(entry: list[Any]) -> dict[str, Any]:
+    data: dict[str, Any] | None = entry[1]
+    if data is None:
+        data = model_json(entry[0])
+        entry[1] = data
+    return data
+
+
+def _model_bytes(model: MemoryNode | Edge) -> bytes:
+    entry = _entry(model)
+    data: bytes | None = entry[2]
+    if data is None:
+        data = canonical_bytes(_model_dict(entry))
+        entry[2] = data
+    return data
 
 
 def model_text(model: MemoryNode | Edge | None) -> str:
     """Canonical JSON of a snapshot, memoised per (immutable) instance."""
     if model is None:
         return "null"
-    key = id(model)
-    hit = _cache.get(key)
-    if hit is not None and hit[0] is model:
-        return hit[1]
-    text = canonical_text(model.model_dump(mode="json"))
-    if len(_cache) >= _CACHE_LIMIT:
-        _cache.clear()
-    _cache[key] = (model, text)
-    return text
+    return _model_bytes(model).decode("utf-8")
+
+
+def remember_derived(parent: MemoryNode, child: MemoryNode, changes: dict[str, Any]) -> None:
+    """Record ``child`` (= ``parent`` with ``changes``) so its JSON is not recomputed from scratch."""
+    try:
+        delta = changes_json(type(child), changes)
+    except Unsupported:
+        return
+    base = _model_dict(_entry(parent))
+    data = base.copy()
+    data.update(delta)
+    _entry(child)[1] = data
 
 
 def _actor_json(actor: ActorRef) -> dict[str, str]:
-    return {"actor_id": actor.actor_id, "actor_type": actor.actor_type.value}
+    return {"actor_id": actor.actor_id, "actor_type": actor.actor_type._value_}
 
 
 def checksum_of_fields(fields: dict[str, Any]) -> str:
@@ -114,14 +170,14 @@ def checksum_of_fields(fields: dict[str, Any]) -> str:
     small = {
         "tenant_id": fields["tenant_id"],
         "owner_id": fields["owner_id"],
-        "scope": fields["scope"].value,
+        "scope": fields["scope"]._value_,
         "scope_id": fields["scope_id"],
         "schema_version": fields["schema_version"],
         "op_id": fields["op_id"],
-        "op_type": fields["op_type"].value,
+        "op_type": fields["op_type"]._value_,
         "op_index": fields["op_index"],
         "target_id": fields["target_id"],
-        "target_type": fields["target_type"].value,
+        "target_type": fields["target_type"]._value_,
         "actor": _actor_json(fields["actor"]),
         "payload": fields["payload"],
         "evidence_ids": list(fields["evidence_ids"]),
@@ -129,11 +185,23 @@ def checksum_of_fields(fields: dict[str, Any]) -> str:
         "caused_by": fields["caused_by"],
         "occurred_at": datetime_json(fields["occurred_at"]),
         "policy_version": fields["policy_version"],
-        **_SLOTS,
     }
-    text = canonical_text(small)
-    for key, quoted in _QUOTED.items():
-        if text.count(quoted) != 1:
+    present = []
+    for key in _SLOTS:
+        model = fields[key]
+        if model is None:
+            small[key] = None
+        else:
+            small[key] = _PLACEHOLDER[key]
+            present.append((key, model))
+    text = canonical_bytes(small)
+    for key, _ in present:
+        if text.count(_QUOTED[key]) != 1:  # a payload string spelled like a placeholder
             return Operation.model_construct(**fields).compute_checksum()
-        text = text.replace(quoted, model_text(fields[key]), 1)
-    return sha256_hex(text)
+    digest = _sha256()
+    for key, model in present:
+        head, text = text.split(_QUOTED[key])
+        digest.update(head)
+        digest.update(_model_bytes(model))
+    digest.update(text)
+    return digest.hexdigest()

@@ -7,13 +7,14 @@ the same input see earlier ones and no second write path exists.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from engine.canonical_fast import checksum_of_fields, fast_derive_id
+from engine.snapshots import construct
 from engine.store import StateStore
 from schemas.common import ActorRef, ScopeRef
-from schemas.enums import ActorType, EdgeType, OpType, Scope, TargetType
+from schemas.enums import EdgeType, OpType, TargetType
 from schemas.nodes import Edge, MemoryNode
 from schemas.operations import Operation
 
@@ -21,38 +22,10 @@ from schemas.operations import Operation
 def seal(fields: dict[str, Any]) -> Operation:
     """Build without re-validating (inputs are already-validated models) and checksum.
 
-    ``fields`` must name every Operation field; copying a prototype is much
-    cheaper than ``model_construct`` on the hot path.
+    ``fields`` must name every Operation field (see :func:`engine.snapshots.construct`).
     """
     fields["checksum"] = checksum_of_fields(fields)
-    return _PROTOTYPE.model_copy(update=fields)
-
-
-_PROTOTYPE = Operation(
-    tenant_id="t",
-    owner_id="o",
-    scope=Scope.PERSONAL,
-    op_id="prototype",
-    op_type=OpType.ASSERT,
-    op_index=0,
-    target_id="prototype",
-    actor=ActorRef(actor_id="prototype", actor_type=ActorType.SYSTEM_PROCESS),
-    caused_by="prototype",
-    occurred_at=datetime(2000, 1, 1, tzinfo=UTC),
-    policy_version="prototype",
-)
-_EDGE_PROTOTYPE = Edge(
-    tenant_id="t",
-    owner_id="o",
-    scope=Scope.PERSONAL,
-    edge_id="prototype",
-    edge_type=EdgeType.RELATES_TO,
-    source_id="s",
-    target_id="t",
-    created_at=datetime(2000, 1, 1, tzinfo=UTC),
-    created_by=ActorRef(actor_id="prototype", actor_type=ActorType.SYSTEM_PROCESS),
-    valid_from=datetime(2000, 1, 1, tzinfo=UTC),
-)
+    return construct(Operation, fields)
 
 
 class Emitter:
@@ -137,12 +110,14 @@ class Emitter:
         edge_id = fast_derive_id(self.input_id, "edge", self._edges)
         self._edges += 1
         scope = self.scope
-        return _EDGE_PROTOTYPE.model_copy(
-            update={
+        return construct(
+            Edge,
+            {
                 "tenant_id": scope.tenant_id,
                 "owner_id": scope.owner_id,
                 "scope": scope.scope,
                 "scope_id": scope.scope_id,
+                "schema_version": 1,
                 "edge_id": edge_id,
                 "edge_type": edge_type,
                 "source_id": source_id,

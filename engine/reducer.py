@@ -16,7 +16,7 @@ that want an exception call :meth:`ApplyResult.raise_for_error`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
@@ -24,10 +24,12 @@ from engine.canonical_fast import fast_derive_id
 from engine.confidence import penalty_step, reinforce_step
 from engine.config import DEFAULT_CONFIG, EngineConfig
 from engine.emitter import Emitter
+from engine.fastjson import model_json
 from engine.normalize import normalize_text
 from engine.results import ApplyResult, Outcome, outcome_from_operations
 from engine.roles import actor_type_for_role, source_type_for_role
 from engine.rules import check_epistemic, check_lifecycle
+from engine.snapshots import construct, derive_node, scope_of
 from engine.store import StateStore, claim_key
 from schemas.canonical import canonical_json, sha256_hex
 from schemas.claims import Claim, EventRef, ExtractionResult
@@ -50,16 +52,12 @@ from schemas.enums import (
     POSITIVE_SIGNALS,
     ActorType,
     ConditionState,
-    DecayProfile,
     EdgeType,
     EpistemicType,
     LifecycleState,
-    NodeType,
     OpType,
     Polarity,
-    Scope,
     SignalType,
-    SourceType,
     TargetType,
     TemporalIntent,
     TriggerType,
@@ -84,30 +82,6 @@ AUTHORITATIVE_TYPES = frozenset({E.OBSERVED, E.ASSERTED})
 NON_FACTUAL_TYPES = frozenset({E.HYPOTHETICAL, E.CONDITIONAL})
 REASSERTION_SIGNAL = "REASSERTED_REJECTED"
 _OPPOSITE = {Polarity.POSITIVE: Polarity.NEGATIVE, Polarity.NEGATIVE: Polarity.POSITIVE}
-
-_NODE_PROTOTYPE = MemoryNode(
-    tenant_id="t",
-    owner_id="o",
-    scope=Scope.PERSONAL,
-    node_id="prototype",
-    version=1,
-    node_type=NodeType.FACT,
-    subject="s",
-    predicate="p",
-    content="c",
-    epistemic_type=E.ASSERTED,
-    source_type=SourceType.USER_STATED,
-    confidence=0.5,
-    salience=0.5,
-    decay_profile=DecayProfile.MEDIUM,
-    asserted_by=ActorRef(actor_id="prototype", actor_type=ActorType.SYSTEM_PROCESS),
-    valid_from=datetime(2000, 1, 1, tzinfo=UTC),
-    recorded_at=datetime(2000, 1, 1, tzinfo=UTC),
-    created_at=datetime(2000, 1, 1, tzinfo=UTC),
-    updated_at=datetime(2000, 1, 1, tzinfo=UTC),
-    last_reinforced_at=datetime(2000, 1, 1, tzinfo=UTC),
-)
-
 
 def session_key(command: CommandBase) -> str:
     """Bucket for the per-session cap; without a session id, the UTC day of issue.
@@ -136,7 +110,7 @@ def _changed(node: MemoryNode, at: datetime, **changes: Any) -> MemoryNode:
     """Copy with changes; every change bumps ``version`` (OpenSearch external version)."""
     changes["version"] = node.version + 1
     changes["updated_at"] = max(at, node.updated_at)
-    return node.model_copy(update=changes)
+    return derive_node(node, changes)
 
 
 def _sort_key(node: MemoryNode) -> tuple[datetime, datetime, str]:
@@ -170,13 +144,13 @@ class Reducer:
         if store.has_seen(input_id):
             return ApplyResult(Outcome(status="duplicate", input_id=input_id))
         event = result.event
-        em = Emitter(store, input_id=input_id, scope=event.scope_ref(), occurred_at=event.recorded_at)
+        em = Emitter(store, input_id=input_id, scope=scope_of(event), occurred_at=event.recorded_at)
         extractor = _actor(f"extractor:{result.extractor}", ActorType.SYSTEM_PROCESS)
         em.emit(
             OpType.EXTRACTION_VALIDATED,
             event.event_id,
             extractor,
-            result.model_dump(mode="json"),
+            model_json(result),
             policy_version=result.grounding_policy_version,
             target_type=TargetType.EVENT,
             evidence_ids=(event.event_id,),
@@ -191,8 +165,7 @@ class Reducer:
                     skipped.append(index)
                     continue
                 self._create(store, em, result, index, claim, speaker)
-        outcome = outcome_from_operations(input_id, None, em.ops)
-        return ApplyResult(outcome.model_copy(update={"skipped_claims": tuple(skipped)}), em.ops)
+        return ApplyResult(outcome_from_operations(input_id, None, em.ops, tuple(skipped)), em.ops)
 
     @staticmethod
     def _check_creatable(claim: Claim) -> None:
@@ -318,7 +291,7 @@ class Reducer:
             "grounding_method": claim.grounding_method,
             "metadata": metadata,
         }
-        node = _NODE_PROTOTYPE.model_copy(update=fields)
+        node = construct(MemoryNode, fields)
         em.emit(
             OpType.ASSERT,
             node_id,
@@ -487,7 +460,7 @@ class Reducer:
         em = Emitter(
             store,
             input_id=input_id,
-            scope=cmd.scope_ref(),
+            scope=scope_of(cmd),
             occurred_at=cmd.issued_at,
             request_id=cmd.request_id,
             request_fingerprint=None if conflict else fingerprint,

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
 import schemas.errors as errors_module
+from engine.snapshots import construct
 from schemas.enums import OpType, TargetType
 from schemas.errors import EpistreamError
 from schemas.operations import Operation
@@ -65,14 +66,24 @@ class ApplyResult:
         raise cls(self.outcome.error_message or "command rejected", code=self.outcome.error_code)
 
 
-def outcome_from_operations(input_id: str, request_id: str | None, ops: Sequence[Operation]) -> Outcome:
+_OUTCOME_DEFAULTS = {name: field.get_default(call_default_factory=True) for name, field in Outcome.model_fields.items()}
+
+
+def make_outcome(**fields: Any) -> Outcome:
+    """``Outcome(**fields)`` without re-validating values the engine built itself."""
+    return construct(Outcome, {**_OUTCOME_DEFAULTS, **fields}, set(fields))
+
+
+def outcome_from_operations(
+    input_id: str, request_id: str | None, ops: Sequence[Operation], skipped_claims: tuple[int, ...] | None = None
+) -> Outcome:
     node_ids: dict[str, None] = {}
     for op in ops:
         if op.target_type is TargetType.NODE and op.op_type is not OpType.COMMAND_REJECTED:
             node_ids.setdefault(op.target_id, None)
     rejected = next((op for op in ops if op.op_type is OpType.COMMAND_REJECTED), None)
     if rejected is not None:
-        return Outcome(
+        return make_outcome(
             status="rejected",
             input_id=input_id,
             request_id=request_id,
@@ -81,7 +92,7 @@ def outcome_from_operations(input_id: str, request_id: str | None, ops: Sequence
             error_class=str(rejected.payload.get("error_class")),
             error_message=str(rejected.payload.get("message")),
         )
-    return Outcome(
+    applied = make_outcome(
         status="applied",
         input_id=input_id,
         request_id=request_id,
@@ -89,3 +100,7 @@ def outcome_from_operations(input_id: str, request_id: str | None, ops: Sequence
         created_node_ids=tuple(op.target_id for op in ops if op.op_type is OpType.ASSERT),
         op_ids=tuple(op.op_id for op in ops),
     )
+    if skipped_claims is None:
+        return applied
+    # exactly what ``applied.model_copy(update={"skipped_claims": ...})`` gives
+    return make_outcome(**{k: getattr(applied, k) for k in applied.model_fields_set}, skipped_claims=skipped_claims)

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 from engine.normalize import normalize_predicate, normalize_text
 from engine.results import Outcome, outcome_from_operations
+from engine.snapshots import scope_of
 from schemas.common import ScopeRef
 from schemas.enums import ACTIVE_LIFECYCLE_STATES, EpistemicType, LifecycleState, OpType, Polarity
 from schemas.nodes import Edge, MemoryNode
@@ -149,7 +150,7 @@ class InMemoryStateStore:
         if op.edge is not None:
             self.put_edge(op.edge)
         if op.op_type is OpType.EXTRACTION_VALIDATED:
-            self._events[op.target_id] = op.scope_ref()
+            self._events[op.target_id] = scope_of(op)
         if op.request_id is not None:
             fingerprint = op.payload.get("request_fingerprint")
             if isinstance(fingerprint, str):

@@ -1,0 +1,69 @@
+"""Building contract instances from values the engine already validated.
+
+Nodes, edges and operations are frozen pydantic models. The reducer builds
+them from validated inputs and its own arithmetic, so re-validating (or even
+copying a prototype with ``model_copy``) only costs time. :func:`construct`
+produces exactly what ``prototype.model_copy(update=values)`` produces when
+``values`` names every field: the same ``__dict__`` (in declaration order), every
+field marked as set, no extras, no private state.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from engine.canonical_fast import remember_derived
+from schemas.common import ScopeRef
+from schemas.enums import Scope
+from schemas.nodes import MemoryNode
+
+M = TypeVar("M", bound=BaseModel)
+_set = object.__setattr__
+_FIELDS: dict[type[BaseModel], tuple[str, ...]] = {}
+
+
+def _fields(cls: type[BaseModel]) -> tuple[str, ...]:
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = _FIELDS[cls] = tuple(cls.model_fields)
+    return names
+
+
+def construct(cls: type[M], values: dict[str, Any], fields_set: set[str] | None = None) -> M:
+    """An instance with exactly ``values`` (which must name every field), unvalidated."""
+    names = _fields(cls)
+    if tuple(values) != names:
+        if len(values) != len(names) or not all(n in values for n in names):
+            raise ValueError(f"construct({cls.__name__}) needs exactly its fields")
+        values = {n: values[n] for n in names}
+    obj = cls.__new__(cls)
+    _set(obj, "__dict__", values)
+    _set(obj, "__pydantic_fields_set__", set(names) if fields_set is None else fields_set)
+    _set(obj, "__pydantic_extra__", None)
+    _set(obj, "__pydantic_private__", None)
+    return obj
+
+
+def derive_node(node: MemoryNode, changes: dict[str, Any]) -> MemoryNode:
+    """``node.model_copy(update=changes)``, remembering how its JSON differs from ``node``'s."""
+    names = _fields(MemoryNode)
+    if type(node) is not MemoryNode or not all(k in names for k in changes):
+        return node.model_copy(update=changes)
+    values = node.__dict__.copy()
+    values.update(changes)
+    child = construct(MemoryNode, values, node.__pydantic_fields_set__ | changes.keys())
+    remember_derived(node, child, changes)
+    return child
+
+
+@lru_cache(maxsize=4096)
+def _scope(tenant_id: str, owner_id: str, scope: Scope, scope_id: str | None) -> ScopeRef:
+    return ScopeRef(tenant_id=tenant_id, owner_id=owner_id, scope=scope, scope_id=scope_id)
+
+
+def scope_of(item: ScopeRef) -> ScopeRef:
+    """``item.scope_ref()``, validated once per distinct key (ScopeRefs are immutable)."""
+    return _scope(item.tenant_id, item.owner_id, item.scope, item.scope_id)

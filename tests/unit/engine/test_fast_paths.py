@@ -1,0 +1,175 @@
+"""The reducer's fast paths produce exactly what the reference (pydantic + json) path produces.
+
+Every expectation here is computed by the slow reference definitions in
+``schemas`` (``Operation.compute_checksum``, ``model_dump``, ``canonical_json``,
+full validation), never by the code under test.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import pytest
+from engine_factories import at, claim, extraction, new_store, update
+from engine_workload import SIGNALS, run_steps
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import engine.canonical_fast as fast
+from engine.fastjson import Unsupported, changes_json
+from engine.reducer import Reducer, apply
+from engine.snapshots import construct, derive_node
+from schemas.canonical import canonical_json
+from schemas.enums import NEGATIVE_SIGNALS, ConditionState, EpistemicType, LifecycleState
+from schemas.nodes import Edge, MemoryNode
+from schemas.operations import Operation, load_operation
+
+E = EpistemicType
+CREATABLE = [t for t in E if t is not E.DEPRECATED]
+
+
+def _golden_steps(seed: int, n: int) -> list[tuple[Any, ...]]:
+    """A fixed mixed sequence touching every reducer path (creation, update, contradiction, commands)."""
+    rng = random.Random(seed)
+    steps: list[tuple[Any, ...]] = [
+        ("claim", "A", "x", False, E.ASSERTED, False, None, 0),
+        ("claim", "B", "y", False, E.OBSERVED, False, None, 1),
+    ]
+    positive = [s for s in SIGNALS if s not in NEGATIVE_SIGNALS]
+    for i in range(n):
+        r = rng.random()
+        k = rng.randrange(50)
+        if r < 0.35:
+            steps.append(("claim", rng.choice("AB"), rng.choice("xyz"), rng.random() < 0.3, rng.choice(CREATABLE),
+                          rng.random() < 0.3, rng.choice([None, "x", "y"]), i))
+        elif r < 0.55:
+            steps.append(("reinforce", k, rng.choice(positive), rng.randrange(50), i))
+        elif r < 0.62:
+            steps.append(("penalize", k, rng.choice(sorted(NEGATIVE_SIGNALS)), i))
+        elif r < 0.72:
+            steps.append((rng.choice(["contradict", "resolve"]), k, rng.randrange(50), i))
+        elif r < 0.80:
+            steps.append(("transition", k, rng.choice(list(E)), i))
+        elif r < 0.87:
+            steps.append(("evaluate", k, rng.choice(list(ConditionState)), i))
+        else:
+            steps.append((rng.choice(["promote", "archive", "deprecate", "dup"]), k, i))
+    return steps
+
+
+def _reference_text(model: MemoryNode | Edge) -> str:
+    return canonical_json(model.model_dump(mode="json"))
+
+
+def _check_against_reference(ops: list[Operation]) -> None:
+    all_op_fields = set(Operation.model_fields)
+    for op in ops:
+        assert op.checksum == op.compute_checksum()
+        # a fully validated copy is equal field for field (types included: tuples stay tuples, enums stay enums)
+        validated = load_operation(op.canonical())
+        assert validated == op
+        assert validated.canonical() == op.canonical()
+        assert op.model_fields_set == all_op_fields
+        assert (op.__pydantic_extra__, op.__pydantic_private__) == (validated.__pydantic_extra__, None)
+        for snapshot in (op.before, op.after, op.edge):
+            if snapshot is not None:
+                assert fast.model_text(snapshot) == _reference_text(snapshot)
+                assert type(snapshot).model_validate(snapshot.model_dump()) == snapshot
+
+
+def test_golden_sequence_matches_reference_path() -> None:
+    run = run_steps(_golden_steps(11, 400))
+    kinds = {op.op_type for op in run.ops}
+    assert len(run.ops) > 300 and len(kinds) >= 8  # the sequence really exercises many paths
+    _check_against_reference(run.ops)
+
+
+def test_fast_paths_disabled_give_identical_operations(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Same inputs through pydantic dumps + ``json.dumps`` only: byte-identical operations."""
+    steps = _golden_steps(5, 150)
+    fast_ops = [op.canonical() for op in run_steps(steps).ops]
+
+    def refuse(*_: Any, **__: Any) -> Any:
+        raise Unsupported
+
+    monkeypatch.setattr(fast, "_orjson", None)
+    monkeypatch.setattr(fast, "changes_json", refuse)
+    fast._cache.clear()
+    slow_ops = [op.canonical() for op in run_steps(steps).ops]
+    assert slow_ops == fast_ops
+
+
+def test_bench_like_workload_matches_reference() -> None:
+    """Creations, reinforcements, contradictions and updates on a shared subject space."""
+    reducer = Reducer()
+    store = new_store()
+    ops: list[Operation] = []
+    for i in range(60):
+        base = i - i % 4
+        subject = f"s{base}"
+        if i % 4 == 1:
+            item = extraction(update(subject, "uses", f"o{i}", f"o{base}"), event_id=f"ev-{i}")
+        elif i % 4 == 2:
+            item = extraction(claim(subject, "uses", f"o{base + 1}", polarity=_neg()), event_id=f"ev-{i}")
+        else:
+            item = extraction(claim(subject, "uses", f"o{i}"), event_id=f"ev-{i}")
+        ops.extend(reducer.apply(store, item).operations)
+    assert {op.op_type.value for op in ops} >= {"ASSERT", "SUPERSEDENCE_APPLIED", "CONTRADICTION_NOTED"}
+    _check_against_reference(ops)
+
+
+def _neg() -> Any:
+    from schemas.enums import Polarity
+
+    return Polarity.NEGATIVE
+
+
+def _node() -> MemoryNode:
+    res = apply(new_store(), extraction(claim("Zed", "uses", "Zig")))
+    node = res.operations[-1].after
+    assert node is not None
+    return node
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"confidence": 1e-05, "version": 2},  # tiny float: orjson and json.dumps spell it differently
+        {"confidence": 1, "version": 2},  # int in a float field: pydantic writes 1.0, converters refuse
+        {"lifecycle": LifecycleState.STABLE, "updated_at": at(3), "version": 2},
+        {"supersedes": ("a", "b"), "signal_counts": {"x|y": 2}, "session_gamma": {"s": 0.125}, "version": 2},
+        {"metadata": {"k": [1, 2.5, {"n": None}], "e": "1e-5"}, "version": 2},
+    ],
+)
+def test_derived_snapshot_text_matches_pydantic(changes: dict[str, Any]) -> None:
+    node = _node()
+    child = derive_node(node, dict(changes))
+    assert child == node.model_copy(update=changes)
+    assert child.model_fields_set == node.model_fields_set | set(changes)
+    assert fast.model_text(child) == _reference_text(child)
+
+
+def test_converters_refuse_values_pydantic_would_coerce() -> None:
+    for changes in ({"confidence": 1}, {"confidence": float("inf")}, {"evidence_refs": ["a"]},
+                    {"lifecycle": "STABLE"}, {"not_a_field": 1}):
+        with pytest.raises(Unsupported):
+            changes_json(MemoryNode, changes)
+
+
+def test_construct_matches_validated_model() -> None:
+    node = _node()
+    data = dict(node.__dict__)
+    rebuilt = construct(MemoryNode, dict(reversed(list(data.items()))))
+    assert list(rebuilt.__dict__) == list(MemoryNode.model_fields)  # declaration order restored
+    assert rebuilt == MemoryNode.model_validate(node.model_dump())
+    with pytest.raises(ValueError, match="exactly its fields"):
+        construct(MemoryNode, {k: v for k, v in data.items() if k != "metadata"})
+
+
+@settings(max_examples=200, deadline=None)
+@given(value=st.floats(allow_nan=False, allow_infinity=False), wrap=st.integers(0, 3))
+def test_tiny_float_guard_never_lets_a_difference_through(value: float, wrap: int) -> None:
+    doc: Any = [value, {"id": "c489190f-2d3e-5bd4-a324-848aa636ec4a", "v": [value]}, {"a": value}, value][wrap]
+    assert fast.canonical_text(doc) == json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
