@@ -510,7 +510,7 @@ class Reducer:
     @staticmethod
     def _check_evidence(store: StateStore, cmd: CommandBase) -> None:
         for event_id in cmd.evidence_ids:
-            scope = store.event_scope(event_id)
+            scope = store.event_scope(cmd.tenant_id, event_id)
             if scope is None:
                 raise NotFound("evidence event not found", code="evidence_not_found", event_id=event_id)
             if not scope.same_scope(cmd):

@@ -62,7 +62,7 @@ class StateStore(Protocol):
     def find_active(self, key: ClaimKey) -> list[MemoryNode]: ...
     def find_rejected(self, key: ValueKey) -> str | None: ...
     def has_seen(self, input_id: str) -> bool: ...
-    def event_scope(self, event_id: str) -> ScopeRef | None: ...
+    def event_scope(self, tenant_id: str, event_id: str) -> ScopeRef | None: ...
     def request_record(self, key: RequestKey) -> RequestRecord | None: ...
     def apply_operation(self, op: Operation) -> None: ...
     def snapshot(self) -> dict[str, Any]: ...
@@ -79,7 +79,7 @@ class InMemoryStateStore:
         self._node_key: dict[str, ClaimKey] = {}
         self._rejected: dict[ValueKey, str] = {}
         self._seen: set[str] = set()
-        self._events: dict[str, ScopeRef] = {}
+        self._events: dict[tuple[str, str], ScopeRef] = {}
         self._requests: dict[RequestKey, RequestRecord] = {}
 
     # -- nodes and edges -------------------------------------------------
@@ -136,8 +136,8 @@ class InMemoryStateStore:
     def has_seen(self, input_id: str) -> bool:
         return input_id in self._seen
 
-    def event_scope(self, event_id: str) -> ScopeRef | None:
-        return self._events.get(event_id)
+    def event_scope(self, tenant_id: str, event_id: str) -> ScopeRef | None:
+        return self._events.get((tenant_id, event_id))
 
     def request_record(self, key: RequestKey) -> RequestRecord | None:
         return self._requests.get(key)
@@ -150,7 +150,7 @@ class InMemoryStateStore:
         if op.edge is not None:
             self.put_edge(op.edge)
         if op.op_type is OpType.EXTRACTION_VALIDATED:
-            self._events[op.target_id] = scope_of(op)
+            self._events[(op.tenant_id, op.target_id)] = scope_of(op)
         if op.request_id is not None:
             fingerprint = op.payload.get("request_fingerprint")
             if isinstance(fingerprint, str):
@@ -173,7 +173,7 @@ class InMemoryStateStore:
             "nodes": {k: v.model_dump(mode="json") for k, v in sorted(self._nodes.items())},
             "edges": {k: v.model_dump(mode="json") for k, v in sorted(self._edges.items())},
             "seen_inputs": sorted(self._seen),
-            "events": {k: v.model_dump(mode="json") for k, v in sorted(self._events.items())},
+            "events": {"|".join(k): v.model_dump(mode="json") for k, v in sorted(self._events.items())},
             "requests": {
                 "|".join(k): {"fingerprint": r.fingerprint, "input_id": r.input_id, "outcome": r.outcome().model_dump()}
                 for k, r in sorted(self._requests.items())

@@ -70,9 +70,13 @@ class RejectedClaim(Contract):
     claim: dict[str, JsonValue]
 
 
-def event_input_id(event_id: str) -> str:
-    """The reducer's idempotency key for an event (its extraction result)."""
-    return f"event:{event_id}"
+def event_input_id(tenant_id: str, event_id: str) -> str:
+    """The reducer's idempotency key for an event (its extraction result).
+
+    Publishers choose event ids, so they are unique per tenant only: two tenants
+    may both send ``evt-1`` without either being taken for a redelivery.
+    """
+    return f"event:{tenant_id}/{event_id}"
 
 
 class EventRef(ScopeRef):
@@ -122,4 +126,4 @@ class ExtractionResult(Contract):
 
     @property
     def input_id(self) -> str:
-        return event_input_id(self.event.event_id)
+        return event_input_id(self.event.tenant_id, self.event.event_id)

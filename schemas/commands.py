@@ -42,7 +42,7 @@ class CommandBase(ScopeRef):
 
     @property
     def input_id(self) -> str:
-        return f"command:{self.command_id}"
+        return f"command:{self.tenant_id}/{self.command_id}"
 
     def content_fingerprint(self) -> dict[str, Any]:
         """What must be equal for a retry with the same request id to be 'the same'."""

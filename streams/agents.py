@@ -106,7 +106,7 @@ def unique_events(events: Sequence[ConversationEvent], store: StateStore) -> lis
     seen: set[str] = set()
     out: list[ConversationEvent] = []
     for event in events:
-        if event.event_id in seen or store.has_seen(event_input_id(event.event_id)):
+        if event.event_id in seen or store.has_seen(event_input_id(event.tenant_id, event.event_id)):
             continue
         seen.add(event.event_id)
         out.append(event)

@@ -279,11 +279,7 @@ def _router(state: ApiState) -> APIRouter:
             batch_ids: set[str] = set()
             store = runner.store
             for i, event in valid:
-                known = store.event_scope(event.event_id)
-                if known is not None and known.tenant_id != key.tenant_id:
-                    out[i] = EventResult(index=i, event_id=event.event_id, status="rejected", code="event_id_conflict",
-                                         message="event id is not available")
-                elif event.event_id in batch_ids or store.has_seen(event_input_id(event.event_id)):
+                if event.event_id in batch_ids or store.has_seen(event_input_id(event.tenant_id, event.event_id)):
                     out[i] = EventResult(index=i, event_id=event.event_id, status="duplicate")
                 else:
                     batch_ids.add(event.event_id)

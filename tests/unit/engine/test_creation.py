@@ -8,7 +8,7 @@ from engine_factories import T0, at, claim, event_ref, extraction, new_store
 from engine.config import EngineConfig
 from engine.reducer import Reducer, apply
 from schemas.canonical import derive_id
-from schemas.claims import Claim, ExtractionResult, RejectedClaim
+from schemas.claims import Claim, ExtractionResult, RejectedClaim, event_input_id
 from schemas.enums import (
     ConditionState,
     DecayProfile,
@@ -117,16 +117,18 @@ def test_creation_rules_rechecked_for_unvalidated_claims() -> None:
     res = apply(store, unchecked)
     assert res.outcome.skipped_claims == (0, 2, 3)
     assert len(res.outcome.node_ids) == 1
-    assert res.outcome.node_ids[0] == derive_id("event:" + res.operations[0].target_id, "node", 1)
+    assert res.outcome.node_ids[0] == derive_id(unchecked.input_id, "node", 1)
 
 
 def test_node_fields_ids_times_and_versions() -> None:
     store = new_store()
     ref = event_ref("e-42", occurred=at(0), recorded=at(0, seconds=5), session_id="sess-1")
     res = apply(store, extraction(claim(node_type=NodeType.INSTRUCTION, epistemic=E.ASSERTED), event=ref))
-    node_id = derive_id("event:e-42", "node", 0)
+    input_id = event_input_id("t1", "e-42")
+    assert input_id == "event:t1/e-42"  # event ids are unique per tenant, not globally
+    node_id = derive_id(input_id, "node", 0)
     assert res.outcome.node_ids == (node_id,)
-    assert [o.op_id for o in res.operations] == [derive_id("event:e-42", 0), derive_id("event:e-42", 1)]
+    assert [o.op_id for o in res.operations] == [derive_id(input_id, 0), derive_id(input_id, 1)]
     node = store.get_node(node_id)
     assert node is not None
     assert node.version == 1 and node.lifecycle is LifecycleState.TENTATIVE
@@ -149,7 +151,8 @@ def test_extraction_journal_first_with_rejected_claims_and_empty_results() -> No
     op = res.operations[0]
     assert op.op_type is OpType.EXTRACTION_VALIDATED and op.target_id == "e-empty"
     assert ExtractionResult.model_validate(op.payload) == result
-    assert store.event_scope("e-empty") is not None
+    assert store.event_scope("t1", "e-empty") is not None
+    assert store.event_scope("other-tenant", "e-empty") is None
 
 
 def test_failed_extraction_is_journaled_but_creates_nothing() -> None:
