@@ -456,6 +456,19 @@ class Reducer:
                     return ApplyResult(record.outcome().model_copy(update={"retried": True}))
                 conflict = True
         if store.has_seen(input_id):
+            if conflict:
+                # Same command id, same request id, different content: a conflict, not a redelivery.
+                # Nothing is journaled (the input id is taken); the caller gets the typed rejection.
+                return ApplyResult(
+                    Outcome(
+                        status="rejected",
+                        input_id=input_id,
+                        request_id=cmd.request_id,
+                        error_code=RequestIdConflict.code,
+                        error_class=RequestIdConflict.__name__,
+                        error_message="request id was already used with different content",
+                    )
+                )
             return ApplyResult(Outcome(status="duplicate", input_id=input_id, request_id=cmd.request_id))
         em = Emitter(
             store,

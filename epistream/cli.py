@@ -77,14 +77,14 @@ def _settings(data_dir: Path | None) -> Settings:
 
 
 @contextlib.contextmanager
-def _runner(data_dir: Path | None, **kwargs: Any) -> Iterator[Any]:
+def _runner(data_dir: Path | None, json_output: bool = False) -> Iterator[Any]:
     from streams.embedded import EmbeddedRunner
 
     settings = _settings(data_dir)
     try:
-        runner = EmbeddedRunner(settings.data_dir, settings, **kwargs)
+        runner = EmbeddedRunner(settings.data_dir, settings)
     except EpistreamError as exc:
-        _fail(exc)
+        _fail(exc, json_output)
     try:
         yield runner
     finally:
@@ -137,13 +137,22 @@ def _parse_time(value: str | None, name: str) -> datetime | None:
 # ----------------------------------------------------------------------------- ingestion
 
 
-def _read_lines(file: str) -> list[bytes]:
+def _read_lines(file: str) -> tuple[Iterator[bytes], int | None]:
+    """Lines are streamed (bounded memory); a file is counted first so the progress bar has a total."""
     if file == "-":
-        return sys.stdin.buffer.read().splitlines()
+        return iter(sys.stdin.buffer), None
     path = Path(file)
     if not path.exists():
         raise typer.BadParameter(f"no such file: {file}")
-    return path.read_bytes().splitlines()
+    with path.open("rb") as fh:
+        total = sum(1 for _ in fh)
+
+    def lines() -> Iterator[bytes]:
+        with path.open("rb") as fh:
+            for line in fh:
+                yield line.rstrip(b"\r\n")
+
+    return lines(), total
 
 
 @app.command()
@@ -153,15 +162,15 @@ def ingest(
     json_output: JsonOut = False,
 ) -> None:
     """Ingest conversation events into the embedded pipeline."""
-    lines = _read_lines(file)
-    with _runner(data_dir) as runner:
+    lines, total = _read_lines(file)
+    with _runner(data_dir, json_output) as runner:
         if json_output:
             report = runner.ingest_lines(lines, source=file)
         else:
             with Progress(
                 TextColumn("ingesting"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=err_console
             ) as bar:
-                task = bar.add_task("ingest", total=len(lines))
+                task = bar.add_task("ingest", total=total)
                 report = runner.ingest_lines(lines, source=file, progress=lambda n: bar.advance(task, n))
 
     def render() -> None:
@@ -240,7 +249,7 @@ def query(
         token_budget=token_budget,
         reference_time=_parse_time(at, "--at") or datetime.now(UTC),
     )
-    with _runner(data_dir) as runner:
+    with _runner(data_dir, json_output) as runner:
         response = runner.retrieve(request)
 
     def render() -> None:
@@ -266,7 +275,7 @@ def world(
     json_output: JsonOut = False,
 ) -> None:
     """Facts, conflicts, proposals and stale claims of one owner."""
-    with _runner(data_dir) as runner:
+    with _runner(data_dir, json_output) as runner:
         view = runner.world(
             tenant_id=tenant, owner_id=owner, scope=_scope(tenant, owner, scope, scope_id), at=_parse_time(at, "--at")
         )
@@ -319,7 +328,7 @@ def provenance(
     json_output: JsonOut = False,
 ) -> None:
     """Why a claim is believed, who said it, how it is known, whether it was challenged, how it changed."""
-    with _runner(data_dir) as runner:
+    with _runner(data_dir, json_output) as runner:
         trail = runner.provenance(node_id, tenant_id=tenant, owner_id=owner, cursor=cursor, limit=limit)
     if trail is None:
         _fail(EpistreamError("no such node for this owner", code="node_not_found"), json_output)
@@ -366,7 +375,7 @@ def state(
     json_output: JsonOut = False,
 ) -> None:
     """Assertion state of (subject, predicate): unknown, single, consistent, multiple or contested."""
-    with _runner(data_dir) as runner:
+    with _runner(data_dir, json_output) as runner:
         result = runner.assertion(
             tenant_id=tenant,
             owner_id=owner,
@@ -394,7 +403,7 @@ def replay(
     json_output: JsonOut = False,
 ) -> None:
     """Rebuild state from the operation log alone and report any difference from live state."""
-    with _runner(data_dir) as runner:
+    with _runner(data_dir, json_output) as runner:
         differences = runner.verify_replay() if verify else []
         nodes = len(runner.store)
     result = {"nodes": nodes, "identical": not differences, "differences": differences}
@@ -420,7 +429,7 @@ def stats(
     json_output: JsonOut = False,
 ) -> None:
     """Operation-log analytics (SQL on the ClickHouse tables)."""
-    with _runner(data_dir) as runner:
+    with _runner(data_dir, json_output) as runner:
         result = runner.stats(tenant, owner)
 
     def render() -> None:
@@ -450,7 +459,7 @@ def _submit(
     reason: str | None,
     evidence: list[str] | None,
 ) -> None:
-    with _runner(data_dir) as runner:
+    with _runner(data_dir, json_output) as runner:
         target = runner.node(node_ids[0], tenant_id=tenant)
         if target is None:
             _fail(EpistreamError("no such node in this tenant", code="node_not_found"), json_output)

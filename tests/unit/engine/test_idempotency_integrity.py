@@ -129,3 +129,17 @@ def test_scope_and_actor_recorded_on_operations() -> None:
     op = res.operations[0]
     assert (op.tenant_id, op.owner_id, op.scope) == (SCOPE["tenant_id"], SCOPE["owner_id"], SCOPE["scope"])
     assert op.actor == USER and op.caused_by == res.outcome.input_id and op.occurred_at == at(1)
+
+
+def test_reused_request_id_with_reused_command_id_is_still_a_conflict() -> None:
+    """A client that derives command ids from its request id must still hear about a changed body."""
+    store = new_store()
+    node_id = apply(store, extraction(claim())).outcome.node_ids[0]
+    request_id = "7b0bd7c4-52a1-4c8e-9d7b-0a4c3c2a1f11"
+    first = apply(store, reinforce(node_id, command_id="same", request_id=request_id))
+    assert first.status == "applied"
+    changed = apply(store, penalize(node_id, command_id="same", request_id=request_id))
+    assert changed.status == "rejected" and changed.outcome.error_code == "request_id_conflict"
+    assert changed.operations == []
+    retry = apply(store, reinforce(node_id, command_id="same", request_id=request_id))
+    assert retry.status == "applied" and retry.outcome.retried

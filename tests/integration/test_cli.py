@@ -1,0 +1,141 @@
+"""The ``epistream`` command line, driven as a user would: separate processes over one data directory.
+
+Each call is a fresh process (chDB allows one engine path per process, and this
+is how people and scripts use the CLI); ``--json`` output is parsed and checked.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from epistream.demo_run import demo_lines
+
+pytestmark = pytest.mark.integration
+
+DEMO = Path(__file__).resolve().parents[2] / "epistream" / "demo" / "conversations.jsonl"
+
+
+def cli(data_dir: Path, *args: str, stdin: bytes | None = None, expect: int = 0) -> Any:
+    proc = subprocess.run(
+        [sys.executable, "-m", "epistream.cli", *args, "--data-dir", str(data_dir), "--json"],
+        input=stdin,
+        capture_output=True,
+        timeout=120,
+        check=False,
+        env={"EPISTREAM_EMBEDDER": "hash", "PATH": "/usr/bin:/bin"},
+    )
+    assert proc.returncode == expect, proc.stderr.decode()[-2000:]
+    out = proc.stdout.decode().strip()
+    return json.loads(out) if out else None
+
+
+@pytest.fixture(scope="module")
+def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("cli") / "data"
+    report = cli(path, "ingest", str(DEMO))
+    assert report["events"] == len(demo_lines()) and report["dead_letters"] == 0
+    return path
+
+
+def _node(data_dir: Path, owner: str, predicate: str, obj: str, mode: str = "explicit") -> dict[str, Any]:
+    result = cli(
+        data_dir, "query", f"{predicate} {obj}", "--tenant", "acme", "--owner", owner, "--mode", mode, "--limit", "100"
+    )
+    for item in result["items"]:
+        if item["predicate"] == predicate and (item["object"] or "").lower() == obj.lower():
+            return dict(item)
+    raise AssertionError(f"no {predicate} {obj} for {owner}")
+
+
+def test_ingest_is_idempotent_and_reports_bad_lines(data_dir: Path) -> None:
+    again = cli(data_dir, "ingest", "-", stdin=DEMO.read_bytes())
+    assert again["events"] == 0 and again["duplicates"] == len(demo_lines()) and again["operations"] == 0
+    # Nothing processable at all: exit code 1, with a per-line code.
+    bad = cli(data_dir, "ingest", "-", stdin=b"not json\n", expect=1)
+    assert bad["errors"] == [{"line": 1, "code": "invalid_json", "message": "event is not valid JSON"}]
+
+
+def test_query_default_vs_explicit(data_dir: Path) -> None:
+    question = "does alice live in Paris, Berlin or Lisbon?"
+    default = cli(data_dir, "query", question, "--tenant", "acme", "--owner", "alice", "--limit", "50")
+    lives = {i["object"] for i in default["items"] if i["predicate"] == "lives_in"}
+    assert lives == {"Berlin"}
+    explicit = cli(
+        data_dir, "query", "where does alice live", "--tenant", "acme", "--owner", "alice", "--mode", "explicit"
+    )
+    reasons = {x["reason"] for x in explicit["excluded"]}
+    assert {"lifecycle_filtered:superseded", "epistemic_filtered:hypothetical"} <= reasons
+
+
+def test_world_state_provenance_stats_replay(data_dir: Path) -> None:
+    world = cli(data_dir, "world", "--tenant", "acme", "--owner", "alice")
+    assert [c["predicate"] for c in world["conflicts"]] == ["likes"]
+    assert any(p["epistemic_type"] == "HYPOTHETICAL" for p in (x["label"] for x in world["proposals"]))
+    who = ("--tenant", "acme", "--owner", "alice", "--subject", "user")
+    state = cli(data_dir, "state", *who, "--predicate", "likes")
+    assert state["status"] == "contested"
+    where = cli(data_dir, "state", *who, "--predicate", "lives in")
+    assert where["status"] == "single" and where["current_values"][0]["object"] == "Berlin"
+    # The superseded value stays in the timeline, with the reason it is not current.
+    paris = [t for t in where["timeline"] if t["object"] == "Paris"]
+    assert paris and all(any("superseded" in r for r in t["exclusion_reasons"]) for t in paris)
+    coffee = _node(data_dir, "alice", "likes", "coffee")
+    trail = cli(data_dir, "provenance", coffee["node_id"], "--tenant", "acme", "--owner", "alice")
+    assert trail["node"]["lifecycle"] == "CONTESTED" and trail["contradiction_edges"]
+    assert {e["event_id"] for e in trail["evidence_events"]} <= {"demo-a-004", "demo-a-015"}
+    assert (
+        cli(data_dir, "provenance", coffee["node_id"], "--tenant", "acme", "--owner", "bob", expect=2)["error"]["code"]
+        == "node_not_found"
+    )
+    stats = cli(data_dir, "stats")
+    assert stats and json.dumps(stats).count("CONTRADICTION_NOTED") >= 1
+    assert cli(data_dir, "replay", "--verify") == {
+        "nodes": stats_nodes(stats, data_dir),
+        "identical": True,
+        "differences": [],
+    }
+
+
+def stats_nodes(stats: dict[str, Any], data_dir: Path) -> int:
+    return int(cli(data_dir, "replay", "--verify")["nodes"])
+
+
+def test_commands_with_request_ids_are_applied_once(data_dir: Path) -> None:
+    berlin = _node(data_dir, "alice", "lives_in", "Berlin", mode="default")
+    request = str(uuid.uuid4())
+    first = cli(data_dir, "reinforce", berlin["node_id"], "--tenant", "acme", "--request-id", request)
+    assert first["status"] == "applied" and not first["retried"]
+    retry = cli(data_dir, "reinforce", berlin["node_id"], "--tenant", "acme", "--request-id", request)
+    assert retry["status"] == "applied" and retry["retried"] and retry["op_ids"] == first["op_ids"]
+    conflict = cli(data_dir, "penalize", berlin["node_id"], "--tenant", "acme", "--request-id", request, expect=1)
+    assert conflict["status"] == "rejected" and conflict["error_code"] == "request_id_conflict"
+    after = _node(data_dir, "alice", "lives_in", "Berlin", mode="default")
+    assert after["label"]["confidence"] > berlin["label"]["confidence"]
+    # A forbidden epistemic move is refused with a stable code.
+    lisbon = _node(data_dir, "alice", "lives_in", "Lisbon")
+    refused = cli(data_dir, "transition", lisbon["node_id"], "--tenant", "acme", "--to", "OBSERVED", expect=1)
+    assert refused["error_code"] == "invalid_epistemic_transition"
+    assert cli(data_dir, "promote", "no-such-node", "--tenant", "acme", expect=2)["error"]["code"] == "node_not_found"
+
+
+def test_second_process_on_the_same_data_dir_is_refused(data_dir: Path) -> None:
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys,time; from streams.embedded import EmbeddedRunner; "
+         "from sinks.embedding import HashEmbedder; r = EmbeddedRunner(sys.argv[1], embedder=HashEmbedder()); "
+         "print('ready', flush=True); time.sleep(60)", str(data_dir)],
+        stdout=subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == b"ready"
+        locked = cli(data_dir, "stats", expect=2)
+        assert locked["error"]["code"] == "data_dir_locked"
+    finally:
+        holder.kill()
+        holder.wait()
