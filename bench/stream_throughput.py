@@ -1,0 +1,179 @@
+"""End-to-end throughput and publish-to-retrievable latency of the faust pipeline.
+
+Publishes chat events at a target rate into a fresh topic set, with 1 (and 2)
+already-running workers, and measures:
+
+* events/s end to end: first publish -> every topic fully consumed by the group
+  (operations, raw events, journals in ClickHouse; node documents in OpenSearch);
+* p50/p95 publish-to-retrievable latency: for a sample of events, the time from
+  the publisher's acknowledgement to the event's first node being readable in
+  OpenSearch (realtime get).
+
+Run:  deploy/local/services up && .venv/bin/python bench/stream_throughput.py [--events 3000] [--rate 500]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from engine.reducer import Reducer  # noqa: E402
+from engine.store import InMemoryStateStore  # noqa: E402
+from extractors.base import get_extractor  # noqa: E402
+from sinks.embedding import HashEmbedder  # noqa: E402
+from sinks.opensearch_index import OpenSearchIndex  # noqa: E402
+from streams import agents  # noqa: E402
+from streams import topics as tn  # noqa: E402
+from streams.faust_app import consumer_lag  # noqa: E402
+from streams.publisher import EventPublisher  # noqa: E402
+
+
+def make_events(n: int) -> list[bytes]:
+    base = [json.loads(line)["event"] for line in (ROOT / "tests/data/extraction_labelled.jsonl").open()]
+    out = []
+    for i in range(n):
+        ev = dict(base[i % len(base)])
+        ev["event_id"] = f"b-{i}"
+        ev["owner_id"] = f"{ev['owner_id']}-{i % 64}"
+        ev["received_at"] = datetime.now(UTC).isoformat()
+        out.append(json.dumps(ev).encode())
+    return out
+
+
+def first_nodes(lines: list[bytes]) -> dict[int, str]:
+    """Index of event -> id of the first node it creates (embedded path, same rules)."""
+    ex, red, store = get_extractor("rules"), Reducer(), InMemoryStateStore()
+    out: dict[int, str] = {}
+    for i, raw in enumerate(lines):
+        ev = agents.admit(raw, source="bench", received_at=datetime.now(UTC))
+        assert not isinstance(ev, agents.Rejected)
+        res = agents.materialize(store, red, agents.extract(ex, ev))
+        nodes = agents.latest_nodes(res.operations)
+        if nodes:
+            out[i] = nodes[0].node_id
+    return out
+
+
+def run(n_events: int, rate: float, workers: int, bootstrap: str, os_url: str, partitions: int) -> dict[str, Any]:
+    tag = uuid.uuid4().hex[:8]
+    prefix = f"bench-{tag}-"
+    topics = tn.Topics(prefix=prefix, partitions=partitions)
+    tn.ensure_topics(bootstrap, topics)
+    alias = f"bench-{tag}-nodes"
+    app_id = prefix + "app"
+    tmp = Path(tempfile.mkdtemp(prefix="epistream-bench-"))
+    procs = []
+    for w in range(workers):
+        procs.append(
+            subprocess.Popen(
+                [sys.executable, "-m", "streams.faust_app", "worker", "--app-id", app_id, "--prefix", prefix,
+                 "--partitions", str(partitions), "--bootstrap", bootstrap, "--data-dir", str(tmp / f"w{w}"),
+                 "--opensearch-url", os_url, "--index", alias, "--embedder", "hash", "--session-timeout", "6"],
+                cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                stdout=(tmp / f"w{w}.log").open("wb"), stderr=subprocess.STDOUT,
+            )
+        )
+    lines = make_events(n_events)
+    targets = first_nodes(lines)
+    index = OpenSearchIndex(os_url, alias, HashEmbedder())
+    names = [topics.events, topics.extractions, topics.operations, topics.nodes, *topics.dlqs]
+    # warm up: wait for the group to form (a probe event must come through)
+    warm = make_events(1)[0].replace(b'"b-0"', b'"warm"')
+    asyncio.run(_publish([warm], bootstrap, topics.events, rate))
+    deadline = time.monotonic() + 120
+    while sum(consumer_lag(bootstrap, app_id, names).values()) or not _committed(bootstrap, app_id, topics.events):
+        if time.monotonic() > deadline:
+            raise SystemExit("workers did not start; see " + str(tmp))
+        time.sleep(0.5)
+    t0 = time.monotonic()
+    acked = asyncio.run(_publish(lines, bootstrap, topics.events, rate))
+    publish_s = time.monotonic() - t0
+    sample = {i: targets[i] for i in list(targets)[:: max(1, len(targets) // 200)]}
+    seen: dict[int, float] = {}
+    while time.monotonic() - t0 < 300:
+        pending = [i for i in sample if i not in seen]
+        if pending:
+            found = {n.node_id for n in index.get([sample[i] for i in pending])}
+            now = time.monotonic()
+            for i in pending:
+                if sample[i] in found:
+                    seen[i] = now
+        if not pending and sum(consumer_lag(bootstrap, app_id, names).values()) == 0:
+            break
+        time.sleep(0.05)
+    total_s = time.monotonic() - t0
+    for p in procs:
+        p.terminate()
+    for p in procs:
+        p.wait(60)
+    lat = sorted(seen[i] - acked[i] for i in seen)
+    return {
+        "workers": workers,
+        "events": n_events,
+        "partitions": partitions,
+        "target_rate": rate,
+        "publish_s": round(publish_s, 2),
+        "end_to_end_s": round(total_s, 2),
+        "events_per_s": round(n_events / total_s, 1),
+        "latency_p50_s": round(statistics.median(lat), 3) if lat else None,
+        "latency_p95_s": round(lat[int(0.95 * (len(lat) - 1))], 3) if lat else None,
+        "latency_samples": len(lat),
+    }
+
+
+def _committed(bootstrap: str, group: str, topic: str) -> bool:
+    lag = consumer_lag(bootstrap, group, [topic])
+    return lag[topic] == 0
+
+
+async def _publish(lines: list[bytes], bootstrap: str, topic: str, rate: float) -> dict[int, float]:
+    """Publish at ``rate`` events/s in 50 ms ticks; returns each event's acknowledgement time."""
+    acked: dict[int, float] = {}
+    async with EventPublisher(bootstrap, topic) as pub:
+        per_tick = max(1, int(rate * 0.05))
+        start = time.monotonic()
+        futures = []
+        for k in range(0, len(lines), per_tick):
+            for i in range(k, min(k + per_tick, len(lines))):
+                fut = await pub.send(lines[i])
+                fut.add_done_callback(lambda _f, i=i: acked.__setitem__(i, time.monotonic()))
+                futures.append(fut)
+            wait = start + (k // per_tick + 1) * 0.05 - time.monotonic()
+            if wait > 0:
+                await asyncio.sleep(wait)
+        await asyncio.gather(*futures)
+    return acked
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--events", type=int, default=3000)
+    ap.add_argument("--rate", type=float, default=500.0)
+    ap.add_argument("--partitions", type=int, default=12)
+    ap.add_argument("--workers", default="1,2")
+    args = ap.parse_args()
+    sys.path.insert(0, str(ROOT / "deploy" / "local"))
+    import services  # type: ignore[import-not-found]
+
+    services.ensure_up()
+    for w in (int(x) for x in args.workers.split(",")):
+        print(json.dumps(run(args.events, args.rate, w, services.kafka_bootstrap(), services.opensearch_url(),
+                             args.partitions)))
+
+
+if __name__ == "__main__":
+    main()

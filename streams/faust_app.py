@@ -1,0 +1,588 @@
+"""The distributed pipeline: faust-streaming agents on Kafka.
+
+Agents (see ARCHITECTURE.md "Flow"); each calls the shared steps in
+``streams.agents`` so behaviour tested in-process holds here:
+
+* ``extract``      conversation.events -> admit -> memory.extractions (or the DLQ)
+* ``materialize``  memory.extractions + memory.commands (co-partitioned) -> reducer
+                   -> memory.operations (one :class:`~streams.kafka_store.OpBatch` per input)
+* ``project_nodes`` memory.operations -> memory.nodes (compacted, latest snapshot per node)
+* ``oplog_*``      operations, raw events, extraction journals, dead letters -> ClickHouse
+* ``index_sink``   memory.nodes -> OpenSearch (``_id`` = node id, external version = node version)
+
+Processing guarantee shipped: **at-least-once, made exact by idempotency.**
+faust-streaming 0.15's ``exactly_once`` runs one transactional producer per
+assigned partition and a transaction manager that is known to stall on
+rebalances and leaves changelog reads and our state loader needing
+``read_committed`` everywhere; it was not needed, because every stage is
+idempotent on its own:
+
+* faust flushes the producer before committing input offsets, so nothing is
+  committed before what it produced is durable (no loss);
+* the reducer ignores input ids it has seen; its state is the fold of
+  ``memory.operations`` and one input's operations are a single Kafka record,
+  so a crash leaves an input either fully applied (redelivery -> duplicate,
+  nothing emitted) or not at all (redelivery -> the same bytes again, the
+  reducer is deterministic);
+* ClickHouse writes carry insert-dedup tokens over derived ids and the tables
+  are ReplacingMergeTree on those ids; dead letters are keyed by source
+  topic/partition/offset;
+* OpenSearch refuses a node version it already has (external versioning).
+
+Time: a Kafka-received event without ``received_at`` gets the record's
+timestamp (set once by the producer), never the worker's clock, so a
+redelivery of the same record yields identical state.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import os
+import sys
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from engine.reducer import Reducer
+from epistream.settings import Settings
+from extractors.base import Extractor, get_extractor
+from schemas.claims import ExtractionResult
+from schemas.commands import parse_command
+from schemas.errors import EpistreamError
+from schemas.events import ConversationEvent
+from schemas.nodes import MemoryNode
+from schemas.operations import Operation
+from sinks.clickhouse import DeadLetter, OperationLog
+from streams import agents
+from streams import topics as tn
+from streams.kafka_store import OpBatch, PartitionStates
+
+log = logging.getLogger("epistream.worker")
+
+GUARANTEE = "at_least_once"
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+@dataclass(frozen=True)
+class WorkerOptions:
+    """Deployment knobs that are not in :class:`Settings` (tests and benches vary them)."""
+
+    app_id: str = "epistream"
+    topic_prefix: str = ""
+    index_alias: str | None = None
+    clickhouse_database: str = "epistream"
+    batch: int = 500
+    within_s: float = 0.05
+    sink_batch: int = 2000
+    sink_within_s: float = 0.2
+    commit_interval_s: float = 1.0
+    processing_guarantee: str = GUARANTEE
+    #: How long a dead (SIGKILLed) worker keeps its partitions before the group reassigns them.
+    session_timeout_s: float = 30.0
+
+
+def _received_at(timestamp_s: float | None) -> datetime:
+    # faust exposes the record timestamp in seconds; a record always has one on Kafka >= 0.10.
+    return datetime.fromtimestamp(timestamp_s or 0.0, UTC)
+
+
+def enrich(event: ConversationEvent, timestamp_s: float | None) -> ConversationEvent:
+    """Use the record time as ``received_at`` only when the publisher set none."""
+    if event.received_at is not None:
+        return event
+    return event.model_copy(update={"received_at": _received_at(timestamp_s)})
+
+
+def _headers(letter: DeadLetter) -> list[tuple[str, bytes]]:
+    return [
+        (tn.H_REASON, letter.reason_code.encode()),
+        (tn.H_SOURCE, letter.source.encode()),
+        (tn.H_PARTITION, str(letter.partition if letter.partition is not None else -1).encode()),
+        (tn.H_OFFSET, str(letter.offset if letter.offset is not None else -1).encode()),
+        (tn.H_MESSAGE, letter.message.encode("utf-8")),
+        (tn.H_RECEIVED, letter.received_at.isoformat().encode()),
+    ]
+
+
+def letter_from_record(value: bytes, headers: Iterable[tuple[str, bytes]] | dict[str, bytes] | None) -> DeadLetter:
+    """Rebuild a :class:`DeadLetter` from a DLQ record (value = original bytes)."""
+    items = headers.items() if isinstance(headers, dict) else (headers or [])
+    h = {k: (v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v)) for k, v in items}
+    partition = int(h.get(tn.H_PARTITION, "-1"))
+    offset = int(h.get(tn.H_OFFSET, "-1"))
+    return DeadLetter(
+        source=h.get(tn.H_SOURCE, "unknown"),
+        partition=None if partition < 0 else partition,
+        offset=None if offset < 0 else offset,
+        reason_code=h.get(tn.H_REASON, "unknown"),
+        message=h.get(tn.H_MESSAGE, ""),
+        original_bytes=value or b"",
+        received_at=datetime.fromisoformat(h[tn.H_RECEIVED]) if tn.H_RECEIVED in h else _EPOCH,
+    )
+
+
+def _bad_record(raw: bytes, msg: Any, code: str, message: str) -> DeadLetter:
+    return DeadLetter(
+        source=msg.topic,
+        partition=msg.partition,
+        offset=msg.offset,
+        reason_code=code,
+        message=message[:4000],
+        original_bytes=raw or b"",
+        received_at=_received_at(msg.timestamp),
+    )
+
+
+def create_app(
+    settings: Settings,
+    *,
+    data_dir: str | os.PathLike[str] | None = None,
+    opensearch_url: str | None = None,
+    options: WorkerOptions | None = None,
+    extractor: Extractor | None = None,
+    embedder: Any = None,
+) -> Any:
+    """Build the faust app with its agents; sinks open lazily when the worker starts."""
+    import faust
+
+    opts = options or WorkerOptions()
+    data_path = Path(data_dir if data_dir is not None else settings.data_dir)
+    topics = tn.Topics(prefix=opts.topic_prefix, partitions=settings.partitions)
+    (data_path / "faust").mkdir(parents=True, exist_ok=True)
+    os_url = opensearch_url if opensearch_url is not None else settings.opensearch_url
+    alias = opts.index_alias or settings.opensearch_index
+    app = faust.App(
+        opts.app_id,
+        broker=f"kafka://{settings.kafka_bootstrap}",
+        store="memory://",
+        datadir=str(data_path / "faust"),
+        web_enabled=False,
+        processing_guarantee=opts.processing_guarantee,
+        topic_partitions=settings.partitions,
+        topic_disable_leader=True,
+        consumer_auto_offset_reset="earliest",
+        broker_commit_interval=opts.commit_interval_s,
+        broker_session_timeout=opts.session_timeout_s,
+        broker_heartbeat_interval=max(1.0, opts.session_timeout_s / 3),
+        producer_acks=-1,
+        autodiscover=False,
+        # faust's default waits for every in-flight event before a rebalance, which deadlocks with
+        # take_events() buffers (the last batch is acked only when the next one starts). Not
+        # waiting is safe here: unacked inputs are redelivered to the new owner, which rebuilds
+        # state from memory.operations; materialize never writes for a partition it no longer owns.
+        stream_wait_empty=False,
+    )
+
+    def raw_topic(*names: str) -> Any:
+        return app.topic(
+            *names,
+            key_type=bytes,
+            value_type=bytes,
+            key_serializer="raw",
+            value_serializer="raw",
+            partitions=settings.partitions,
+        )
+
+    t_events = raw_topic(topics.events)
+    t_extractions = raw_topic(topics.extractions)
+    t_operations = raw_topic(topics.operations)
+    t_nodes = raw_topic(topics.nodes)
+    t_events_dlq = raw_topic(topics.events_dlq)
+    t_commands_dlq = raw_topic(topics.commands_dlq)
+    t_materialize_in = raw_topic(topics.extractions, topics.commands)
+    t_dlqs = raw_topic(*topics.dlqs)
+
+    the_extractor = extractor or get_extractor(settings.extractor, settings)
+    concurrency = settings.llm_concurrency if settings.extractor == "llm" else 1
+    pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="extract") if concurrency > 1 else None
+    reducer = Reducer()
+    states = PartitionStates(
+        settings.kafka_bootstrap, topics.operations, read_committed=opts.processing_guarantee == "exactly_once"
+    )
+    mask = None if settings.retain_raw_secrets else agents.masked_content
+    sinks: dict[str, Any] = {}
+    app.epistream = {"topics": topics, "states": states, "sinks": sinks, "options": opts}  # type: ignore[attr-defined]
+
+    def oplog() -> OperationLog:
+        if "oplog" not in sinks:
+            sinks["oplog"] = OperationLog.connect(
+                settings.clickhouse_url, path=data_path, database=opts.clickhouse_database
+            )
+        return sinks["oplog"]  # type: ignore[no-any-return]
+
+    def index() -> Any:
+        if "index" not in sinks:
+            from sinks.embedding import default_embedder
+            from sinks.opensearch_index import OpenSearchIndex
+
+            if not os_url:
+                raise EpistreamError("the index sink needs an OpenSearch URL", code="no_opensearch")
+            emb = embedder if embedder is not None else default_embedder(settings.embedder)
+            sinks["index"] = OpenSearchIndex(os_url, alias, emb)
+        return sinks["index"]
+
+    async def dead_letter(letter: DeadLetter, key: bytes | None, target: Any) -> None:
+        await target.send(key=key, value=letter.original_bytes, headers=_headers(letter))
+
+    # ------------------------------------------------------------------ extract
+    async def run_extraction(events: Sequence[ConversationEvent]) -> list[ExtractionResult]:
+        if pool is None:
+            return [agents.extract(the_extractor, e) for e in events]
+        loop = asyncio.get_running_loop()
+        futures = [loop.run_in_executor(pool, agents.extract, the_extractor, e) for e in events]
+        return list(await asyncio.gather(*futures))  # gather keeps input order: per-key order holds
+
+    @app.agent(t_events, name="extract")
+    async def extract(stream: Any) -> None:
+        async for batch in stream.take_events(opts.batch, within=opts.within_s):
+            valid: list[tuple[ConversationEvent, Any]] = []
+            for ev in batch:
+                msg = ev.message
+                admitted = agents.admit(
+                    ev.value or b"",
+                    source=msg.topic,
+                    received_at=_received_at(msg.timestamp),
+                    partition=msg.partition,
+                    offset=msg.offset,
+                    max_content_bytes=settings.max_content_bytes,
+                )
+                if isinstance(admitted, agents.Rejected):
+                    await dead_letter(admitted.letter, msg.key, t_events_dlq)
+                else:
+                    valid.append((enrich(admitted, msg.timestamp), msg))
+            results = await run_extraction([e for e, _ in valid])
+            for (event, msg), result in zip(valid, results, strict=True):
+                await t_extractions.send(
+                    key=event.partition_key.encode(),
+                    value=result.model_dump_json().encode(),
+                    partition=msg.partition,
+                )
+
+    # -------------------------------------------------------------- materialize
+    @app.agent(t_materialize_in, name="materialize")
+    async def materialize(stream: Any) -> None:
+        async for batch in stream.take_events(opts.batch, within=opts.within_s):
+            for ev in batch:
+                msg = ev.message
+                raw: bytes = ev.value or b""
+                item: ExtractionResult | Any
+                try:
+                    if msg.topic == topics.extractions:
+                        item = ExtractionResult.model_validate_json(raw)
+                    else:
+                        item = parse_command(raw)
+                except ValueError as exc:  # pydantic ValidationError / JSON errors
+                    target = t_commands_dlq if msg.topic == topics.commands else t_events_dlq
+                    code = "invalid_command" if msg.topic == topics.commands else "invalid_extraction"
+                    await dead_letter(_bad_record(raw, msg, code, type(exc).__name__), msg.key, target)
+                    continue
+                store = await states.get(msg.partition)
+                if not states.owns(msg.partition):
+                    continue  # revoked while loading: the new owner processes it from the committed offset
+                # From the ownership check to the last enqueue nothing yields: the revocation handler
+                # (which flushes the producer) cannot run in between, so no write lands after a
+                # new owner has loaded this partition's state.
+                try:
+                    result = agents.materialize(store, reducer, item)
+                except EpistreamError as exc:  # the reducer journals rule breaks; this is a broken invariant
+                    target = t_commands_dlq if msg.topic == topics.commands else t_events_dlq
+                    target.send_soon(
+                        key=msg.key,
+                        value=raw,
+                        headers=_headers(_bad_record(raw, msg, exc.code, exc.message)),
+                    )
+                    continue
+                if not result.operations:
+                    continue
+                key = item.event.partition_key if isinstance(item, ExtractionResult) else item.partition_key
+                t_operations.send_soon(
+                    key=key.encode(),
+                    value=OpBatch(item.input_id, tuple(result.operations)).dumps(),
+                    partition=msg.partition,
+                )
+
+    @app.on_partitions_revoked.connect
+    async def _on_revoked(sender: Any, revoked: Any = None, **kwargs: Any) -> None:
+        # faust has committed (after flushing the producer) before this signal: the log holds our writes.
+        parts = sorted({tp.partition for tp in (revoked or ()) if tp.topic in (topics.extractions, topics.commands)})
+        states.drop(parts)
+        await app.producer.flush()
+
+    @app.on_partitions_assigned.connect
+    async def _on_assigned(sender: Any, assigned: Any = None, **kwargs: Any) -> None:
+        states.assign({tp.partition for tp in (assigned or ()) if tp.topic in (topics.extractions, topics.commands)})
+
+    # ------------------------------------------------------------ node snapshots
+    @app.agent(t_operations, name="project_nodes")
+    async def project_nodes(stream: Any) -> None:
+        # memory.nodes is a projection of the log, not a second output of materialize: a crash
+        # between the two writes could otherwise leave an input "seen" with its snapshots lost.
+        async for batch in stream.take_events(opts.sink_batch, within=opts.within_s):
+            for ev in batch:
+                ob = OpBatch.loads(ev.value)
+                key = (ev.message.key or b"").decode()
+                for node in agents.latest_nodes(ob.operations):
+                    await t_nodes.send(
+                        key=f"{key}/{node.node_id}".encode(),
+                        value=node.model_dump_json().encode(),
+                        partition=ev.message.partition,
+                    )
+
+    # ------------------------------------------------------------------ sinks
+    @app.agent(t_operations, name="oplog_operations")
+    async def oplog_operations(stream: Any) -> None:
+        async for batch in stream.take_events(opts.sink_batch, within=opts.sink_within_s):
+            ops: list[Operation] = []
+            for ev in batch:
+                ops.extend(OpBatch.loads(ev.value).operations)
+            if ops:
+                log_ = oplog()
+                log_.write_operations(ops)
+                log_.write_node_snapshots([op.after for op in ops if op.after is not None])
+
+    @app.agent(t_events, name="oplog_events")
+    async def oplog_events(stream: Any) -> None:
+        async for batch in stream.take_events(opts.sink_batch, within=opts.sink_within_s):
+            events: dict[str, ConversationEvent] = {}
+            for ev in batch:
+                msg = ev.message
+                admitted = agents.admit(
+                    ev.value or b"",
+                    source=msg.topic,
+                    received_at=_received_at(msg.timestamp),
+                    max_content_bytes=settings.max_content_bytes,
+                )
+                if not isinstance(admitted, agents.Rejected):
+                    events.setdefault(admitted.event_id, enrich(admitted, msg.timestamp))
+            if events:
+                oplog().write_events(list(events.values()), mask=mask)
+
+    @app.agent(t_extractions, name="oplog_extractions")
+    async def oplog_extractions(stream: Any) -> None:
+        async for batch in stream.take_events(opts.sink_batch, within=opts.sink_within_s):
+            results = [ExtractionResult.model_validate_json(ev.value) for ev in batch if ev.value]
+            if results:
+                oplog().write_extractions(results)
+
+    @app.agent(t_dlqs, name="oplog_dead_letters")
+    async def oplog_dead_letters(stream: Any) -> None:
+        async for batch in stream.take_events(opts.sink_batch, within=opts.sink_within_s):
+            letters = [letter_from_record(ev.value or b"", ev.message.headers) for ev in batch]
+            if letters:
+                oplog().write_dead_letters(letters)
+
+    @app.agent(t_nodes, name="index_sink")
+    async def index_sink(stream: Any) -> None:
+        async for batch in stream.take_events(opts.sink_batch, within=opts.sink_within_s):
+            latest: dict[str, MemoryNode] = {}
+            for ev in batch:
+                if not ev.value:
+                    continue
+                node = MemoryNode.model_validate_json(ev.value)
+                held = latest.get(node.node_id)
+                if held is None or node.version > held.version:
+                    latest[node.node_id] = node
+            if latest:
+                idx = index()
+                await asyncio.to_thread(idx.upsert, list(latest.values()))
+
+    @app.on_before_shutdown.connect
+    def _close_sinks(sender: Any, **kwargs: Any) -> None:
+        log_ = sinks.pop("oplog", None)
+        if log_ is not None:
+            log_.close()
+
+    return app
+
+
+# ---------------------------------------------------------------------- running
+
+
+def prepare(settings: Settings, options: WorkerOptions | None = None) -> list[str]:
+    """Create the deployment's topics (faust would create them without the compaction of memory.nodes)."""
+    opts = options or WorkerOptions()
+    topics = tn.Topics(prefix=opts.topic_prefix, partitions=settings.partitions)
+    return tn.ensure_topics(settings.kafka_bootstrap, topics)
+
+
+def run_worker(
+    settings: Settings,
+    *,
+    data_dir: str | os.PathLike[str] | None = None,
+    opensearch_url: str | None = None,
+    options: WorkerOptions | None = None,
+    loglevel: str = "warning",
+) -> None:
+    """Run one worker until SIGTERM/SIGINT (what ``epistream worker`` calls)."""
+    import faust
+
+    prepare(settings, options)
+    app = create_app(settings, data_dir=data_dir, opensearch_url=opensearch_url, options=options)
+    worker = faust.Worker(app, loglevel=loglevel, quiet=True, redirect_stdouts=False)
+    worker.execute_from_commandline()
+
+
+# ------------------------------------------------------------------ operations
+
+
+async def consumer_lag_async(bootstrap: str, group: str, topic_names: Sequence[str]) -> dict[str, int]:
+    """Uncommitted records per topic for a consumer group (what to monitor; tests wait for zero)."""
+    from aiokafka import AIOKafkaConsumer, TopicPartition
+    from aiokafka.admin import AIOKafkaAdminClient
+
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
+    await admin.start()
+    await consumer.start()
+    try:
+        committed = await admin.list_consumer_group_offsets(group)
+        lag: dict[str, int] = {}
+        for name in topic_names:
+            parts = consumer.partitions_for_topic(name) or set()
+            if not parts:
+                await consumer._client.force_metadata_update()
+                parts = consumer.partitions_for_topic(name) or set()
+            tps = [TopicPartition(name, p) for p in sorted(parts)]
+            ends = await consumer.end_offsets(tps) if tps else {}
+            total = 0
+            for tp in tps:
+                meta = committed.get(tp)
+                done = meta.offset if meta is not None and meta.offset >= 0 else 0
+                total += max(0, ends[tp] - done)
+            lag[name] = total
+        return lag
+    finally:
+        await consumer.stop()
+        await admin.close()
+
+
+def consumer_lag(bootstrap: str, group: str, topic_names: Sequence[str]) -> dict[str, int]:
+    return asyncio.run(consumer_lag_async(bootstrap, group, topic_names))
+
+
+@dataclass(frozen=True)
+class DlqRecord:
+    topic: str
+    partition: int
+    offset: int
+    letter: DeadLetter
+
+
+async def dlq_list_async(bootstrap: str, topics: tn.Topics, *, limit: int = 1000) -> list[DlqRecord]:
+    """Dead letters on the DLQ topics, oldest first per partition (for ``epistream dlq list``)."""
+    from aiokafka import AIOKafkaConsumer, TopicPartition
+
+    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
+    await consumer.start()
+    out: list[DlqRecord] = []
+    try:
+        tps: list[Any] = []
+        for name in topics.dlqs:
+            await consumer._client.force_metadata_update()
+            tps.extend(TopicPartition(name, p) for p in sorted(consumer.partitions_for_topic(name) or ()))
+        if not tps:
+            return out
+        consumer.assign(tps)
+        await consumer.seek_to_beginning(*tps)
+        ends = await consumer.end_offsets(tps)
+        remaining = {tp for tp in tps if ends[tp] > 0}
+        while remaining and len(out) < limit:
+            got = await consumer.getmany(*remaining, timeout_ms=1000)
+            if not got:
+                remaining = {tp for tp in remaining if await consumer.position(tp) < ends[tp]}
+                continue
+            for tp, msgs in got.items():
+                for m in msgs:
+                    if m.offset < ends[tp]:
+                        out.append(DlqRecord(tp.topic, tp.partition, m.offset, letter_from_record(m.value, m.headers)))
+                if await consumer.position(tp) >= ends[tp]:
+                    remaining.discard(tp)
+        return out[:limit]
+    finally:
+        await consumer.stop()
+
+
+def dlq_list(bootstrap: str, topics: tn.Topics, *, limit: int = 1000) -> list[DlqRecord]:
+    return asyncio.run(dlq_list_async(bootstrap, topics, limit=limit))
+
+
+def dlq_replay(lines: Iterable[bytes | str], bootstrap: str, topics: tn.Topics) -> Any:
+    """Re-drive fixed events (e.g. edited from ``dlq list``) through the validating publisher.
+
+    Events are validated first, so a still-broken line is reported, not looped
+    back into the dead-letter queue; re-driving an already processed event id is
+    a no-op downstream.
+    """
+    from streams.publisher import publish_lines
+
+    return publish_lines(lines, bootstrap, topics.events)
+
+
+def dump_state(data_dir: str | os.PathLike[str], database: str = "epistream") -> dict[str, Any]:
+    """Operations, latest node snapshots and dead letters stored by a worker (run after it stopped)."""
+    with OperationLog.connect(None, path=data_dir, database=database) as log_:
+        ops = list(log_.iter_operations())
+        nodes = log_.latest_node_snapshots()
+        letters = log_.list_dead_letters(limit=100_000)
+        counts = {t: log_.count(t) for t in ("operations", "raw_events", "extraction_journal", "dead_letters")}
+        raw_counts = {t: log_.count(t, final=False) for t in ("operations",)}
+    return {
+        "operations": [[op.op_id, op.checksum] for op in ops],
+        "nodes": {n.node_id: n.model_dump(mode="json") for n in nodes},
+        "dead_letters": [
+            {"source": d.source, "partition": d.partition, "offset": d.offset, "reason_code": d.reason_code}
+            for d in letters
+        ],
+        "counts": counts,
+        "raw_counts": raw_counts,
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m streams.faust_app")
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    w = sub.add_parser("worker", help="run one worker until SIGTERM")
+    w.add_argument("--app-id", default="epistream")
+    w.add_argument("--prefix", default="")
+    w.add_argument("--partitions", type=int)
+    w.add_argument("--bootstrap")
+    w.add_argument("--data-dir")
+    w.add_argument("--opensearch-url")
+    w.add_argument("--index")
+    w.add_argument("--embedder")
+    w.add_argument("--loglevel", default="warning")
+    w.add_argument("--session-timeout", type=float, default=30.0)
+    d = sub.add_parser("dump", help="print what a stopped worker stored in chDB (JSON)")
+    d.add_argument("--data-dir", required=True)
+    args = parser.parse_args(argv)
+    if args.cmd == "dump":
+        json.dump(dump_state(args.data_dir), sys.stdout)
+        return
+    overrides: dict[str, Any] = {}
+    if args.partitions:
+        overrides["partitions"] = args.partitions
+    if args.bootstrap:
+        overrides["kafka_bootstrap"] = args.bootstrap
+    if args.embedder:
+        overrides["embedder"] = args.embedder
+    settings = Settings(**overrides)
+    options = WorkerOptions(
+        app_id=args.app_id, topic_prefix=args.prefix, index_alias=args.index, session_timeout_s=args.session_timeout
+    )
+    run_worker(
+        settings,
+        data_dir=args.data_dir,
+        opensearch_url=args.opensearch_url,
+        options=options,
+        loglevel=args.loglevel,
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,123 @@
+"""Kafka topic names, partitioning and creation for the distributed pipeline.
+
+Every topic that carries per-owner data is partitioned by the same key
+(``tenant/owner/scope``, :attr:`schemas.common.ScopeRef.partition_key`) and has
+the same partition count, so an owner's events, extraction results, commands,
+operations and node snapshots all live on the same partition number. That is
+what lets ``materialize`` be the single writer per key and rebuild its state
+from one partition of ``memory.operations``.
+
+A ``prefix`` namespaces a whole deployment (tests use one per test so runs on a
+shared broker never see each other's records).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Final
+
+EVENTS: Final = "conversation.events"
+EXTRACTIONS: Final = "memory.extractions"
+COMMANDS: Final = "memory.commands"
+OPERATIONS: Final = "memory.operations"
+NODES: Final = "memory.nodes"
+DLQ_SUFFIX: Final = ".dlq"
+#: Topics that take input from outside the pipeline; each gets a dead-letter topic.
+INPUT_TOPICS: Final = (EVENTS, COMMANDS)
+DEFAULT_PARTITIONS: Final = 12
+
+#: Dead-letter record headers (the value is the original bytes, untouched).
+H_REASON: Final = "reason_code"
+H_SOURCE: Final = "source_topic"
+H_PARTITION: Final = "source_partition"
+H_OFFSET: Final = "source_offset"
+H_MESSAGE: Final = "message"
+H_RECEIVED: Final = "received_at"
+
+
+def partition_key(tenant_id: str, owner_id: str, scope_key: str) -> str:
+    """The record key of every per-owner topic (same as ``ScopeRef.partition_key``)."""
+    return f"{tenant_id}/{owner_id}/{scope_key}"
+
+
+def dlq(topic: str) -> str:
+    return topic + DLQ_SUFFIX
+
+
+@dataclass(frozen=True)
+class Topics:
+    """Concrete topic names of one deployment (optionally prefixed) and their partition count."""
+
+    prefix: str = ""
+    partitions: int = DEFAULT_PARTITIONS
+    replication: int = 1
+
+    def name(self, base: str) -> str:
+        return f"{self.prefix}{base}"
+
+    @property
+    def events(self) -> str:
+        return self.name(EVENTS)
+
+    @property
+    def extractions(self) -> str:
+        return self.name(EXTRACTIONS)
+
+    @property
+    def commands(self) -> str:
+        return self.name(COMMANDS)
+
+    @property
+    def operations(self) -> str:
+        return self.name(OPERATIONS)
+
+    @property
+    def nodes(self) -> str:
+        return self.name(NODES)
+
+    @property
+    def events_dlq(self) -> str:
+        return dlq(self.events)
+
+    @property
+    def commands_dlq(self) -> str:
+        return dlq(self.commands)
+
+    @property
+    def dlqs(self) -> tuple[str, ...]:
+        return tuple(dlq(self.name(t)) for t in INPUT_TOPICS)
+
+    def all(self) -> dict[str, dict[str, str]]:
+        """Every topic with its config overrides (memory.nodes is compacted: latest snapshot per node)."""
+        plain: dict[str, str] = {}
+        topics = {self.name(t): plain for t in (EVENTS, EXTRACTIONS, COMMANDS, OPERATIONS)}
+        topics[self.nodes] = {"cleanup.policy": "compact"}
+        for d in self.dlqs:
+            topics[d] = plain
+        return topics
+
+
+async def ensure_topics_async(bootstrap: str, topics: Topics, *, timeout_ms: int = 15000) -> list[str]:
+    """Create missing topics (existing ones are left alone); returns the names created."""
+    from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=timeout_ms)
+    await admin.start()
+    try:
+        existing = set(await admin.list_topics())
+        wanted = topics.all()
+        missing = [
+            NewTopic(name, num_partitions=topics.partitions, replication_factor=topics.replication, topic_configs=cfg)
+            for name, cfg in wanted.items()
+            if name not in existing
+        ]
+        if missing:
+            await admin.create_topics(missing, timeout_ms=timeout_ms)
+        return [t.name for t in missing]
+    finally:
+        await admin.close()
+
+
+def ensure_topics(bootstrap: str, topics: Topics) -> list[str]:
+    return asyncio.run(ensure_topics_async(bootstrap, topics))

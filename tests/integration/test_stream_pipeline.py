@@ -1,0 +1,391 @@
+"""The faust pipeline against the real broker, real OpenSearch and chDB.
+
+Each test runs real worker processes (``python -m streams.faust_app worker``)
+on its own topic prefix, consumer group, OpenSearch alias and chDB data dir, and
+compares what they stored with what the shared agent steps produce in-process
+(``streams.agents`` + ``InMemoryStateStore``) on the same input: operation ids
+and checksums, final node states, and OpenSearch documents.
+
+The worker's chDB directory is read after the worker stopped, by a separate
+process (chDB allows one engine path per process and this pytest process may
+already use the session path). Services missing => the tests FAIL (ensure_up raises).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.reducer import Reducer
+from engine.store import InMemoryStateStore
+from extractors.base import get_extractor
+from retrieval.backend import SearchFilter
+from schemas.enums import EpistemicType
+from schemas.nodes import MemoryNode
+from sinks.embedding import HashEmbedder
+from sinks.opensearch_index import OpenSearchIndex
+from streams import agents
+from streams import topics as tn
+from streams.faust_app import consumer_lag, dlq_list, dlq_replay, enrich
+from streams.publisher import PublishReport, publish_command, publish_lines
+
+pytestmark = pytest.mark.integration
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "tests" / "data"
+PARTITIONS = 4
+IDLE_TIMEOUT_S = 90.0
+
+
+def _load_services() -> Any:
+    name = "epistream_local_services"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, ROOT / "deploy" / "local" / "services.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def start_services() -> tuple[str, str]:
+    svc = _load_services()
+    svc.ensure_up()  # raises ServiceError -> test error, never a skip
+    return svc.kafka_bootstrap(), svc.opensearch_url()
+
+
+@pytest.fixture(scope="module")
+def services() -> tuple[str, str]:
+    return start_services()
+
+
+def sample_events(n_labelled: int = 160, n_pairs: int = 40) -> list[bytes]:
+    """Realistic chat events over ~50 owners (several partitions, contradictions included)."""
+    out: list[bytes] = []
+    with (DATA / "extraction_labelled.jsonl").open() as f:
+        for line in list(f)[:n_labelled]:
+            out.append(json.dumps(json.loads(line)["event"]).encode())
+    with (DATA / "contradiction_pairs.jsonl").open() as f:
+        for line in list(f)[:n_pairs]:
+            pair = json.loads(line)
+            out.append(json.dumps(pair["first"]).encode())
+            out.append(json.dumps(pair["second"]).encode())
+    return out
+
+
+class Deployment:
+    """One isolated pipeline: topics, group, alias and chDB dir of its own."""
+
+    def __init__(self, bootstrap: str, os_url: str, tmp: Path, partitions: int = PARTITIONS) -> None:
+        tag = uuid.uuid4().hex[:8]
+        self.bootstrap = bootstrap
+        self.os_url = os_url
+        self.prefix = f"it-{tag}-"
+        self.topics = tn.Topics(prefix=self.prefix, partitions=partitions)
+        self.alias = f"it-{tag}-nodes"
+        self.data_dir = tmp / f"worker-{tag}"
+        self.tmp = tmp
+        self.procs: list[subprocess.Popen[bytes]] = []
+        tn.ensure_topics(bootstrap, self.topics)
+
+    def app_id(self, run: int = 0) -> str:
+        return f"{self.prefix}app{run}"
+
+    def start(self, run: int = 0, *, data_dir: Path | None = None) -> subprocess.Popen[bytes]:
+        logf = (self.tmp / f"{self.app_id(run)}-{len(self.procs)}.log").open("wb")
+        proc = subprocess.Popen(
+            [
+                sys.executable, "-m", "streams.faust_app", "worker",
+                "--app-id", self.app_id(run), "--prefix", self.prefix,
+                "--partitions", str(self.topics.partitions), "--bootstrap", self.bootstrap,
+                "--data-dir", str(data_dir or self.data_dir), "--opensearch-url", self.os_url,
+                "--index", self.alias, "--embedder", "hash", "--loglevel", "info", "--session-timeout", "6",
+            ],
+            cwd=ROOT,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            stdout=logf,
+            stderr=subprocess.STDOUT,
+        )
+        self.procs.append(proc)
+        return proc
+
+    def log_tail(self) -> str:
+        tails = []
+        for path in sorted(self.tmp.glob(f"{self.prefix}*.log")):
+            tails.append(f"--- {path.name}\n" + path.read_text(errors="replace")[-3000:])
+        return "\n".join(tails)
+
+    def wait_idle(self, run: int = 0, *, expect_events: int) -> None:
+        """Until every topic is fully consumed by the group (listed in pipeline order, so lag 0 is causal)."""
+        names = [self.topics.events, self.topics.commands, self.topics.extractions, self.topics.operations,
+                 self.topics.nodes, *self.topics.dlqs]
+        deadline = time.monotonic() + IDLE_TIMEOUT_S
+        lag: dict[str, int] = {}
+        while time.monotonic() < deadline:
+            for p in self.procs:
+                assert p.poll() is None, f"worker exited with {p.returncode}\n{self.log_tail()}"
+            lag = consumer_lag(self.bootstrap, self.app_id(run), names)
+            if sum(lag.values()) == 0 and self.committed_events(run) >= expect_events:
+                return
+            time.sleep(0.5)
+        raise AssertionError(f"pipeline not idle after {IDLE_TIMEOUT_S}s: {lag}\n{self.log_tail()}")
+
+    def committed_events(self, run: int) -> int:
+        async def go() -> int:
+            from aiokafka.admin import AIOKafkaAdminClient
+
+            admin = AIOKafkaAdminClient(bootstrap_servers=self.bootstrap)
+            await admin.start()
+            try:
+                offs = await admin.list_consumer_group_offsets(self.app_id(run))
+            finally:
+                await admin.close()
+            return sum(m.offset for tp, m in offs.items() if tp.topic == self.topics.events and m.offset > 0)
+
+        return asyncio.run(go())
+
+    def stop(self, sig: int = signal.SIGTERM) -> None:
+        for p in self.procs:
+            if p.poll() is None:
+                p.send_signal(sig)
+        for p in self.procs:
+            try:
+                p.wait(timeout=40)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+        self.procs.clear()
+
+    def dump(self, data_dir: Path | None = None) -> dict[str, Any]:
+        out = subprocess.run(
+            [sys.executable, "-m", "streams.faust_app", "dump", "--data-dir", str(data_dir or self.data_dir)],
+            cwd=ROOT,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            capture_output=True,
+            check=False,
+        )
+        assert out.returncode == 0, out.stderr.decode(errors="replace")[-3000:]
+        result: dict[str, Any] = json.loads(out.stdout)
+        return result
+
+    def index(self) -> OpenSearchIndex:
+        return OpenSearchIndex(self.os_url, self.alias, HashEmbedder())
+
+    def publish(self, lines: list[bytes]) -> PublishReport:
+        return publish_lines(lines, self.bootstrap, self.topics.events)
+
+
+def expected_state(lines: list[bytes], report: PublishReport) -> tuple[set[tuple[str, str]], dict[str, Any]]:
+    """What the embedded path produces on the same records (same received_at = record timestamp)."""
+    extractor = get_extractor("rules")
+    reducer = Reducer()
+    store = InMemoryStateStore()
+    ops: set[tuple[str, str]] = set()
+    assert len(report.records) == len(lines)
+    for raw, (_, _, ts_ms) in zip(lines, report.records, strict=True):
+        event = agents.admit(raw, source="expected", received_at=enrich_time(ts_ms))
+        assert not isinstance(event, agents.Rejected)
+        result = agents.materialize(store, reducer, agents.extract(extractor, enrich(event, ts_ms / 1000)))
+        ops.update((op.op_id, op.checksum) for op in result.operations)
+    nodes = {n.node_id: n.model_dump(mode="json") for n in store.iter_nodes()}
+    return ops, nodes
+
+
+def enrich_time(ts_ms: int) -> Any:
+    from datetime import UTC, datetime
+
+    return datetime.fromtimestamp(ts_ms / 1000, UTC)
+
+
+def assert_matches(dep: Deployment, got: dict[str, Any], ops: set[tuple[str, str]], nodes: dict[str, Any]) -> None:
+    got_ops = {(a, b) for a, b in got["operations"]}
+    assert len(got["operations"]) == len(got_ops), "an operation was read twice after dedup"
+    assert got_ops == ops
+    assert got["counts"]["operations"] == len(ops)
+    assert got["nodes"] == nodes
+    # OpenSearch holds exactly the latest version of every node, and the same node state.
+    index = dep.index()
+    index.refresh()
+    docs = index.get(sorted(nodes))
+    assert {d.node_id: d.model_dump(mode="json") for d in docs} == nodes
+    assert index.count() == len(nodes)
+
+
+def test_end_to_end_matches_embedded_path(services: tuple[str, str], tmp_path: Path) -> None:
+    dep = Deployment(*services, tmp_path)
+    lines = sample_events()
+    report = dep.publish(lines)
+    assert report.ok and report.sent == len(lines)
+    ops, nodes = expected_state(lines, report)
+    assert len(ops) > len(lines) and len(nodes) > 50  # the sample really produces memory
+    dep.start()
+    try:
+        dep.wait_idle(expect_events=len(lines))
+    finally:
+        dep.stop()
+    got = dep.dump()
+    assert_matches(dep, got, ops, nodes)
+    assert got["counts"]["raw_events"] == len(lines)
+    assert got["counts"]["extraction_journal"] == len(lines)
+    assert got["dead_letters"] == []
+    # Epistemic filters pushed into OpenSearch select exactly the expected nodes per owner and type.
+    index = dep.index()
+    per = Counter(
+        (n["tenant_id"], n["owner_id"], n["epistemic_type"]) for n in nodes.values()
+    )
+    for (tenant, owner, etype), count in sorted(per.items())[:12]:
+        flt = SearchFilter(tenant_id=tenant, owner_id=owner, epistemic_types=frozenset({EpistemicType(etype)}))
+        assert index.count(flt) == count
+    # Hybrid retrieval reaches the nodes: a node's own subject finds it lexically.
+    some = MemoryNode.model_validate(next(iter(sorted(nodes.values(), key=lambda n: n["node_id"]))))
+    flt = SearchFilter(tenant_id=some.tenant_id, owner_id=some.owner_id)
+    assert some.node_id in {h.node_id for h in index.lexical(some.content, flt, 50)}
+
+
+def test_duplicate_delivery_and_replay_change_nothing(services: tuple[str, str], tmp_path: Path) -> None:
+    dep = Deployment(*services, tmp_path)
+    lines = sample_events(n_labelled=80, n_pairs=20)
+    first = dep.publish(lines)
+    second = dep.publish(lines)  # every event twice, later record timestamps
+    assert first.ok and second.ok
+    ops, nodes = expected_state(lines, first)
+    dep.start(run=0)
+    try:
+        dep.wait_idle(run=0, expect_events=2 * len(lines))
+    finally:
+        dep.stop()
+    assert_matches(dep, dep.dump(), ops, nodes)
+    # A new consumer group replays every topic from offset 0 into the same stores.
+    dep.start(run=1)
+    try:
+        dep.wait_idle(run=1, expect_events=2 * len(lines))
+    finally:
+        dep.stop()
+    got = dep.dump()
+    assert_matches(dep, got, ops, nodes)
+    assert got["counts"]["raw_events"] == len(lines)
+
+
+POISON: list[tuple[bytes, str]] = [
+    (b'{"event_id": "p1", "tenant_id": ', "invalid_json"),
+    (b'["not", "an", "object"]', "not_an_object"),
+    (json.dumps({"event_id": "p2", "tenant_id": "t", "owner_id": "o", "scope": "personal", "role": "user",
+                 "content": "x" * 40_000, "occurred_at": "2024-01-01T00:00:00Z"}).encode(), "content_too_large"),
+    (json.dumps({"event_id": "p3", "tenant_id": "t", "owner_id": "o", "scope": "personal", "role": "user",
+                 "content": "I like tea.", "occurred_at": "2024-01-01T00:00:00"}).encode(), "naive_timestamp"),
+    (json.dumps({"event_id": "p4", "tenant_id": "t", "owner_id": "o", "scope": "personal", "role": "robot",
+                 "content": "I like tea.", "occurred_at": "2024-01-01T00:00:00Z"}).encode(), "unknown_role"),
+    (json.dumps({"event_id": "p5", "tenant_id": "t", "owner_id": "o", "scope": "personal", "role": "user",
+                 "occurred_at": "2024-01-01T00:00:00Z"}).encode(), "missing_field"),
+    (b'{"event_id": "p6", "content": "caf\xe9"}', "invalid_utf8"),
+]
+
+
+async def _send_raw(bootstrap: str, topic: str, records: list[bytes]) -> list[tuple[int, int]]:
+    from aiokafka import AIOKafkaProducer
+
+    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, enable_idempotence=True, acks="all")
+    await producer.start()
+    try:
+        out = []
+        for raw in records:
+            md = await producer.send_and_wait(topic, raw, key=b"t/o/personal")
+            out.append((md.partition, md.offset))
+        return out
+    finally:
+        await producer.stop()
+
+
+def test_poison_input_goes_to_dead_letters_and_pipeline_keeps_running(
+    services: tuple[str, str], tmp_path: Path
+) -> None:
+    dep = Deployment(*services, tmp_path)
+    good = sample_events(n_labelled=30, n_pairs=0)
+    # The validating publisher refuses the poison itself, with per-line codes ...
+    refused = dep.publish([raw for raw, _ in POISON])
+    assert refused.sent == 0
+    assert [(e.line, e.code) for e in refused.errors] == [(i + 1, code) for i, (_, code) in enumerate(POISON)]
+    # ... so other producers write it: poison interleaved with valid events on the same key.
+    coords = asyncio.run(_send_raw(dep.bootstrap, dep.topics.events, [raw for raw, _ in POISON]))
+    report = dep.publish(good)
+    bad_command = b'{"command": "reinforce", "node_id": "n1"}'
+    asyncio.run(_send_raw(dep.bootstrap, dep.topics.commands, [bad_command]))
+    ops, nodes = expected_state(good, report)
+    dep.start()
+    try:
+        dep.wait_idle(expect_events=len(POISON) + len(good))
+        letters = dlq_list(dep.bootstrap, dep.topics)
+        # An operator fixes one letter and re-drives it; the running worker processes it.
+        fixed = json.loads(POISON[3][0])
+        fixed["occurred_at"] = "2024-01-01T00:00:00Z"
+        replay = dlq_replay([json.dumps(fixed)], dep.bootstrap, dep.topics)
+        assert replay.ok and replay.sent == 1
+        dep.wait_idle(expect_events=len(POISON) + len(good) + 1)
+    finally:
+        dep.stop()
+    by_offset = {(r.letter.partition, r.letter.offset): r.letter for r in letters if r.topic == dep.topics.events_dlq}
+    assert len(by_offset) == len(POISON)
+    for (raw, code), coord in zip(POISON, coords, strict=True):
+        letter = by_offset[coord]
+        assert letter.reason_code == code
+        assert letter.original_bytes == raw
+        assert letter.source == dep.topics.events
+    cmd_letters = [r.letter for r in letters if r.topic == dep.topics.commands_dlq]
+    assert [(c.reason_code, c.original_bytes) for c in cmd_letters] == [("invalid_command", bad_command)]
+    got = dep.dump()
+    table = Counter(d["reason_code"] for d in got["dead_letters"])
+    assert table == Counter([code for _, code in POISON] + ["invalid_command"])
+    # Valid events around the poison were all processed, exactly as the embedded path does.
+    got_ops = {(a, b) for a, b in got["operations"]}
+    assert ops <= got_ops
+    assert got["counts"]["raw_events"] == len(good) + 1  # + the re-driven event
+    assert {k: v for k, v in got["nodes"].items() if k in nodes} == nodes
+
+
+def test_valid_command_reaches_the_reducer(services: tuple[str, str], tmp_path: Path) -> None:
+    """memory.commands is co-partitioned with extractions: a reinforce lands on the node's state."""
+    dep = Deployment(*services, tmp_path)
+    lines = [
+        json.dumps({"event_id": "c-1", "tenant_id": "t-cmd", "owner_id": "u1", "scope": "personal",
+                    "role": "user", "content": "I'm vegetarian.", "occurred_at": "2024-02-01T10:00:00Z",
+                    "received_at": "2024-02-01T10:00:01Z"}).encode()
+    ]
+    report = dep.publish(lines)
+    _, nodes = expected_state(lines, report)
+    assert len(nodes) == 1
+    node_id, node = next(iter(nodes.items()))
+    dep.start()
+    try:
+        dep.wait_idle(expect_events=1)
+        publish_command(
+            {"command": "reinforce", "command_id": "cmd-1", "tenant_id": "t-cmd", "owner_id": "u1",
+             "scope": "personal", "node_id": node_id, "issued_at": "2024-02-02T10:00:00Z",
+             "actor": {"actor_id": "assistant-1", "actor_type": "AI_AGENT"}},
+            dep.bootstrap,
+            dep.topics.commands,
+        )
+        deadline = time.monotonic() + 30
+        index = dep.index()
+        while time.monotonic() < deadline:
+            docs = index.get([node_id])
+            if docs and docs[0].version > node["version"]:
+                break
+            time.sleep(0.3)
+        else:
+            raise AssertionError("reinforcement never reached OpenSearch\n" + dep.log_tail())
+    finally:
+        dep.stop()
+    assert docs[0].confidence >= node["confidence"]

@@ -1,0 +1,88 @@
+"""Crash and scale-out of the faust pipeline against the real broker and OpenSearch.
+
+* SIGKILL a worker mid-run (twice), restart it: nothing lost, nothing duplicated,
+  node states equal to the in-process run on the same records.
+* Two workers in one consumer group split the partitions; their combined output
+  equals the single-writer result (per-key order preserved: the reducer's
+  operations would differ otherwise, since ids and checksums depend on order).
+"""
+
+from __future__ import annotations
+
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_stream_pipeline import Deployment, assert_matches, expected_state, sample_events, start_services
+
+from streams.faust_app import consumer_lag
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def services() -> tuple[str, str]:
+    return start_services()
+
+
+def _operations_end(dep: Deployment) -> int:
+    lag = consumer_lag(dep.bootstrap, f"{dep.prefix}probe", [dep.topics.operations])
+    return lag[dep.topics.operations]  # nothing committed by the probe group: lag == records written
+
+
+def test_sigkill_mid_run_loses_and_duplicates_nothing(services: tuple[str, str], tmp_path: Path) -> None:
+    dep = Deployment(*services, tmp_path)
+    lines = sample_events(n_labelled=300, n_pairs=150)
+    report = dep.publish(lines)
+    assert report.ok
+    ops, nodes = expected_state(lines, report)
+    kills = 0
+    for threshold in (len(lines) // 5, len(lines) // 2):  # op batches: one per input
+        proc = dep.start()
+        deadline = time.monotonic() + 90
+        while _operations_end(dep) < threshold:
+            assert proc.poll() is None, dep.log_tail()
+            assert time.monotonic() < deadline, "worker made no progress\n" + dep.log_tail()
+            time.sleep(0.2)
+        dep.stop(signal.SIGKILL)
+        kills += 1
+    assert kills == 2
+    dep.start()
+    try:
+        dep.wait_idle(expect_events=len(lines))
+    finally:
+        dep.stop()
+    got = dep.dump()
+    assert_matches(dep, got, ops, nodes)
+    assert got["counts"]["raw_events"] == len(lines)
+
+
+def _merge(dumps: list[dict[str, Any]]) -> dict[str, Any]:
+    ops: dict[str, str] = {}
+    nodes: dict[str, Any] = {}
+    for d in dumps:
+        for op_id, checksum in d["operations"]:
+            assert ops.setdefault(op_id, checksum) == checksum
+        for node_id, node in d["nodes"].items():
+            if node_id not in nodes or node["version"] > nodes[node_id]["version"]:
+                nodes[node_id] = node
+    return {"operations": sorted(ops.items()), "nodes": nodes, "counts": {"operations": len(ops)}}
+
+
+def test_two_workers_split_partitions_and_match_one(services: tuple[str, str], tmp_path: Path) -> None:
+    dep = Deployment(*services, tmp_path)
+    lines = sample_events(n_labelled=200, n_pairs=60)
+    report = dep.publish(lines)
+    ops, nodes = expected_state(lines, report)
+    dirs = [tmp_path / "w1", tmp_path / "w2"]
+    for d in dirs:
+        dep.start(data_dir=d)
+    try:
+        dep.wait_idle(expect_events=len(lines))
+    finally:
+        dep.stop()
+    dumps = [dep.dump(d) for d in dirs]
+    assert all(d["counts"]["operations"] > 0 for d in dumps), "one worker got no partitions"
+    assert_matches(dep, _merge(dumps), ops, nodes)
