@@ -735,6 +735,131 @@ def api_key(
     print(json.dumps({"api_key": secret, "keys_file_entry": entry}, indent=2))
 
 
+# ----------------------------------------------------------------------------- distributed mode
+
+
+@app.command()
+def worker(
+    data_dir: DataDir = None,
+    loglevel: Annotated[str, typer.Option(help="faust log level.")] = "warning",
+) -> None:
+    """Run the stream agents on Kafka (extract, materialize, ClickHouse and OpenSearch sinks) until stopped."""
+    from streams.faust_app import run_worker
+
+    settings = _settings(data_dir)
+    run_worker(settings, data_dir=settings.data_dir, opensearch_url=settings.opensearch_url, loglevel=loglevel)
+
+
+@app.command()
+def publish(
+    file: Annotated[str, typer.Argument(help="JSON lines of ConversationEvent, or - for stdin.")] = "-",
+    bootstrap: Annotated[str | None, typer.Option(help="Kafka bootstrap servers (default: settings).")] = None,
+    topic: Annotated[str, typer.Option(help="Input topic.")] = "conversation.events",
+    json_output: JsonOut = False,
+) -> None:
+    """Validate events and publish them to Kafka (idempotent producer, key = tenant/owner/scope)."""
+    from streams.publisher import publish_lines
+
+    settings = Settings()
+    lines, _ = _read_lines(file)
+    report = publish_lines(
+        lines, bootstrap or settings.kafka_bootstrap, topic, max_content_bytes=settings.max_content_bytes
+    )
+    result = report.to_dict()
+    result.pop("records", None)
+
+    def render() -> None:
+        console.print(f"sent {report.sent} events; {len(report.errors)} refused")
+        for err in report.errors[:20]:
+            console.print(f"[yellow]line {err.line}[/yellow] {err.code}: {err.message}")
+
+    _emit(result, json_output, render)
+    if report.errors and not report.sent:
+        raise typer.Exit(code=1)
+
+
+dlq_app = typer.Typer(help="Inspect and re-drive dead letters (bad input kept with its original bytes).")
+app.add_typer(dlq_app, name="dlq")
+
+
+@dlq_app.command("list")
+def dlq_list_command(
+    bootstrap: Annotated[str | None, typer.Option(help="Kafka bootstrap servers (default: settings).")] = None,
+    limit: Annotated[int, typer.Option(min=1)] = 100,
+    json_output: JsonOut = False,
+) -> None:
+    """Dead letters on the DLQ topics: where each came from, the reason code, the original bytes."""
+    import base64
+
+    from streams import topics
+    from streams.faust_app import dlq_list
+
+    settings = Settings()
+    records = dlq_list(
+        bootstrap or settings.kafka_bootstrap, topics.Topics(partitions=settings.partitions), limit=limit
+    )
+    rows = [
+        {
+            "topic": r.topic,
+            "partition": r.partition,
+            "offset": r.offset,
+            "source": r.letter.source,
+            "reason_code": r.letter.reason_code,
+            "message": r.letter.message,
+            "original_b64": base64.b64encode(r.letter.original_bytes).decode("ascii"),
+        }
+        for r in records
+    ]
+
+    def render() -> None:
+        table = Table(title=f"{len(rows)} dead letters")
+        for col in ("topic", "partition", "offset", "reason_code", "message"):
+            table.add_column(col)
+        for row in rows:
+            table.add_row(*(str(row[c]) for c in ("topic", "partition", "offset", "reason_code", "message")))
+        console.print(table)
+
+    _emit(rows, json_output, render)
+
+
+@dlq_app.command("replay")
+def dlq_replay_command(
+    file: Annotated[str, typer.Argument(help="Fixed events (JSON lines), or - for stdin.")] = "-",
+    bootstrap: Annotated[str | None, typer.Option(help="Kafka bootstrap servers (default: settings).")] = None,
+    json_output: JsonOut = False,
+) -> None:
+    """Re-drive fixed events; still-broken lines are reported, not looped back into the DLQ."""
+    from streams import topics
+    from streams.faust_app import dlq_replay
+
+    settings = Settings()
+    lines, _ = _read_lines(file)
+    report = dlq_replay(lines, bootstrap or settings.kafka_bootstrap, topics.Topics(partitions=settings.partitions))
+    result = report.to_dict()
+    result.pop("records", None)
+    _emit(result, json_output, lambda: console.print(result))
+
+
+@app.command("rebuild-index")
+def rebuild_index(data_dir: DataDir = None, json_output: JsonOut = False) -> None:
+    """Rebuild the OpenSearch index from the ClickHouse node snapshots (external versions keep it safe live)."""
+    from sinks.clickhouse import OperationLog
+    from sinks.opensearch_index import OpenSearchIndex, rebuild_from_snapshots
+
+    settings = _settings(data_dir)
+    if not settings.opensearch_url:
+        _fail(EpistreamError("EPISTREAM_OPENSEARCH_URL is not set", code="no_opensearch"), json_output)
+    assert settings.opensearch_url is not None
+    log = OperationLog.connect(settings.clickhouse_url, path=settings.data_dir)
+    try:
+        index = OpenSearchIndex(settings.opensearch_url, settings.opensearch_index, _embedder(settings))
+        report = rebuild_from_snapshots(index, log.latest_node_snapshots())
+    finally:
+        log.close()
+    result = {"received": report.received, "written": report.written, "stale": report.stale}
+    _emit(result, json_output, lambda: console.print(result))
+
+
 def main() -> None:  # pragma: no cover - console script entry
     app()
 
