@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -62,13 +62,51 @@ class Candidate:
         return tuple(p for p, s in ((LEXICAL, self.lexical_score), (VECTOR, self.vector_score)) if s is not None)
 
 
-@dataclass(frozen=True)
 class Fused:
+    """One scored candidate. Its ``ScoreTrace`` (a validated model) is built on first access only:
+    a query scores hundreds of candidates but returns a handful, and building every trace
+    dominated fusion time."""
+
+    __slots__ = ("_parts", "_trace", "node", "score", "semantic_relevance", "tie_break")
+
     node: MemoryNode
     score: float
-    trace: ScoreTrace
     #: Fractional time position × scale; only orders equal scores.
     tie_break: float
+    #: Cosine floored at 0 (what ``min_score`` compares against), 0 when not on the vector channel.
+    semantic_relevance: float
+
+    def __init__(
+        self,
+        node: MemoryNode,
+        score: float,
+        trace: ScoreTrace | None = None,
+        tie_break: float = 0.0,
+        *,
+        semantic_relevance: float | None = None,
+        parts: Callable[[], ScoreTrace] | None = None,
+    ) -> None:
+        if trace is None and parts is None:
+            raise ValueError("a fused entry needs a trace or a way to build one")
+        self.node = node
+        self.score = score
+        self.tie_break = tie_break
+        self._trace = trace
+        self._parts = parts
+        if semantic_relevance is None:
+            semantic_relevance = trace.semantic_relevance if trace is not None else 0.0
+        self.semantic_relevance = semantic_relevance
+
+    @property
+    def trace(self) -> ScoreTrace:
+        if self._trace is None:
+            assert self._parts is not None
+            self._trace = self._parts()
+            self._parts = None
+        return self._trace
+
+    def __repr__(self) -> str:
+        return f"Fused(node_id={self.node.node_id!r}, score={self.score!r}, tie_break={self.tie_break!r})"
 
 
 def memory_time(node: MemoryNode) -> datetime:
@@ -128,15 +166,17 @@ def fuse(
     time_window: TimeWindow | None = None,
     config: FusionConfig | None = None,
 ) -> list[Fused]:
-    """Score and order the pool. Candidates on no channel score 0 and stay out of the normalisation pool."""
+    """Score and order the pool. Candidates on no channel score 0 and stay out of the normalisation pool.
+
+    The inner loop works on plain floats; each entry's trace is only materialised if it is read.
+    """
     cfg = config or FusionConfig()
     if not candidates:
         return []
     by_id = {c.node.node_id: c for c in candidates}
     lex_ranks = competition_ranks({i: c.lexical_score for i, c in by_id.items() if c.lexical_score is not None})
     vec_ranks = competition_ranks({i: c.vector_score for i, c in by_id.items() if c.vector_score is not None})
-    pool = [i for i, c in by_id.items() if c.paths]
-    pool_set = set(pool)
+    pool = [i for i, c in by_id.items() if c.lexical_score is not None or c.vector_score is not None]
 
     factor_raw: dict[str, dict[str, float]] = {
         "epistemic": {i: epistemic_weight(by_id[i].node) for i in pool},
@@ -157,7 +197,7 @@ def fuse(
                 recency = min(1.0, 2.0 * recency)
             boost[i] = 1.0 + cfg.recency_boost * recency
         factor_raw["recency"] = boost
-    factors = {name: _normalise(values) for name, values in factor_raw.items()}
+    factors = [(name, _normalise(values)) for name, values in factor_raw.items()]
 
     # Fractional position by time over the whole pool: 0 = newest; equal times share a position.
     ids = sorted(by_id)
@@ -166,35 +206,67 @@ def fuse(
     newer_count: dict[datetime, int] = {}
     for index, when in enumerate(sorted(times.values(), reverse=True)):
         newer_count.setdefault(when, index)
-    tie = {i: newer_count[times[i]] / denominator * cfg.tie_break_scale for i in ids}
+    scale = cfg.tie_break_scale
 
-    fused: list[Fused] = []
+    k = cfg.k
+    half = (k + 1) / 2.0
+    decimals = cfg.decimals
+    rows: list[tuple[float, float, str, Candidate, float, float]] = []
     for node_id in ids:
         cand = by_id[node_id]
-        ranks: dict[str, int] = {}
-        if node_id in lex_ranks:
-            ranks[LEXICAL] = lex_ranks[node_id]
-        if node_id in vec_ranks:
-            ranks[VECTOR] = vec_ranks[node_id]
-        base = rrf_base(ranks.get(VECTOR), ranks.get(LEXICAL), cfg.k)
-        applied = {name: values[node_id] for name, values in factors.items()} if node_id in pool_set else {}
+        r_vec = vec_ranks.get(node_id)
+        r_lex = lex_ranks.get(node_id)
+        # Same summation order as ``rrf_base`` (semantic, then lexical) so scores are bit-identical.
+        total = 0.0
+        if r_vec is not None:
+            total += 1.0 / (k + r_vec)
+        if r_lex is not None:
+            total += 1.0 / (k + r_lex)
+        base = total * half
         raw = base
-        for value in applied.values():
-            raw *= value
-        score = round(raw, cfg.decimals)
-        channel_scores = {
-            p: s for p, s in ((LEXICAL, cand.lexical_score), (VECTOR, cand.vector_score)) if s is not None
-        }
-        trace = ScoreTrace(
-            paths=cand.paths,
-            ranks=ranks,
-            channel_scores=channel_scores,
-            rrf_base=round(base, cfg.decimals),
-            factors={name: round(v, cfg.decimals) for name, v in applied.items()},
-            tie_break=tie[node_id],
-            semantic_relevance=max(0.0, cand.vector_score) if cand.vector_score is not None else 0.0,
-            fused_score=score,
+        if r_vec is not None or r_lex is not None:
+            for _name, values in factors:
+                raw *= values[node_id]
+        rows.append((round(raw, decimals), newer_count[times[node_id]] / denominator * scale, node_id, cand, base,
+                     raw))
+    rows.sort(key=lambda row: (-row[0], row[1], row[2]))
+
+    def trace_builder(cand: Candidate, node_id: str, base: float, tie: float, score: float) -> Callable[[], ScoreTrace]:
+        def build() -> ScoreTrace:
+            ranks: dict[str, int] = {}
+            if node_id in lex_ranks:
+                ranks[LEXICAL] = lex_ranks[node_id]
+            if node_id in vec_ranks:
+                ranks[VECTOR] = vec_ranks[node_id]
+            paths = cand.paths
+            applied = {name: round(values[node_id], decimals) for name, values in factors} if paths else {}
+            channel_scores = {
+                p: s for p, s in ((LEXICAL, cand.lexical_score), (VECTOR, cand.vector_score)) if s is not None
+            }
+            return ScoreTrace(
+                paths=paths,
+                ranks=ranks,
+                channel_scores=channel_scores,
+                rrf_base=round(base, decimals),
+                factors=applied,
+                tie_break=tie,
+                semantic_relevance=_relevance(cand),
+                fused_score=score,
+            )
+
+        return build
+
+    return [
+        Fused(
+            cand.node,
+            score,
+            tie_break=tie,
+            semantic_relevance=_relevance(cand),
+            parts=trace_builder(cand, node_id, base, tie, score),
         )
-        fused.append(Fused(node=cand.node, score=score, trace=trace, tie_break=tie[node_id]))
-    fused.sort(key=lambda f: (-f.score, f.tie_break, f.node.node_id))
-    return fused
+        for score, tie, node_id, cand, base, _raw in rows
+    ]
+
+
+def _relevance(cand: Candidate) -> float:
+    return max(0.0, cand.vector_score) if cand.vector_score is not None else 0.0

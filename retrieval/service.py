@@ -111,9 +111,13 @@ class Retriever:
                 vector_failed = True
         merged = _merge(lexical, vector)
         guard = explicit_search_filter(request)
-        nodes = [n for n in self._backend.get(sorted(merged)) if node_matches_filter(n, guard)]
-        candidates = [Candidate(node=n, lexical_score=merged[n.node_id][0], vector_score=merged[n.node_id][1])
-                      for n in sorted(nodes, key=lambda n: n.node_id) if n.node_id in merged]
+        # ``get`` returns nodes in the order asked (sorted ids), so no second sort is needed.
+        candidates = [
+            Candidate(node=n, lexical_score=merged[n.node_id][0], vector_score=merged[n.node_id][1])
+            for n in self._backend.get(sorted(merged))
+            if n.node_id in merged and node_matches_filter(n, guard)
+        ]
+        candidates.sort(key=lambda c: c.node.node_id)
         return candidates, mismatch, vector_failed
 
     def _partners(self, request: RetrievalRequest, head: list[Fused], pool: dict[str, Fused]) -> list[Fused]:
@@ -167,10 +171,10 @@ class Retriever:
             else:
                 ranked = []
                 for f in fused_all:
-                    if f.trace.semantic_relevance >= request.min_score:
+                    if f.semantic_relevance >= request.min_score:
                         ranked.append(f)
                     else:
-                        reason = f"below_min_score:{f.trace.semantic_relevance:.4f}<{request.min_score:g}"
+                        reason = f"below_min_score:{f.semantic_relevance:.4f}<{request.min_score:g}"
                         exclusions.append(Exclusion(node_id=f.node.node_id, reason=reason, stage="min_score"))
 
         head = ranked[: request.limit]

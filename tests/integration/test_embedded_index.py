@@ -272,3 +272,35 @@ def test_both_channels_return_exactly_the_reference_filtered_set(
     expected = {n.node_id for n in nodes if node_matches_filter(n, flt)}
     assert {h.node_id for h in idx.lexical("tea", flt, 100)} == expected
     assert {h.node_id for h in idx.vector("common words tea", flt, 100)} == expected
+
+
+def test_a_node_moved_to_another_owner_is_found_only_under_the_new_owner(tmp_path: Path) -> None:
+    bob = SearchFilter(tenant_id="t1", owner_id="bob")
+    idx = _index(tmp_path)
+    idx.upsert([make_node("n1", "sailing on the lake"), make_node("n2", "sailing at dawn", owner_id="bob")])
+    assert [h.node_id for h in idx.vector("sailing", ALICE, 10)] == ["n1"]
+    idx.upsert([make_node("n1", "sailing on the lake", owner_id="bob", version=2)])
+    assert idx.vector("sailing", ALICE, 10) == []
+    assert {h.node_id for h in idx.vector("sailing", bob, 10)} == {"n1", "n2"}
+    idx.close()
+    again = _index(tmp_path)
+    assert again.vector("sailing", ALICE, 10) == []
+    assert {h.node_id for h in again.vector("sailing", bob, 10)} == {"n1", "n2"}
+    again.upsert([make_node("n3", "sailing lessons"), make_node("n4", "sailing club", owner_id="bob")])
+    assert [h.node_id for h in again.vector("sailing", ALICE, 10)] == ["n3"]
+    assert {h.node_id for h in again.vector("sailing", bob, 10)} == {"n1", "n2", "n4"}
+
+
+def test_words_common_to_most_documents_do_not_make_a_document_a_lexical_candidate(tmp_path: Path) -> None:
+    idx = _index(tmp_path, HashEmbedder(16))
+    idx.upsert([make_node(f"n{i}", f"I live in the town of place{i}") for i in range(150)]
+               + [make_node("zan", "I live in Zanzibar")])
+    # "live", "the", "in" occur in every document; "zanzibar" singles one out.
+    assert [h.node_id for h in idx.lexical("where do I live, the zanzibar one", ALICE, 100)] == ["zan"]
+    # The common words still order the documents that match a rare word.
+    hits = idx.lexical("live in the town of place7 or place8", ALICE, 100)
+    assert {h.node_id for h in hits} == {"n7", "n8"}
+    # With no discriminating word, the common words match as before.
+    assert len(idx.lexical("where do I live", ALICE, 200)) == 151
+    # A word that occurs nowhere neither matches nor empties the result.
+    assert len(idx.lexical("live qwertyuiop", ALICE, 200)) == 151
