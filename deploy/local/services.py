@@ -21,7 +21,7 @@ Environment:
   EPISTREAM_KAFKA_BOOTSTRAP / EPISTREAM_OPENSEARCH_URL   use these external services, never start
   EPISTREAM_KAFKA_PORT (9092), EPISTREAM_KAFKA_CONTROLLER_PORT (kafka port + 1)
   EPISTREAM_OPENSEARCH_PORT (9200), EPISTREAM_OPENSEARCH_TRANSPORT_PORT (http port + 100)
-  EPISTREAM_KAFKA_START_TIMEOUT (30 s), EPISTREAM_OPENSEARCH_START_TIMEOUT (45 s)
+  EPISTREAM_KAFKA_START_TIMEOUT (90 s), EPISTREAM_OPENSEARCH_START_TIMEOUT (120 s)
   EPISTREAM_REQUIRE_KNN (1)      0 = OpenSearch counts as healthy without the k-NN plugin
   EPISTREAM_JAVA / JAVA_HOME     java used to run the services (default: java on PATH, Java 17)
 
@@ -573,7 +573,8 @@ def _stop(name: str, timeout: float = 30.0) -> bool:
 
 
 def _timeout(name: str) -> float:
-    default = 30.0 if name == "kafka" else 45.0  # ~3-4x measured (7.8s / 10s on 2 cores)
+    # ~3x the slowest start seen on a loaded 2-core box (Kafka 23 s, OpenSearch 34 s); idle: 8 s / 10 s.
+    default = 90.0 if name == "kafka" else 120.0
     v = os.environ.get(f"EPISTREAM_{name.upper()}_START_TIMEOUT", "").strip()
     return float(v) if v else default
 
