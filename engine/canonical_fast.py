@@ -11,6 +11,11 @@ Snapshot texts are memoised per (immutable) model instance. A node derived
 from another by a few field changes (:func:`remember_derived`) gets its JSON
 dict from its parent's plus the converted changes, so the full pydantic dump
 runs once per created node rather than once per version.
+
+Sealing keeps each operation's canonical template (placeholders for its
+snapshots and checksum), so sinks get the stored record through
+:func:`operation_text` / :func:`operation_bytes` — the same text as
+``op.canonical()`` — without dumping the operation a second time.
 """
 
 from __future__ import annotations
@@ -30,8 +35,13 @@ __all__ = [
     "checksum_of_fields",
     "datetime_json",
     "fast_derive_id",
+    "model_bytes",
     "model_text",
+    "operation_bytes",
+    "operation_text",
     "remember_derived",
+    "remember_operation",
+    "seal_fields",
 ]
 
 _orjson: Any
@@ -83,6 +93,15 @@ _SLOTS = ("after", "before", "edge")  # sorted, as they appear in canonical text
 _PLACEHOLDER = {k: f"\x00snapshot:{k}\x00" for k in _SLOTS}
 _QUOTED = {k: canonical_json(v).encode("utf-8") for k, v in _PLACEHOLDER.items()}
 _CACHE_LIMIT = 32768
+#: The checksum's own slot in an operation's full canonical text. Its key sorts
+#: after ``caused_by`` and before ``edge``, so it is never the last member and is
+#: always followed by a comma; removing this member gives the checksummed body.
+_CHECKSUM_PLACEHOLDER = "\x00operation:checksum\x00"
+_CHECKSUM_QUOTED = canonical_json(_CHECKSUM_PLACEHOLDER).encode("utf-8")
+_CHECKSUM_MEMBER = b'"checksum":' + _CHECKSUM_QUOTED + b","
+_OP_CACHE_LIMIT = 16384
+#: id(op) -> (op, canonical template of the op with placeholders); sealing order.
+_op_cache: dict[int, tuple[Operation, bytes]] = {}
 #: id(model) -> [model, json dict or None, canonical bytes or None]; LRU order.
 _cache: dict[int, list[Any]] = {}
 #: UUID variant nibble (RFC 4122: 10xx) for each hex digit of the raw hash.
@@ -165,8 +184,12 @@ def _actor_json(actor: ActorRef) -> dict[str, str]:
     return {"actor_id": actor.actor_id, "actor_type": actor.actor_type._value_}
 
 
-def checksum_of_fields(fields: dict[str, Any]) -> str:
-    """Checksum of the operation these (already typed) fields describe."""
+def _template(fields: dict[str, Any]) -> bytes | None:
+    """Canonical text of the whole operation with placeholders for its snapshots and checksum.
+
+    ``None`` when a payload string happens to spell a placeholder (the splice
+    would be ambiguous); callers then use the reference encoder.
+    """
     small = {
         "tenant_id": fields["tenant_id"],
         "owner_id": fields["owner_id"],
@@ -185,23 +208,81 @@ def checksum_of_fields(fields: dict[str, Any]) -> str:
         "caused_by": fields["caused_by"],
         "occurred_at": datetime_json(fields["occurred_at"]),
         "policy_version": fields["policy_version"],
+        "checksum": _CHECKSUM_PLACEHOLDER,
     }
-    present = []
+    for key in _SLOTS:
+        small[key] = None if fields[key] is None else _PLACEHOLDER[key]
+    text = canonical_bytes(small)
+    if text.count(_CHECKSUM_QUOTED) != 1 or text.count(_CHECKSUM_MEMBER) != 1:
+        return None
+    for key in _SLOTS:
+        if fields[key] is not None and text.count(_QUOTED[key]) != 1:
+            return None
+    return text
+
+
+def _splice(template: bytes, fields: dict[str, Any], checksum: bytes | None) -> list[bytes]:
+    """The template's pieces with snapshots (and the checksum, or nothing) filled in, in order."""
+    if checksum is None:
+        head, tail = template.split(_CHECKSUM_MEMBER)
+        template = head + tail
+    else:
+        head, tail = template.split(_CHECKSUM_QUOTED)
+        template = head + checksum + tail
+    parts: list[bytes] = []
     for key in _SLOTS:
         model = fields[key]
-        if model is None:
-            small[key] = None
-        else:
-            small[key] = _PLACEHOLDER[key]
-            present.append((key, model))
-    text = canonical_bytes(small)
-    for key, _ in present:
-        if text.count(_QUOTED[key]) != 1:  # a payload string spelled like a placeholder
-            return Operation.model_construct(**fields).compute_checksum()
+        if model is not None:
+            head, template = template.split(_QUOTED[key])
+            parts.append(head)
+            parts.append(_model_bytes(model))
+    parts.append(template)
+    return parts
+
+
+def seal_fields(fields: dict[str, Any]) -> tuple[str, bytes | None]:
+    """Checksum of the operation these (already typed) fields describe, and its text template.
+
+    The template lets :func:`operation_bytes` produce the full canonical text
+    later without dumping the operation again; see :func:`remember_operation`.
+    """
+    template = _template(fields)
+    if template is None:
+        return Operation.model_construct(**fields).compute_checksum(), None
     digest = _sha256()
-    for key, model in present:
-        head, text = text.split(_QUOTED[key])
-        digest.update(head)
-        digest.update(_model_bytes(model))
-    digest.update(text)
-    return digest.hexdigest()
+    for part in _splice(template, fields, None):
+        digest.update(part)
+    return digest.hexdigest(), template
+
+
+def checksum_of_fields(fields: dict[str, Any]) -> str:
+    """Checksum of the operation these (already typed) fields describe."""
+    return seal_fields(fields)[0]
+
+
+def remember_operation(op: Operation, template: bytes | None) -> None:
+    """Keep the sealed operation's template so sinks can reuse the text (bounded, oldest dropped first)."""
+    if template is None:
+        return
+    if len(_op_cache) >= _OP_CACHE_LIMIT:
+        for stale in list(_op_cache)[: _OP_CACHE_LIMIT // 8]:
+            del _op_cache[stale]
+    _op_cache[id(op)] = (op, template)
+
+
+def operation_bytes(op: Operation) -> bytes:
+    """UTF-8 of ``op.canonical()`` (checksum included); reuses the text built when the engine sealed it."""
+    hit = _op_cache.get(id(op))
+    if hit is not None and hit[0] is op:
+        return b"".join(_splice(hit[1], op.__dict__, canonical_json(op.checksum).encode("utf-8")))
+    return canonical_bytes(model_json(op))
+
+
+def operation_text(op: Operation) -> str:
+    """``op.canonical()``: the operation log's stored record, usually without a new dump."""
+    return operation_bytes(op).decode("utf-8")
+
+
+def model_bytes(model: MemoryNode | Edge) -> bytes:
+    """UTF-8 of ``canonical_json(model.model_dump(mode="json"))``, memoised per instance."""
+    return _model_bytes(model)

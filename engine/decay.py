@@ -12,7 +12,7 @@ from datetime import datetime
 
 from engine.config import DEFAULT_CONFIG, EngineConfig
 from schemas.canonical import to_utc
-from schemas.enums import ACTIVE_LIFECYCLE_STATES, DecayProfile, EpistemicType
+from schemas.enums import ACTIVE_LIFECYCLE_STATES, DecayProfile, EpistemicType, NodeType
 from schemas.nodes import MemoryNode
 
 
@@ -40,6 +40,7 @@ def effective(
     days = max(0.0, (to_utc(at) - node.last_reinforced_at).total_seconds() / 86400.0)
     exempt = (
         node.lifecycle not in ACTIVE_LIFECYCLE_STATES
+        or node.node_type is NodeType.EVENT  # events never decay (RFC-0007)
         or node.epistemic_type is EpistemicType.DEPRECATED
         or node.decay_profile is DecayProfile.PERMANENT
         or node.salience >= 1.0

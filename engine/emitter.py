@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from engine.canonical_fast import checksum_of_fields, fast_derive_id
+from engine.canonical_fast import fast_derive_id, remember_operation, seal_fields
 from engine.snapshots import construct
 from engine.store import StateStore
 from schemas.common import ActorRef, ScopeRef
@@ -24,8 +24,10 @@ def seal(fields: dict[str, Any]) -> Operation:
 
     ``fields`` must name every Operation field (see :func:`engine.snapshots.construct`).
     """
-    fields["checksum"] = checksum_of_fields(fields)
-    return construct(Operation, fields)
+    fields["checksum"], template = seal_fields(fields)
+    op = construct(Operation, fields)
+    remember_operation(op, template)
+    return op
 
 
 class Emitter:

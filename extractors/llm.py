@@ -246,7 +246,7 @@ class LLMExtractor:
 
     def _result(self, event: ConversationEvent, **fields: Any) -> ExtractionResult:
         return ExtractionResult(
-            event=event_ref(event),
+            event=EventRef.of(event),
             extractor=self.name,
             extractor_version=self.version,
             model=self.model,
@@ -263,23 +263,6 @@ def create_extractor(settings: Settings | None = None) -> LLMExtractor:
 
         settings = get_settings()
     return LLMExtractor.from_settings(settings)
-
-
-def event_ref(event: ConversationEvent) -> EventRef:
-    return EventRef(
-        tenant_id=event.tenant_id,
-        owner_id=event.owner_id,
-        scope=event.scope,
-        scope_id=event.scope_id,
-        event_id=event.event_id,
-        conversation_id=event.conversation_id,
-        session_id=event.session_id,
-        role=event.role,
-        speaker=event.speaker,
-        occurred_at=event.occurred_at,
-        recorded_at=event.recorded_at,
-        content_sha256=event.content_sha256,
-    )
 
 
 # --- failure classification -------------------------------------------------

@@ -1411,22 +1411,8 @@ class RuleExtractor:
         proposed = self.propose(event, ctx)
         outcome = validate_with_context(event, proposed, ctx, grounding_method=self.grounding_method)
         source_hash = sha256_hex(event.content)
-        ref = EventRef(
-            tenant_id=event.tenant_id,
-            owner_id=event.owner_id,
-            scope=event.scope,
-            scope_id=event.scope_id,
-            event_id=event.event_id,
-            conversation_id=event.conversation_id,
-            session_id=event.session_id,
-            role=event.role,
-            speaker=event.speaker,
-            occurred_at=event.occurred_at,
-            recorded_at=event.recorded_at,
-            content_sha256=source_hash,
-        )
         return ExtractionResult(
-            event=ref,
+            event=EventRef.of(event),
             extractor=self.name,
             extractor_version=self.version,
             grounding_policy_version=GROUNDING_POLICY_VERSION,

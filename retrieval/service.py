@@ -13,8 +13,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 
+from engine.decay import effective
 from retrieval.backend import SearchBackend, SearchFilter, SearchHit
-from retrieval.decay import effective_confidence
 from retrieval.fusion import Candidate, Fused, FusionConfig, fuse
 from retrieval.models import (
     Exclusion,
@@ -189,7 +189,7 @@ class Retriever:
                 conflict_flag=p.conflict_flag,
                 contradicts_ids=p.contradicts_ids,
                 group=p.group,
-                confidence=effective_confidence(p.fused.node, ref),
+                confidence=effective(p.fused.node, ref).confidence,
             )
             for p in presented
         ]

@@ -15,7 +15,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 
-from retrieval.decay import effective_confidence
+from engine.decay import effective
 from retrieval.models import ProvenanceLabel, WorldClaim, WorldConflict, WorldContext
 from retrieval.policy import UNVERIFIED_THRESHOLD, condition_state_of
 from retrieval.presentation import conflict_groups, is_live
@@ -44,7 +44,7 @@ def label_for(node: MemoryNode, reference_time: datetime) -> ProvenanceLabel:
         epistemic_type=node.epistemic_type,
         source_type=node.source_type,
         confidence=node.confidence,
-        effective_confidence=effective_confidence(node, reference_time),
+        effective_confidence=effective(node, reference_time).confidence,
         lifecycle=node.lifecycle,
         condition=node.condition,
         condition_state=condition_state_of(node) if node.epistemic_type is EpistemicType.CONDITIONAL else None,

@@ -30,7 +30,7 @@ from retrieval.api.errors import (
     install_error_handlers,
     validation_details,
 )
-from retrieval.api.gate import RunnerGate
+from retrieval.api.gate import DEFAULT_READERS, RunnerGate
 from retrieval.api.limits import BodySizeLimit, IdempotencyCache, TokenBucketLimiter, body_fingerprint
 from retrieval.api.metrics import ApiMetrics, MetricsMiddleware
 from retrieval.api.models import (
@@ -111,12 +111,13 @@ class ApiState:
         keys: ApiKeyRing,
         settings: Settings,
         clock: Callable[[], datetime],
+        readers: int = DEFAULT_READERS,
     ) -> None:
         self.runner = runner
         self.keys = keys
         self.settings = settings
         self.clock = clock
-        self.gate = RunnerGate(runner, settings.api_backend_timeout_s)
+        self.gate = RunnerGate(runner, settings.api_backend_timeout_s, readers=readers)
         self.limiter = TokenBucketLimiter(settings.api_rate_limit_per_s, settings.api_rate_burst)
         self.idempotency = IdempotencyCache(settings.api_idempotency_cache)
         self.metrics = ApiMetrics()
@@ -137,9 +138,11 @@ def create_app(
     api_keys: ApiKeyRing,
     settings: Settings | None = None,
     clock: Callable[[], datetime] | None = None,
+    readers: int = DEFAULT_READERS,
 ) -> FastAPI:
+    """``readers`` threads serve read-only calls concurrently (0: every call on the one writer thread)."""
     settings = settings or runner.settings
-    state = ApiState(runner, api_keys, settings, clock or (lambda: datetime.now(UTC)))
+    state = ApiState(runner, api_keys, settings, clock or (lambda: datetime.now(UTC)), readers)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -206,7 +209,7 @@ def _router(state: ApiState) -> APIRouter:
 
     async def visible_node(key: ApiKey, node_id: str) -> MemoryNode:
         """The node if this key may see it; otherwise the same 404 whether it exists or not."""
-        node = await gate.call(runner.node, node_id, tenant_id=key.tenant_id)
+        node = await gate.read(runner.node, node_id, tenant_id=key.tenant_id)
         if node is None or not key.owner_allowed(node.owner_id) or not key.scope_allowed(node.scope, node.scope_id):
             raise NodeNotFound("node not found")
         return node
@@ -319,8 +322,14 @@ def _router(state: ApiState) -> APIRouter:
         return JSONResponse(body, status_code=status)
 
     # ------------------------------------------------------------------ reads
-    @router.post("/v1/retrieve", response_model=RetrievalResponse, responses=_ERRORS, tags=["retrieval"])
-    async def retrieve(key: Key, body: RetrieveBody) -> RetrievalResponse:
+    def retrieve_json(request: RetrievalRequest) -> tuple[RetrievalResponse, bytes]:
+        """Retrieve and serialise on the reader thread, once (FastAPI would re-validate the model)."""
+        response = runner.retrieve(request)
+        return response, response.model_dump_json(by_alias=True).encode()
+
+    @router.post("/v1/retrieve", response_model=RetrievalResponse, response_class=JSONResponse,
+                 responses=_ERRORS, tags=["retrieval"])
+    async def retrieve(key: Key, body: RetrieveBody) -> Response:
         key.require(Permission.READ)
         owner = owner_for(key, body.owner_id)
         scope, scope_id = scope_for(key, body.scope, body.scope_id)
@@ -344,14 +353,14 @@ def _router(state: ApiState) -> APIRouter:
             reference_time=body.reference_time,
             debug=body.debug,
         )
-        response = await gate.call(runner.retrieve, request)
+        response, payload = await gate.read(retrieve_json, request)
         m = state.metrics
         m.candidates.observe(response.candidate_count)
         m.items.observe(len(response.items))
         for ex in response.excluded:
             if not ex.included:
                 m.exclusions.labels(ex.stage).inc()
-        return response
+        return Response(payload, media_type="application/json")
 
     @router.get("/v1/world-context", response_model=WorldContext, responses=_ERRORS, tags=["retrieval"])
     async def get_world_context(
@@ -369,7 +378,7 @@ def _router(state: ApiState) -> APIRouter:
         ref = ScopeRef(tenant_id=key.tenant_id, owner_id=owner, scope=sc, scope_id=sid) if sc is not None else None
         if at is not None and at.tzinfo is None:
             raise ValidationFailed("at must include a timezone", code="naive_timestamp", field="at")
-        return await gate.call(runner.world, tenant_id=key.tenant_id, owner_id=owner, scope=ref, at=at)
+        return await gate.read(runner.world, tenant_id=key.tenant_id, owner_id=owner, scope=ref, at=at)
 
     @router.get("/v1/nodes/{node_id}", response_model=MemoryNode, responses={**_ERRORS, **_NOT_FOUND},
                 tags=["nodes"])
@@ -402,7 +411,7 @@ def _router(state: ApiState) -> APIRouter:
         if sid is not None and sc is None:
             raise ValidationFailed("scope_id requires scope", code="validation_failed", field="scope_id")
         ref = ScopeRef(tenant_id=key.tenant_id, owner_id=owner, scope=sc, scope_id=sid) if sc is not None else None
-        return await gate.call(
+        return await gate.read(
             runner.assertion,
             tenant_id=key.tenant_id,
             owner_id=owner,
@@ -586,7 +595,8 @@ def _router(state: ApiState) -> APIRouter:
     return router
 
 
-def serve(settings: Settings | None = None, host: str = "127.0.0.1", port: int = 8080) -> None:
+def serve(settings: Settings | None = None, host: str = "127.0.0.1", port: int = 8080, *,
+          access_log: bool = False) -> None:
     """``epistream api``: the embedded runner behind uvicorn (one process owns the data dir)."""
     import uvicorn
 
@@ -597,6 +607,8 @@ def serve(settings: Settings | None = None, host: str = "127.0.0.1", port: int =
     runner = EmbeddedRunner(settings=settings)
     try:
         app = create_app(runner, api_keys=keys, settings=settings)
-        uvicorn.run(app, host=host, port=port, log_level="info", proxy_headers=False)
+        # httptools/uvloop when installed ("auto"); request counts and latency are in /metrics, so no
+        # per-request access log line on the hot path.
+        uvicorn.run(app, host=host, port=port, log_level="info", proxy_headers=False, access_log=access_log)
     finally:
         runner.close()

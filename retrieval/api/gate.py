@@ -1,15 +1,22 @@
-"""Serialises every call into the (not thread-safe) runner and bounds how long a caller waits.
+"""Admits calls into the (not thread-safe for writes) runner and bounds how long a caller waits.
 
-One worker thread owns the runner for the app's lifetime: the event loop never
-blocks on chDB or the index, and no two calls interleave inside the runner. A
-call that exceeds the timeout answers 503; it still finishes in the worker, so
-state stays consistent.
+Writes (ingestion, commands, anything touching chDB) run one at a time on one
+writer thread and exclude every other call. Reads that only touch the
+in-memory state store and the index (retrieval, node lookups, world context)
+run on a small reader pool concurrently with each other: the runner's read
+path does not mutate shared state once a write has committed its index
+(``ingest_events`` and ``submit`` both end with ``index.commit()``), and
+tantivy and numpy release the GIL for much of a retrieval, so two readers on
+two cores overlap. A call that exceeds the timeout answers 503; a write still
+finishes on its thread so state stays consistent, a read that has not started
+yet is skipped.
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
@@ -19,24 +26,116 @@ from streams.embedded import EmbeddedRunner
 
 T = TypeVar("T")
 
+#: Reader threads: two cores are the common deployment; more only add GIL contention.
+DEFAULT_READERS = 2
+
+
+class ReadWriteLock:
+    """Many readers or one writer; a waiting writer holds back new readers (no writer starvation)."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition(threading.Lock())
+        self._readers = 0
+        self._writer = False
+        self._writers_waiting = 0
+
+    def acquire_read(self) -> None:
+        with self._cond:
+            while self._writer or self._writers_waiting:
+                self._cond.wait()
+            self._readers += 1
+
+    def release_read(self) -> None:
+        with self._cond:
+            self._readers -= 1
+            if self._readers == 0:
+                self._cond.notify_all()
+
+    def acquire_write(self) -> None:
+        with self._cond:
+            self._writers_waiting += 1
+            try:
+                while self._writer or self._readers:
+                    self._cond.wait()
+            finally:
+                self._writers_waiting -= 1
+            self._writer = True
+
+    def release_write(self) -> None:
+        with self._cond:
+            self._writer = False
+            self._cond.notify_all()
+
+
+class _Abandoned(Exception):
+    """A read whose caller already gave up before it started."""
+
 
 class RunnerGate:
-    def __init__(self, runner: EmbeddedRunner, timeout_s: float) -> None:
+    def __init__(self, runner: EmbeddedRunner, timeout_s: float, *, readers: int = DEFAULT_READERS) -> None:
         self.runner = runner
         self.timeout_s = timeout_s
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="epistream-runner")
+        self._lock = ReadWriteLock()
+        self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="epistream-runner")
+        self._readers = (
+            ThreadPoolExecutor(max_workers=readers, thread_name_prefix="epistream-reader") if readers > 0 else None
+        )
 
-    async def call(self, fn: Callable[..., T], *args: Any, timeout_s: float | None = None, **kwargs: Any) -> T:
+    def _exclusive(self, fn: Callable[[], T]) -> T:
+        self._lock.acquire_write()
+        try:
+            return fn()
+        finally:
+            self._lock.release_write()
+
+    def _shared(self, fn: Callable[[], T], abandoned: threading.Event) -> T:
+        if abandoned.is_set():
+            raise _Abandoned
+        self._lock.acquire_read()
+        try:
+            if abandoned.is_set():
+                raise _Abandoned
+            try:
+                return fn()
+            except (EpistreamError, OSError):
+                raise
+            except Exception:
+                # A read racing another read on a lazily filled cache inside the runner; reads have no side
+                # effects, so run it again alone. A genuine bug raises again, exclusively.
+                pass
+        finally:
+            self._lock.release_read()
+        return self._exclusive(fn)
+
+    async def _run(self, executor: ThreadPoolExecutor, job: Callable[[], T], timeout_s: float | None,
+                   abandoned: threading.Event | None = None) -> T:
         loop = asyncio.get_running_loop()
-        future = loop.run_in_executor(self._executor, functools.partial(fn, *args, **kwargs))
+        future = loop.run_in_executor(executor, job)
         try:
             return await asyncio.wait_for(future, timeout_s or self.timeout_s)
         except TimeoutError:
+            if abandoned is not None:
+                abandoned.set()
             raise BackendUnavailable("backend call timed out", reason="timeout") from None
         except EpistreamError:
             raise
         except (OSError, RuntimeError) as exc:
             raise BackendUnavailable("backend call failed", reason=type(exc).__name__) from None
 
+    async def call(self, fn: Callable[..., T], *args: Any, timeout_s: float | None = None, **kwargs: Any) -> T:
+        """Run ``fn`` alone: for writes and for anything that touches chDB."""
+        return await self._run(self._writer, functools.partial(self._exclusive, functools.partial(fn, *args, **kwargs)),
+                               timeout_s)
+
+    async def read(self, fn: Callable[..., T], *args: Any, timeout_s: float | None = None, **kwargs: Any) -> T:
+        """Run ``fn`` alongside other reads: only for calls that read the state store and the index."""
+        if self._readers is None:
+            return await self.call(fn, *args, timeout_s=timeout_s, **kwargs)
+        abandoned = threading.Event()
+        job = functools.partial(self._shared, functools.partial(fn, *args, **kwargs), abandoned)
+        return await self._run(self._readers, job, timeout_s, abandoned)
+
     def shutdown(self) -> None:
-        self._executor.shutdown(wait=True)
+        if self._readers is not None:
+            self._readers.shutdown(wait=True)
+        self._writer.shutdown(wait=True)

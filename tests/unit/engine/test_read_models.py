@@ -28,7 +28,7 @@ from engine.provenance import decode_cursor, get_provenance
 from engine.reducer import apply
 from engine.replay import replay, verify_replay
 from engine.store import InMemoryStateStore
-from schemas.enums import EpistemicType, LifecycleState, OpType, Polarity
+from schemas.enums import EpistemicType, LifecycleState, NodeType, OpType, Polarity
 from schemas.errors import ChecksumMismatch, ValidationFailed
 from schemas.events import ConversationEvent
 from schemas.operations import Operation
@@ -205,6 +205,9 @@ def test_virtual_decay() -> None:
     apply(store, transition(hypo.node_id, E.DEPRECATED, issued_at=at(1)))
     dep = store.get_node(hypo.node_id)
     assert dep is not None and effective(dep, at(50)).confidence == dep.confidence
+    # Events never decay, whatever their profile.
+    event_node = observed.model_copy(update={"node_type": NodeType.EVENT, "epistemic_type": E.ASSERTED})
+    assert effective(event_node, at(400)).confidence == event_node.confidence
 
 
 def test_auto_promotion_after_seven_days_with_evidence() -> None:

@@ -1,0 +1,81 @@
+"""The cached operation record equals the reference ``Operation.canonical()`` text.
+
+Sinks store ``operation_text(op)`` as the operation log record; any byte that
+differs from ``canonical_json(op.model_dump(mode="json"))`` would change stored
+results or fail checksum verification on read. Expectations come from the
+reference pydantic + ``json`` path, never from the code under test.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine_factories import claim, extraction, new_store, update
+from engine_workload import run_steps
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import engine.canonical_fast as fast
+from engine.emitter import seal
+from engine.reducer import Reducer
+from schemas.canonical import canonical_json
+from schemas.operations import Operation, load_operation
+from tests.unit.engine.test_fast_paths import _golden_steps
+
+
+def _reference(op: Operation) -> str:
+    return canonical_json(op.model_dump(mode="json"))
+
+
+def test_reducer_operations_reuse_sealed_text_byte_identically() -> None:
+    ops = run_steps(_golden_steps(3, 300)).ops
+    assert len(ops) > 200
+    cached = sum(1 for op in ops if fast._op_cache.get(id(op), (None,))[0] is op)
+    assert cached == len(ops)  # every sealed operation kept its template
+    for op in ops:
+        text = fast.operation_text(op)
+        assert text == _reference(op)
+        assert fast.operation_bytes(op) == text.encode("utf-8")
+        assert load_operation(text) == op  # the stored record verifies
+
+
+def test_uncached_and_copied_operations_fall_back_to_reference() -> None:
+    reducer = Reducer()
+    store = new_store()
+    ops = list(reducer.apply(store, extraction(claim("s", "uses", "x"), event_id="ev-1")).operations)
+    ops += reducer.apply(store, extraction(update("s", "uses", "y", "x"), event_id="ev-2")).operations
+    for op in ops:
+        copy = op.model_copy(update={"payload": {**op.payload, "extra": 1}})
+        assert fast.operation_text(copy) == _reference(copy)
+    fast._op_cache.clear()
+    for op in ops:
+        assert fast.operation_text(op) == _reference(op)
+
+
+_PAYLOAD_STRINGS = st.sampled_from(
+    [
+        "\x00operation:checksum\x00",
+        "\x00snapshot:after\x00",
+        "\x00snapshot:before\x00",
+        "plain",
+        "1e-07",
+    ]
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    key=st.sampled_from(["checksum", "note", "after"]),
+    value=st.one_of(_PAYLOAD_STRINGS, st.floats(min_value=1e-9, max_value=1e-3), st.text(max_size=8)),
+)
+def test_payloads_spelling_placeholders_still_seal_and_print_exactly(key: str, value: Any) -> None:
+    """A payload that spells a placeholder (at any depth) must not corrupt the checksum or the record."""
+    reducer = Reducer()
+    store = new_store()
+    base = reducer.apply(store, extraction(claim("s", "uses", "x"), event_id="ev-1")).operations[0]
+    fields = dict(base.__dict__)
+    fields["payload"] = {key: value, "nested": {key: value}}
+    fields["checksum"] = ""
+    op = seal(fields)
+    assert op.checksum == op.compute_checksum()
+    assert fast.operation_text(op) == _reference(op)
