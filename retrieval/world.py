@@ -11,11 +11,11 @@ conditional) and stale (validity or condition ended). Retired claims
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 
 from engine.decay import effective
+from engine.normalize import normalize_predicate, normalize_text
 from retrieval.models import ProvenanceLabel, WorldClaim, WorldConflict, WorldContext
 from retrieval.policy import UNVERIFIED_THRESHOLD, condition_state_of
 from retrieval.presentation import conflict_groups, is_live
@@ -26,17 +26,8 @@ _SPACE = re.compile(r"\s+")
 _AUTHORITATIVE_TYPES = frozenset({EpistemicType.OBSERVED, EpistemicType.ASSERTED})
 
 
-def normalise_value(text: str) -> str:
-    """NFKC, case-fold, trim, collapse whitespace (PRME-FACTS §9 matching)."""
-    return _SPACE.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
-
-
-def normalise_predicate(text: str) -> str:
-    return re.sub(r"[\s\-]+", "_", normalise_value(text))
-
-
 def subject_key(node: MemoryNode) -> tuple[str, str]:
-    return normalise_value(node.subject), normalise_predicate(node.predicate)
+    return normalize_text(node.subject), normalize_predicate(node.predicate)
 
 
 def label_for(node: MemoryNode, reference_time: datetime) -> ProvenanceLabel:
@@ -181,7 +172,7 @@ def world_context(
             node.epistemic_type in _AUTHORITATIVE_TYPES or node.epistemic_type is EpistemicType.CONDITIONAL
         ):
             facts.append(_claim(node, ref))
-    conflicts.sort(key=lambda c: (normalise_value(c.subject), normalise_predicate(c.predicate), c.node_ids))
+    conflicts.sort(key=lambda c: (normalize_text(c.subject), normalize_predicate(c.predicate), c.node_ids))
     return WorldContext(
         tenant_id=tenant_id,
         owner_id=owner_id,
