@@ -13,23 +13,26 @@ are verified against their checksum on every read.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Final, NamedTuple
 
 from pydantic import Field, JsonValue
 
-from schemas.canonical import canonical_json, derive_id, sha256_hex
+from engine.canonical_fast import canonical_text, model_text, operation_text
+from engine.fastjson import model_json
+from schemas.canonical import derive_id, sha256_hex
 from schemas.claims import ExtractionResult
 from schemas.common import Contract, UtcDatetime
 from schemas.enums import OpType, Role, Scope
 from schemas.errors import BackendUnavailable, IntegrityError, ValidationFailed
 from schemas.events import ConversationEvent
 from schemas.nodes import MemoryNode
-from schemas.operations import Operation, load_operation
+from schemas.operations import Operation, verify_operation
 from sinks.clickhouse_schema import check_database_name, migrate
 
 #: Rows per INSERT; one dedup token per chunk.
@@ -125,6 +128,9 @@ class OperationLog:
         self.client = client
         self.database = check_database_name(database)
         self._closed = False
+        #: Column types per (table, columns), read from the server once: every
+        #: later insert skips the DESCRIBE round trip.
+        self._column_types: dict[tuple[str, tuple[str, ...]], Sequence[Any]] = {}
 
     # ------------------------------------------------------------------ setup
     @classmethod
@@ -181,15 +187,20 @@ class OperationLog:
 
     def _insert(self, table: str, columns: list[str], rows: list[list[Any]], ids: list[str]) -> int:
         """Insert in chunks, each with a token over its rows' identities (a repeated chunk is a no-op)."""
+        key = (table, tuple(columns))
         for start in range(0, len(rows), INSERT_CHUNK):
             chunk = rows[start : start + INSERT_CHUNK]
             token = _dedup_token(table, ids[start : start + INSERT_CHUNK])
-            self.client.insert(
-                self._t(table),
-                chunk,
-                column_names=columns,
-                settings={"insert_deduplication_token": token, "async_insert": 0},
-            )
+            settings = {"insert_deduplication_token": token, "async_insert": 0}
+            types = self._column_types.get(key)
+            if types is None:
+                context = self.client.create_insert_context(self._t(table), columns, settings=settings)
+                self._column_types[key] = context.column_types
+                self.client.insert(data=chunk, context=context)
+            else:
+                self.client.insert(
+                    self._t(table), chunk, column_names=columns, column_types=types, settings=settings
+                )
         return len(rows)
 
     # ----------------------------------------------------------------- writes
@@ -225,7 +236,7 @@ class OperationLog:
                     digest,
                     e.occurred_at,
                     e.recorded_at,
-                    canonical_json(e.metadata),
+                    canonical_text(e.metadata) if e.metadata else "{}",
                     int(seqs[i]) if seqs is not None else 0,
                 ]
             )
@@ -257,7 +268,7 @@ class OperationLog:
                     op.occurred_at,
                     op.policy_version,
                     op.checksum,
-                    op.canonical(),
+                    operation_text(op),
                 ]
             )
             ids.append(f"{op.op_id}:{op.checksum}")
@@ -267,7 +278,7 @@ class OperationLog:
         rows: list[list[Any]] = []
         ids: list[str] = []
         for n in sorted(nodes, key=lambda x: (x.node_id, x.version)):
-            body = canonical_json(n.model_dump(mode="json"))
+            body = model_text(n)
             rows.append(
                 [
                     n.node_id,
@@ -293,7 +304,7 @@ class OperationLog:
         rows: list[list[Any]] = []
         ids: list[str] = []
         for r in sorted(results, key=lambda x: (x.event.event_id, x.extractor, x.extractor_version)):
-            body = canonical_json(r.model_dump(mode="json"))
+            body = canonical_text(model_json(r))
             ev = r.event
             rows.append(
                 [
@@ -359,14 +370,26 @@ class OperationLog:
             params["scope_id"] = scope_id
         return where
 
-    def _load_ops(self, rows: Sequence[Sequence[Any]]) -> list[Operation]:
-        out: list[Operation] = []
-        for op_id, checksum, record in rows:
-            op = load_operation(record)
-            if op.op_id != op_id or op.checksum != checksum:
-                raise IntegrityError("operation row does not match its record", code="operation_identity", op_id=op_id)
-            out.append(op)
-        return out
+    def _load_ops(self, rows: Iterable[Sequence[Any]]) -> list[Operation]:
+        return [_load_row(op_id, checksum, record) for op_id, checksum, record in rows]
+
+    def stream_operations(self, *, page_size: int = READ_PAGE) -> Iterator[Operation]:
+        """Every verified operation in log order from one streamed query (start-up and replay).
+
+        Paging with a cursor re-sorts the rest of the log for every page, so
+        folding a big log that way is quadratic; one ordered stream is not, and
+        ``max_block_size`` keeps memory bounded. Nothing else may use the client
+        on this thread until the iterator is exhausted or closed.
+        """
+        sql = (
+            f"SELECT op_id, checksum, record FROM {self._t('operations')} FINAL"
+            " ORDER BY occurred_at, caused_by, op_index, op_id"
+        )
+        with self.client.query_row_block_stream(
+            sql, settings={"max_block_size": int(page_size)}, column_formats={"record": "bytes"}
+        ) as stream:
+            for block in stream:
+                yield from self._load_ops(block)
 
     def iter_operations(
         self,
@@ -404,7 +427,8 @@ class OperationLog:
                 + (" WHERE " + " AND ".join(where) if where else "")
                 + f" ORDER BY occurred_at, caused_by, op_index, op_id LIMIT {int(page)}"
             )
-            ops = self._load_ops(self.client.query(sql, parameters=params).result_rows)
+            result = self.client.query(sql, parameters=params, column_formats={"record": "bytes"})
+            ops = self._load_ops(result.result_rows)
             yield from ops
             if len(ops) < page:
                 return
@@ -620,6 +644,41 @@ class OperationLog:
                 "failure_categories": {str(c) or "unknown": int(n) for c, n in failures},
             },
         }
+
+
+def _checksum_member(checksum: str) -> bytes | None:
+    """``,"checksum":"<hex>",`` as a canonical record spells it, or None for a malformed checksum."""
+    if len(checksum) != 64 or not checksum.isascii() or not checksum.isalnum():
+        return None
+    return b',"checksum":"' + checksum.encode("ascii") + b'",'
+
+
+def _record_hashes_to(record: bytes, checksum: str) -> bool:
+    """Whether the stored bytes minus their checksum member hash to the checksum.
+
+    A record is canonical JSON whose top-level ``checksum`` member sits between
+    ``caused_by`` and ``edge``; without it the bytes are exactly the sealed body.
+    A match therefore proves the record is the one that was sealed, without
+    re-serialising the parsed operation (the costly part of start-up). Anything
+    else — the member missing or repeated, a mismatch — goes to the reference
+    check, which raises for a genuinely tampered row.
+    """
+    member = _checksum_member(checksum)
+    if member is None or record.count(member) != 1:
+        return False
+    return hashlib.sha256(record.replace(member, b",", 1)).hexdigest() == checksum
+
+
+def _load_row(op_id: str, checksum: str, record: str | bytes) -> Operation:
+    """Parse one stored operation and verify its identity and checksum."""
+    data = record.encode("utf-8") if isinstance(record, str) else bytes(record)
+    op = Operation.model_validate_json(data)
+    if op.op_id == op_id and op.checksum == checksum and _record_hashes_to(data, checksum):
+        return op
+    verify_operation(op)  # the reference check: raises ChecksumMismatch for a tampered record
+    if op.op_id != op_id or op.checksum != checksum:
+        raise IntegrityError("operation row does not match its record", code="operation_identity", op_id=op_id)
+    return op
 
 
 _EVENT_COLUMNS: Final = (

@@ -156,8 +156,9 @@ class EmbeddedRunner:
     # ---------------------------------------------------------------- lifecycle
     def _load_state(self) -> None:
         """Fold the log: the same ``apply_operation`` the reducer uses, so start-up state is exact."""
-        for op in self.log.iter_operations():
-            self.store.apply_operation(op)
+        apply = self.store.apply_operation
+        for op in self.log.stream_operations():
+            apply(op)
 
     def close(self) -> None:
         try:
@@ -359,7 +360,7 @@ class EmbeddedRunner:
 
     def verify_replay(self, limit: int = 100) -> list[str]:
         """Differences between live state and a rebuild from the operation log alone."""
-        return verify_replay(self.store, self.log.iter_operations(), limit=limit)
+        return verify_replay(self.store, self.log.stream_operations(), limit=limit)
 
     def stats(self, tenant_id: str | None = None, owner_id: str | None = None) -> dict[str, Any]:
         return self.log.stats(tenant=tenant_id, owner=owner_id)
