@@ -9,6 +9,12 @@ already-running workers, and measures:
   the publisher's acknowledgement to the event's first node being readable in
   OpenSearch (realtime get).
 
+Workers run the rule extractor and the deterministic hash embedder (``--embedder hash``): the
+figure is the pipeline's, not an embedding model's. ``worker_cpu_ms_per_event`` (user + system CPU
+of the worker processes / events) is printed too, because events/s on this shared 2-core box moves
+with whatever else runs (``load_avg_1m``). ``EPISTREAM_PROFILE=/tmp/w.prof`` makes each worker
+write a cProfile (event-loop thread CPU) on exit.
+
 Run:  deploy/local/services up && .venv/bin/python bench/stream_throughput.py [--events 3000] [--rate 500]
 """
 
@@ -99,6 +105,7 @@ def run(n_events: int, rate: float, workers: int, bootstrap: str, os_url: str, p
         if time.monotonic() > deadline:
             raise SystemExit("workers did not start; see " + str(tmp))
         time.sleep(0.5)
+    cpu0 = sum(_cpu_s(p.pid) for p in procs)
     t0 = time.monotonic()
     acked = asyncio.run(_publish(lines, bootstrap, topics.events, rate))
     publish_s = time.monotonic() - t0
@@ -116,6 +123,7 @@ def run(n_events: int, rate: float, workers: int, bootstrap: str, os_url: str, p
             break
         time.sleep(0.05)
     total_s = time.monotonic() - t0
+    cpu_s = sum(_cpu_s(p.pid) for p in procs) - cpu0
     for p in procs:
         p.terminate()
     for p in procs:
@@ -132,7 +140,18 @@ def run(n_events: int, rate: float, workers: int, bootstrap: str, os_url: str, p
         "latency_p50_s": round(statistics.median(lat), 3) if lat else None,
         "latency_p95_s": round(lat[int(0.95 * (len(lat) - 1))], 3) if lat else None,
         "latency_samples": len(lat),
+        # CPU the workers used per event: the figure that does not depend on what else the box runs.
+        "worker_cpu_ms_per_event": round(1000 * cpu_s / n_events, 2),
+        "embedder": "hash",
+        "extractor": "rules",
+        "load_avg_1m": round(os.getloadavg()[0], 2),
     }
+
+
+def _cpu_s(pid: int) -> float:
+    """User + system CPU seconds of a process (all its threads), from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _committed(bootstrap: str, group: str, topic: str) -> bool:

@@ -42,6 +42,7 @@ import json
 import logging
 import os
 import sys
+import time
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -79,9 +80,14 @@ class WorkerOptions:
     clickhouse_database: str = "epistream"
     batch: int = 500
     within_s: float = 0.05
-    sink_batch: int = 2000
-    sink_within_s: float = 0.2
+    #: ClickHouse sinks: a chDB insert costs ~25 ms whatever its size, so few large ones.
+    sink_batch: int = 5000
+    sink_within_s: float = 1.0
+    #: memory.nodes -> OpenSearch: this window is most of the publish-to-retrievable latency.
+    index_batch: int = 2000
+    index_within_s: float = 0.2
     commit_interval_s: float = 1.0
+    producer_linger_s: float = 0.005
     processing_guarantee: str = GUARANTEE
     #: How long a dead (SIGKILLed) worker keeps its partitions before the group reassigns them.
     session_timeout_s: float = 30.0
@@ -171,6 +177,9 @@ def create_app(
         broker_session_timeout=opts.session_timeout_s,
         broker_heartbeat_interval=max(1.0, opts.session_timeout_s / 3),
         producer_acks=-1,
+        # A few ms of linger turns a produce request per record into one per burst (fewer syscalls
+        # and broker round trips on a 2-core box); it adds at most this much latency per hop.
+        producer_linger=opts.producer_linger_s,
         autodiscover=False,
         # faust's default waits for every in-flight event before a rebalance, which deadlocks with
         # take_events() buffers (the last batch is acked only when the next one starts). Not
@@ -207,6 +216,13 @@ def create_app(
     )
     mask = None if settings.retain_raw_secrets else agents.masked_content
     sinks: dict[str, Any] = {}
+    # Every ClickHouse call runs on this one thread: chDB releases the GIL, so inserts overlap with
+    # the event loop instead of stalling every agent, and one thread keeps the session single-user.
+    ch_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="clickhouse")
+
+    async def in_clickhouse(fn: Any, *args: Any) -> None:
+        # Awaited inside the agent: the batch is acked (and its offsets committed) only after the write.
+        await asyncio.get_running_loop().run_in_executor(ch_pool, fn, *args)
     app.epistream = {"topics": topics, "states": states, "sinks": sinks, "options": opts}  # type: ignore[attr-defined]
 
     def oplog() -> OperationLog:
@@ -335,6 +351,11 @@ def create_app(
                     )
 
     # ------------------------------------------------------------------ sinks
+    def _write_operations(ops: list[Operation]) -> None:
+        log_ = oplog()
+        log_.write_operations(ops)
+        log_.write_node_snapshots([op.after for op in ops if op.after is not None])
+
     @app.agent(t_operations, name="oplog_operations")
     async def oplog_operations(stream: Any) -> None:
         async for batch in stream.take_events(opts.sink_batch, within=opts.sink_within_s):
@@ -342,9 +363,7 @@ def create_app(
             for ev in batch:
                 ops.extend(OpBatch.loads(ev.value).operations)
             if ops:
-                log_ = oplog()
-                log_.write_operations(ops)
-                log_.write_node_snapshots([op.after for op in ops if op.after is not None])
+                await in_clickhouse(_write_operations, ops)
 
     @app.agent(t_events, name="oplog_events")
     async def oplog_events(stream: Any) -> None:
@@ -361,25 +380,25 @@ def create_app(
                 if not isinstance(admitted, agents.Rejected):
                     events.setdefault(admitted.event_id, enrich(admitted, msg.timestamp))
             if events:
-                oplog().write_events(list(events.values()), mask=mask)
+                await in_clickhouse(lambda evs: oplog().write_events(evs, mask=mask), list(events.values()))
 
     @app.agent(t_extractions, name="oplog_extractions")
     async def oplog_extractions(stream: Any) -> None:
         async for batch in stream.take_events(opts.sink_batch, within=opts.sink_within_s):
             results = [ExtractionResult.model_validate_json(ev.value) for ev in batch if ev.value]
             if results:
-                oplog().write_extractions(results)
+                await in_clickhouse(lambda rs: oplog().write_extractions(rs), results)
 
     @app.agent(t_dlqs, name="oplog_dead_letters")
     async def oplog_dead_letters(stream: Any) -> None:
         async for batch in stream.take_events(opts.sink_batch, within=opts.sink_within_s):
             letters = [letter_from_record(ev.value or b"", ev.message.headers) for ev in batch]
             if letters:
-                oplog().write_dead_letters(letters)
+                await in_clickhouse(lambda ls: oplog().write_dead_letters(ls), letters)
 
     @app.agent(t_nodes, name="index_sink")
     async def index_sink(stream: Any) -> None:
-        async for batch in stream.take_events(opts.sink_batch, within=opts.sink_within_s):
+        async for batch in stream.take_events(opts.index_batch, within=opts.index_within_s):
             latest: dict[str, MemoryNode] = {}
             for ev in batch:
                 if not ev.value:
@@ -396,7 +415,8 @@ def create_app(
     def _close_sinks(sender: Any, **kwargs: Any) -> None:
         log_ = sinks.pop("oplog", None)
         if log_ is not None:
-            log_.close()
+            ch_pool.submit(log_.close).result()
+        ch_pool.shutdown(wait=True)
 
     return app
 
@@ -425,7 +445,24 @@ def run_worker(
     prepare(settings, options)
     app = create_app(settings, data_dir=data_dir, opensearch_url=opensearch_url, options=options)
     worker = faust.Worker(app, loglevel=loglevel, quiet=True, redirect_stdouts=False)
-    worker.execute_from_commandline()
+    # faust's progress spinner sets the root logger to DEBUG, so aiokafka built a log record for
+    # every produce request and response (~8% of a worker's CPU); a daemon needs no spinner.
+    worker.spinner = None
+    profile_to = os.environ.get("EPISTREAM_PROFILE")
+    if not profile_to:
+        worker.execute_from_commandline()
+        return
+    # Opt-in profiling of the whole worker (py-spy is not available here): the stats land in
+    # ``EPISTREAM_PROFILE`` when the worker stops on SIGTERM.
+    import cProfile
+
+    prof = cProfile.Profile(time.thread_time)  # CPU of the event loop thread, not wall time
+    prof.enable()
+    try:
+        worker.execute_from_commandline()
+    finally:
+        prof.disable()
+        prof.dump_stats(profile_to)
 
 
 # ------------------------------------------------------------------ operations
