@@ -177,3 +177,105 @@ def test_contradiction_pairs_differ_only_by_negation(pairs: list[dict[str, Any]]
         strip = lambda s: re.sub(r"\s+", " ", negation.sub("", s)).replace("works", "work").replace("lives", "live")  # noqa: E731
         assert strip(a) == strip(b), (a, b)
         assert bool(negation.search(a)) != bool(negation.search(b)), (a, b)
+
+
+# ----------------------------------------------------------------------------- held-out labelled set
+
+HELDOUT = ROOT / "tests" / "data" / "extraction_heldout.jsonl"
+
+
+@pytest.fixture(scope="module")
+def heldout() -> list[dict[str, Any]]:
+    return _load(HELDOUT)
+
+
+def test_every_heldout_event_is_admitted_by_the_stream_gate(heldout: list[dict[str, Any]]) -> None:
+    for record in heldout:
+        event = parse_event(json.dumps(record["event"]))
+        assert event.occurred_at.tzinfo is not None
+        assert event.content.strip(), record["event"]["event_id"]
+        assert event.event_id.startswith("ho-")
+        assert event.tenant_id == "eval"
+
+
+def test_heldout_ids_are_unique_and_contents_unseen_in_the_tuning_set(
+    heldout: list[dict[str, Any]], labelled: list[dict[str, Any]]
+) -> None:
+    ids = Counter(r["event"]["event_id"] for r in heldout)
+    contents = Counter(r["event"]["content"] for r in heldout)
+    assert [i for i, n in ids.items() if n > 1] == []
+    assert [c for c, n in contents.items() if n > 1] == []
+    tuning = {" ".join(r["event"]["content"].casefold().split()) for r in labelled}
+    assert [c for c in contents if " ".join(c.casefold().split()) in tuning] == []
+    assert not set(ids) & {r["event"]["event_id"] for r in labelled}
+
+
+def test_heldout_expected_claims_use_schema_values_and_consistent_tags(heldout: list[dict[str, Any]]) -> None:
+    for record in heldout:
+        tags = set(record["tags"])
+        assert f"role:{record['event']['role']}" in tags
+        assert ("hard_negative" in tags) == (not record["expected"]), record["event"]["event_id"]
+        for e in record["expected"]:
+            NodeType(e["node_type"])
+            assert EpistemicType(e["epistemic_type"]) is not EpistemicType.DEPRECATED
+            assert Polarity(e["polarity"]) in (Polarity.POSITIVE, Polarity.NEGATIVE)
+            assert e["object_hint"].strip()
+            assert f"type:{e['epistemic_type'].lower()}" in tags
+            if e["replaces_object"]:
+                # only authoritative claims can retire anything (§8.9)
+                assert e["epistemic_type"] in (EpistemicType.ASSERTED.value, EpistemicType.OBSERVED.value)
+
+
+def test_heldout_conditions_are_exact_substrings_starting_at_a_marker(heldout: list[dict[str, Any]]) -> None:
+    for record in heldout:
+        content = record["event"]["content"]
+        for e in record["expected"]:
+            conditional = e["epistemic_type"] == EpistemicType.CONDITIONAL.value
+            assert conditional == (e["condition"] is not None), record["event"]["event_id"]
+            if e["condition"] is None:
+                continue
+            assert e["condition"] in content, record["event"]["event_id"]
+            assert e["condition"].lower().startswith(CONDITION_MARKERS), e["condition"]
+            assert not e["condition"].endswith((".", ",", "!", "?", " ")), e["condition"]
+
+
+def test_heldout_hints_targets_and_cues_are_found_in_the_message(heldout: list[dict[str, Any]]) -> None:
+    for record in heldout:
+        content = record["event"]["content"]
+        for e in record["expected"]:
+            assert _word_in(e["object_hint"], content), (record["event"]["event_id"], e["object_hint"])
+            if e["replaces_object"]:
+                assert _word_in(e["replaces_object"], content), record["event"]["event_id"]
+            if e.get("predicate_cue"):
+                assert "speech_act" in record["tags"]
+                lowered = content.lower()
+                assert e["predicate_cue"] in lowered or (e["predicate_cue"] == "want" and "like to" in lowered)
+
+
+def test_heldout_set_meets_the_briefed_counts(heldout: list[dict[str, Any]]) -> None:
+    claims = [(r, e) for r in heldout for e in r["expected"]]
+    types = Counter(e["epistemic_type"] for _, e in claims)
+    nodes = Counter(e["node_type"] for _, e in claims)
+    roles = Counter(r["event"]["role"] for r in heldout)
+    assert len(heldout) == 160
+    assert sum(1 for r in heldout if not r["expected"]) >= 50
+    assert types[EpistemicType.HYPOTHETICAL.value] >= 15
+    assert types[EpistemicType.CONDITIONAL.value] >= 15
+    assert types[EpistemicType.UNVERIFIED.value] >= 3
+    assert sum(1 for _, e in claims if e["replaces_object"]) >= 12
+    assert sum(1 for _, e in claims if e["polarity"] == Polarity.NEGATIVE.value) >= 10
+    assert nodes[NodeType.INSTRUCTION.value] >= 8
+    assert nodes[NodeType.TASK.value] >= 8
+    assert sum(1 for _, e in claims if e.get("predicate_cue")) >= 5
+    tool_results = [
+        r for r in heldout
+        if r["event"]["role"] == Role.TOOL.value and r["expected"]
+        and all(e["epistemic_type"] != EpistemicType.UNVERIFIED.value for e in r["expected"])
+    ]  # fmt: skip
+    assert len(tool_results) >= 5
+    # roughly the proportions of a real stream: user ~60%, then assistant, participant, tool, system
+    assert 0.55 <= roles[Role.USER.value] / len(heldout) <= 0.65
+    for role in (Role.PARTICIPANT, Role.ASSISTANT, Role.SYSTEM, Role.TOOL):
+        assert roles[role.value] >= 10, role
+    assert len({r["event"]["owner_id"] for r in heldout}) >= 5
+    assert len({datetime.fromisoformat(r["event"]["occurred_at"]).utcoffset() for r in heldout}) >= 5
