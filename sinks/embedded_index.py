@@ -675,7 +675,9 @@ class EmbeddedIndex:
         if cached is None:
             cached = np.asarray(self.embedder.embed([query]), dtype=np.float32)[0]
             if len(self._query_cache) >= QUERY_CACHE_SIZE:
-                self._query_cache.pop(next(iter(self._query_cache)))
+                # Readers may run concurrently (API read pool): evict without assuming the key is still there.
+                with contextlib.suppress(StopIteration, RuntimeError):
+                    self._query_cache.pop(next(iter(self._query_cache)), None)
             self._query_cache[query] = cached
         return cached
 

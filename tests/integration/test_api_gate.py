@@ -1,0 +1,126 @@
+"""The runner gate: reads overlap each other, writes exclude everything, timeouts answer 503."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from test_api_support import open_runner, settings_for
+
+from retrieval.api.gate import RunnerGate
+from schemas.errors import BackendUnavailable
+from streams.embedded import EmbeddedRunner
+
+
+@pytest.fixture(scope="module")
+def runner(chdb_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedRunner]:
+    data = tmp_path_factory.mktemp("gate")
+    with open_runner(chdb_path, data, settings_for(data)) as r:
+        yield r
+
+
+def test_reads_run_concurrently(runner: EmbeddedRunner) -> None:
+    gate = RunnerGate(runner, timeout_s=10, readers=2)
+    barrier = threading.Barrier(2, timeout=5)
+
+    def read(n: int) -> int:
+        barrier.wait()  # only passes when both reads are inside the runner at once
+        return n
+
+    async def main() -> list[int]:
+        return list(await asyncio.gather(gate.read(read, 1), gate.read(read, 2)))
+
+    try:
+        assert asyncio.run(main()) == [1, 2]
+    finally:
+        gate.shutdown()
+
+
+def test_a_write_excludes_reads(runner: EmbeddedRunner) -> None:
+    gate = RunnerGate(runner, timeout_s=10, readers=2)
+    log: list[str] = []
+    lock = threading.Lock()
+    write_started = threading.Event()
+
+    def note(what: str) -> None:
+        with lock:
+            log.append(what)
+
+    def write() -> None:
+        note("write-start")
+        write_started.set()
+        time.sleep(0.2)
+        note("write-end")
+
+    def read() -> None:
+        note("read")
+
+    async def main() -> None:
+        w = asyncio.ensure_future(gate.call(write))
+        await asyncio.to_thread(write_started.wait, 5)
+        await asyncio.gather(*(gate.read(read) for _ in range(4)))
+        await w
+
+    try:
+        asyncio.run(main())
+    finally:
+        gate.shutdown()
+    assert log[:2] == ["write-start", "write-end"]
+    assert log[2:] == ["read"] * 4
+
+
+def test_a_read_that_trips_on_a_shared_cache_is_rerun_alone(runner: EmbeddedRunner) -> None:
+    gate = RunnerGate(runner, timeout_s=10, readers=2)
+    calls: list[int] = []
+
+    def flaky() -> str:
+        calls.append(1)
+        if len(calls) == 1:
+            raise KeyError("evicted by another reader")
+        return "ok"
+
+    def broken() -> str:
+        raise KeyError("a real bug")
+
+    async def main() -> str:
+        return await gate.read(flaky)
+
+    try:
+        assert asyncio.run(main()) == "ok"
+        assert len(calls) == 2
+        with pytest.raises(KeyError):
+            asyncio.run(gate.read(broken))
+    finally:
+        gate.shutdown()
+
+
+def test_a_read_queued_past_its_timeout_answers_503_and_never_runs(runner: EmbeddedRunner) -> None:
+    gate = RunnerGate(runner, timeout_s=10, readers=2)
+    ran: list[str] = []
+    release = threading.Event()
+
+    def slow_write() -> None:
+        release.wait(5)
+
+    def read() -> None:
+        ran.append("read")
+
+    async def main() -> None:
+        w = asyncio.ensure_future(gate.call(slow_write))
+        await asyncio.sleep(0.05)
+        with pytest.raises(BackendUnavailable):
+            await gate.read(read, timeout_s=0.1)
+        release.set()
+        await w
+        # The abandoned read is dropped; later reads still run.
+        await gate.read(ran.append, "later")
+
+    try:
+        asyncio.run(main())
+    finally:
+        gate.shutdown()
+    assert ran == ["later"]
