@@ -13,16 +13,34 @@ from schemas.enums import ACTIVE_LIFECYCLE_STATES, ConditionState, EpistemicType
 from schemas.nodes import MemoryNode
 
 
-def epistemic_exclusion(node: MemoryNode, config: EngineConfig = DEFAULT_CONFIG) -> str | None:
+def condition_state_of(node: MemoryNode) -> ConditionState:
+    """The node field wins; else ``metadata.condition_state``; missing or unrecognised counts as UNKNOWN."""
+    if node.condition_state is not None:
+        return node.condition_state
+    raw = node.metadata.get("condition_state")
+    if isinstance(raw, str):
+        try:
+            return ConditionState(raw)
+        except ValueError:
+            return ConditionState.UNKNOWN
+    return ConditionState.UNKNOWN
+
+
+def epistemic_exclusion(node: MemoryNode, threshold: float = DEFAULT_CONFIG.unverified_threshold) -> str | None:
+    """Why DEFAULT mode leaves ``node`` out because of how it is known; None when it may be shown.
+
+    The one definition of the rule: retrieval (with its lifecycle filter) and
+    assertion state both call it.
+    """
     et = node.epistemic_type
     if et in (EpistemicType.HYPOTHETICAL, EpistemicType.DEPRECATED):
         return f"epistemic_filtered:{et.value.lower()}"
     if et is EpistemicType.CONDITIONAL:
-        state = node.condition_state or ConditionState.UNKNOWN
+        state = condition_state_of(node)
         if state is not ConditionState.TRUE:
             return f"condition_filtered:{state.value.lower()}"
-    if et is EpistemicType.UNVERIFIED and node.confidence <= config.unverified_threshold:
-        return f"unverified_below_threshold:{node.confidence:g}<={config.unverified_threshold:g}"
+    if et is EpistemicType.UNVERIFIED and node.confidence <= threshold:
+        return f"unverified_below_threshold:{node.confidence:g}<={threshold:g}"
     return None
 
 
@@ -45,7 +63,7 @@ def exclusion_reasons(node: MemoryNode, valid_at: datetime, config: EngineConfig
         reasons.append(lifecycle)
     if node.superseded_by is not None:
         reasons.append("superseded_pointer")
-    epistemic = epistemic_exclusion(node, config)
+    epistemic = epistemic_exclusion(node, config.unverified_threshold)
     if epistemic:
         reasons.append(epistemic)
     return reasons

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
+from engine.filters import condition_state_of, epistemic_exclusion
 from retrieval.backend import SearchFilter
 from retrieval.models import Exclusion, RetrievalMode, RetrievalRequest
 from schemas.canonical import iso
@@ -60,19 +61,6 @@ DEFAULT_LIFECYCLES = ACTIVE_LIFECYCLE_STATES
 DEFAULT_CONDITION_STATES = frozenset({ConditionState.TRUE})
 
 
-def condition_state_of(node: MemoryNode) -> ConditionState:
-    """The node field wins; else ``metadata.condition_state``; missing or unrecognised counts as UNKNOWN."""
-    if node.condition_state is not None:
-        return node.condition_state
-    raw = node.metadata.get("condition_state")
-    if isinstance(raw, str):
-        try:
-            return ConditionState(raw)
-        except ValueError:
-            return ConditionState.UNKNOWN
-    return ConditionState.UNKNOWN
-
-
 def epistemic_weight(node: MemoryNode) -> float:
     if node.epistemic_type is EpistemicType.CONDITIONAL:
         return CONDITION_WEIGHTS[condition_state_of(node)]
@@ -83,27 +71,19 @@ def node_type_boost(node_type: NodeType) -> float:
     return NODE_TYPE_BOOSTS.get(node_type, 1.0)
 
 
-def _fmt(value: float) -> str:
-    return f"{value:g}"
-
-
 def default_exclusion_reason(node: MemoryNode, threshold: float = UNVERIFIED_THRESHOLD) -> str | None:
     """The reason DEFAULT mode drops ``node``, or None when it is shown.
 
     Checked in a fixed order so a node that breaks several rules always reports
     the same reason: epistemic type, lifecycle, condition, UNVERIFIED threshold.
+    The epistemic rule itself is the engine's (``engine.filters``).
     """
-    if node.epistemic_type in DEFAULT_EXCLUDED_TYPES:
-        return f"epistemic_filtered:{node.epistemic_type.value.lower()}"
+    reason = epistemic_exclusion(node, threshold)
+    if reason is not None and reason.startswith("epistemic_filtered:"):
+        return reason
     if node.lifecycle not in DEFAULT_LIFECYCLES:
         return f"lifecycle_filtered:{node.lifecycle.value.lower()}"
-    if node.epistemic_type is EpistemicType.CONDITIONAL:
-        state = condition_state_of(node)
-        if state not in DEFAULT_CONDITION_STATES:
-            return f"condition_filtered:{state.value.lower()}"
-    if node.epistemic_type is EpistemicType.UNVERIFIED and node.confidence <= threshold:
-        return f"unverified_below_threshold:{_fmt(node.confidence)}<={_fmt(threshold)}"
-    return None
+    return reason
 
 
 def default_flags(node: MemoryNode) -> tuple[str, ...]:
