@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from engine.filters import condition_state_of
 from retrieval.models import Exclusion, Representation
-from retrieval.policy import condition_state_of
 from schemas.enums import ACTIVE_LIFECYCLE_STATES, EpistemicType, LifecycleState, NodeType, Polarity
 from schemas.nodes import MemoryNode
 

@@ -15,9 +15,10 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 
 from engine.decay import effective
+from engine.filters import condition_state_of
 from engine.normalize import normalize_predicate, normalize_text
 from retrieval.models import ProvenanceLabel, WorldClaim, WorldConflict, WorldContext
-from retrieval.policy import UNVERIFIED_THRESHOLD, condition_state_of
+from retrieval.policy import UNVERIFIED_THRESHOLD
 from retrieval.presentation import conflict_groups, is_live
 from schemas.enums import ConditionState, EdgeType, EpistemicType, LifecycleState, Scope, SourceType
 from schemas.nodes import Edge, MemoryNode

@@ -38,9 +38,9 @@ import numpy.typing as npt
 import tantivy
 from usearch.index import Index as HnswIndex
 
+from engine.filters import condition_state_of
 from retrieval.backend import SearchFilter, SearchHit
 from retrieval.fusion import competition_ranks
-from retrieval.policy import condition_state_of
 from schemas.canonical import canonical_json, sha256_hex
 from schemas.enums import ConditionState, EpistemicType, LifecycleState, NodeType, Scope, SourceType
 from schemas.errors import IntegrityError

@@ -22,9 +22,9 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 from opensearchpy import OpenSearch
 
+from engine.filters import condition_state_of
 from retrieval.backend import SearchFilter, SearchHit
 from retrieval.fusion import competition_ranks
-from retrieval.policy import condition_state_of
 from schemas.enums import EpistemicType
 from schemas.errors import BackendUnavailable, ValidationFailed
 from schemas.nodes import MemoryNode
@@ -37,7 +37,14 @@ from sinks.opensearch_mapping import (
     read_meta,
     write_meta,
 )
-from sinks.opensearch_query import filter_clauses, knn_body, lexical_body
+from sinks.opensearch_query import (
+    filter_clauses,
+    knn_body,
+    lexical_body,
+    query_words,
+    split_common,
+    term_stats_body,
+)
 
 #: Read back before a write: enough to decide "stale" and "vector reusable" without the vector itself.
 _CHECK_FIELDS = ("content_hash", "embedding_model", "embedding_model_version")
@@ -168,6 +175,8 @@ class OpenSearchIndex:
         if embedder is None:
             raise ValidationFailed("an embedder is required", field="embedder")
         self.client = as_client(client_or_url, timeout=timeout)
+        self._owns_client = isinstance(client_or_url, str)
+        self._unrefreshed = False  # written since the last refresh
         self.alias = alias
         self.embedder = embedder
         self.timeout = timeout
@@ -295,6 +304,7 @@ class OpenSearchIndex:
                 params=params,
                 request_timeout=self.bulk_timeout,
             )
+        self._unrefreshed = True
         for item in result.get("items", []):
             outcome = next(iter(item.values()))
             status = int(outcome.get("status", 0))
@@ -363,6 +373,17 @@ class OpenSearchIndex:
     def refresh(self) -> None:
         with guarded("refresh", index=self.alias):
             self.client.indices.refresh(index=self.alias, request_timeout=self.timeout)
+        self._unrefreshed = False
+
+    def commit(self) -> None:
+        """Make every upsert searchable now, as ``EmbeddedIndex.commit`` does (durability is OpenSearch's)."""
+        if self._unrefreshed:
+            self.refresh()
+
+    def close(self) -> None:
+        """Release the connection pool when this index created the client; a shared client stays open."""
+        if self._owns_client:
+            self.client.close()
 
     # ------------------------------------------------------------------ reads
 
@@ -385,8 +406,26 @@ class OpenSearchIndex:
     def lexical(self, query: str, flt: SearchFilter, k: int) -> list[SearchHit]:
         if k < 1 or not query.strip():
             return []
-        hits = self._search(lexical_body(query, flt, k, server_timeout=self._server_timeout()), "lexical_search")
+        rare, common = self._split_common(query_words(query))
+        body = lexical_body(query, flt, k, server_timeout=self._server_timeout(), rare=rare, common=common)
+        hits = self._search(body, "lexical_search")
         return _hits(hits, k, cosine=False)
+
+    def _split_common(self, words: list[str]) -> tuple[list[str], list[str]]:
+        """Rare and common query words by document frequency over the whole alias (one extra request).
+
+        Only a query of two or more words can have both kinds, so a one-word query skips the request.
+        """
+        if len(words) < 2:
+            return [], []
+        with guarded("term_stats", index=self.alias):
+            stats = self.client.search(
+                index=self.alias,
+                body=term_stats_body(words),
+                params={"filter_path": "hits.total.value,aggregations.df.buckets.*.doc_count"},
+                request_timeout=self.timeout,
+            )
+        return split_common(words, stats)
 
     def vector(self, query: str, flt: SearchFilter, k: int) -> list[SearchHit]:
         if k < 1 or not query.strip() or self._model[2] == 0 or self.embedding_mismatch:

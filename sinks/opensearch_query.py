@@ -14,7 +14,8 @@ retriever's re-check removes.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Sequence
 from enum import Enum
 from typing import Any
 
@@ -24,6 +25,52 @@ from sinks.opensearch_mapping import VECTOR_FIELD
 
 #: content weighs double: it is the whole claim, the other fields are parts of it.
 LEXICAL_FIELDS = ("content^2", "subject", "object", "condition")
+#: The analysed text fields behind ``LEXICAL_FIELDS`` (document frequencies are read per field).
+TEXT_FIELDS = tuple(f.split("^", 1)[0] for f in LEXICAL_FIELDS)
+#: A query word in more documents than this (and than the fraction below) is "common": it scores but does
+#: not by itself make a document a lexical candidate. Same numbers as the embedded index, so both backends
+#: select the same candidates (``sinks.embedded_index.COMMON_TERM_*``).
+COMMON_TERM_MIN_DOCS = 100
+COMMON_TERM_FRACTION = 0.01
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def query_words(query: str) -> list[str]:
+    """Distinct lower-cased words, split as the embedded index splits them."""
+    return list(dict.fromkeys(w.lower() for w in _WORD.findall(query)))
+
+
+def term_stats_body(words: Sequence[str]) -> dict[str, Any]:
+    """Documents per (word, field) over the whole alias, plus the total, in one request.
+
+    ``match`` analyses each word with the field's analyser, so the count is that of the indexed
+    form (stemmed; English stop words match nothing and count zero).
+    """
+    filters = {f"{i}:{field}": {"match": {field: word}} for i, word in enumerate(words) for field in TEXT_FIELDS}
+    return {
+        "size": 0,
+        "track_total_hits": True,
+        "query": {"match_all": {}},
+        "aggs": {"df": {"filters": {"filters": filters}}},
+    }
+
+
+def split_common(words: Sequence[str], stats: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """(rare, common) from a ``term_stats_body`` response; words found nowhere are in neither.
+
+    A word's frequency is its largest per-field document count, as in the embedded index.
+    """
+    total = int(stats.get("hits", {}).get("total", {}).get("value", 0))
+    buckets = stats.get("aggregations", {}).get("df", {}).get("buckets", {})
+    cutoff = max(COMMON_TERM_MIN_DOCS, COMMON_TERM_FRACTION * total)
+    rare: list[str] = []
+    common: list[str] = []
+    for i, word in enumerate(words):
+        freq = max((int(buckets.get(f"{i}:{field}", {}).get("doc_count", 0)) for field in TEXT_FIELDS), default=0)
+        if freq == 0:
+            continue
+        (common if freq > cutoff else rare).append(word)
+    return rare, common
 
 
 def _term(field: str, value: str) -> dict[str, Any]:
@@ -83,18 +130,35 @@ def filter_clauses(flt: SearchFilter) -> list[dict[str, Any]]:
     return clauses
 
 
-def lexical_body(query: str, flt: SearchFilter, k: int, *, server_timeout: str) -> dict[str, Any]:
+def _text(words: str) -> dict[str, Any]:
+    return {"multi_match": {"query": words, "fields": list(LEXICAL_FIELDS), "type": "best_fields"}}
+
+
+def lexical_body(
+    query: str,
+    flt: SearchFilter,
+    k: int,
+    *,
+    server_timeout: str,
+    rare: Sequence[str] = (),
+    common: Sequence[str] = (),
+) -> dict[str, Any]:
+    """BM25 over the text fields, owner/epistemic filters in ``bool.filter``.
+
+    With both ``rare`` and ``common`` words (see ``split_common``) a document must match a rare word;
+    common ones only add to its score. Otherwise every word selects, as a plain ``multi_match``.
+    (``cutoff_frequency`` did this inside OpenSearch but is deprecated since 2.x and absent from 3.x.)
+    """
+    if rare and common:
+        text: dict[str, Any] = {"bool": {"must": [_text(" ".join(rare))], "should": [_text(" ".join(common))]}}
+    else:
+        text = _text(query)
     return {
         "size": k,
         "timeout": server_timeout,
         "track_total_hits": False,
         "_source": False,
-        "query": {
-            "bool": {
-                "must": [{"multi_match": {"query": query, "fields": list(LEXICAL_FIELDS), "type": "best_fields"}}],
-                "filter": filter_clauses(flt),
-            }
-        },
+        "query": {"bool": {"must": [text], "filter": filter_clauses(flt)}},
     }
 
 

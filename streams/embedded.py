@@ -5,6 +5,10 @@ admit -> extract -> materialize -> sinks, in micro-batches, with chDB (the
 ClickHouse engine in-process) as the operation log and the embedded search
 index for retrieval. Only one process may own a data directory at a time.
 
+With ``settings.opensearch_url`` set (or a ``search_index`` passed in) the node
+documents go to OpenSearch instead of the embedded index; retrieval then
+searches there and still resolves candidates from the in-memory store.
+
 State on start: node snapshots from ClickHouse, then the bookkeeping the
 reducer needs (seen inputs, edges, request outcomes, event scopes) from the
 operation log. ``verify_replay`` rebuilds everything from the log alone and
@@ -19,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 from engine.assertion_state import AssertionState, assertion_state
 from engine.config import DEFAULT_CONFIG, EngineConfig
@@ -31,7 +35,7 @@ from engine.results import ApplyResult
 from engine.store import InMemoryStateStore
 from epistream.settings import Settings
 from extractors.base import Extractor, get_extractor
-from retrieval.backend import ResolvedBackend
+from retrieval.backend import ResolvedBackend, SearchBackend
 from retrieval.models import RetrievalRequest, RetrievalResponse, WorldContext
 from retrieval.service import Retriever
 from retrieval.world import world_context
@@ -47,6 +51,15 @@ from sinks.clickhouse import DeadLetter, OperationLog
 from sinks.embedded_index import EmbeddedIndex
 from sinks.embedding import Embedder, default_embedder
 from streams import agents
+
+
+class RunnerIndex(SearchBackend, Protocol):
+    """A search backend the runner can also flush (make searchable) and release."""
+
+    def commit(self) -> None: ...
+
+    def close(self) -> None: ...
+
 
 _EMBEDDER_KINDS = {"minilm": "minilm", "hash": "hash", "none": "noop", "noop": "noop"}
 
@@ -132,6 +145,7 @@ class EmbeddedRunner:
         engine_config: EngineConfig = DEFAULT_CONFIG,
         log: OperationLog | None = None,
         clock: Callable[[], datetime] | None = None,
+        search_index: RunnerIndex | None = None,
     ) -> None:
         self.settings = settings or Settings()
         self.data_dir = Path(data_dir if data_dir is not None else self.settings.data_dir).resolve()
@@ -142,7 +156,7 @@ class EmbeddedRunner:
             self.log = log or OperationLog.connect(None, path=self.data_dir)
             self._owns_log = log is None
             self.embedder = embedder or default_embedder(_EMBEDDER_KINDS.get(self.settings.embedder, "minilm"))
-            self.index = EmbeddedIndex(self.data_dir / "index", self.embedder)
+            self.index: RunnerIndex = search_index or self._open_index()
             self.extractor = extractor or get_extractor(self.settings.extractor, self.settings)
             self.reducer = Reducer(engine_config)
             self.engine_config = engine_config
@@ -154,6 +168,14 @@ class EmbeddedRunner:
             raise
 
     # ---------------------------------------------------------------- lifecycle
+    def _open_index(self) -> RunnerIndex:
+        url = self.settings.opensearch_url
+        if not url:
+            return EmbeddedIndex(self.data_dir / "index", self.embedder)
+        from sinks.opensearch_index import OpenSearchIndex  # the embedded default needs no client
+
+        return OpenSearchIndex(url, self.settings.opensearch_index, self.embedder)
+
     def _load_state(self) -> None:
         """Fold the log: the same ``apply_operation`` the reducer uses, so start-up state is exact."""
         apply = self.store.apply_operation
