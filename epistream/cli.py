@@ -695,7 +695,7 @@ def migrate(data_dir: DataDir = None, json_output: JsonOut = False) -> None:
 def _embedder(settings: Settings) -> Any:
     from sinks.embedding import default_embedder
 
-    return default_embedder({"none": "noop"}.get(settings.embedder, settings.embedder))
+    return default_embedder(settings.embedder)
 
 
 @app.command()

@@ -228,11 +228,11 @@ class MiniLMEmbedder:
 
 
 def default_embedder(kind: str = "minilm", **kwargs: Any) -> Embedder:
-    """``minilm`` (default), ``hash`` or ``noop``."""
+    """``minilm`` (default), ``hash`` or ``noop`` (``none`` is the settings spelling of ``noop``)."""
     if kind == "minilm":
         return MiniLMEmbedder(**kwargs)
     if kind == "hash":
         return HashEmbedder(**kwargs)
-    if kind == "noop":
+    if kind in ("noop", "none"):
         return NoopEmbedder()
     raise ValueError(f"unknown embedder kind: {kind}")

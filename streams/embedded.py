@@ -61,7 +61,6 @@ class RunnerIndex(SearchBackend, Protocol):
     def close(self) -> None: ...
 
 
-_EMBEDDER_KINDS = {"minilm": "minilm", "hash": "hash", "none": "noop", "noop": "noop"}
 
 
 @dataclass
@@ -155,7 +154,7 @@ class EmbeddedRunner:
         try:
             self.log = log or OperationLog.connect(None, path=self.data_dir)
             self._owns_log = log is None
-            self.embedder = embedder or default_embedder(_EMBEDDER_KINDS.get(self.settings.embedder, "minilm"))
+            self.embedder = embedder or default_embedder(self.settings.embedder)
             self.index: RunnerIndex = search_index or self._open_index()
             self.extractor = extractor or get_extractor(self.settings.extractor, self.settings)
             self.reducer = Reducer(engine_config)
