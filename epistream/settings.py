@@ -55,6 +55,18 @@ class Settings(BaseSettings):
     api_backend_timeout_s: float = Field(default=10.0, gt=0, description="Timeout of one backend call.")
     api_idempotency_cache: int = Field(default=10_000, ge=0, description="Remembered Idempotency-Key responses.")
     api_metrics_public: bool = Field(default=False, description="Serve /metrics without an admin key.")
+    api_mode: Literal["embedded", "distributed"] = Field(
+        default="embedded",
+        description=(
+            "embedded: writes go to the local runner. distributed: events and commands are published to Kafka "
+            "(kafka_bootstrap, kafka_topic_prefix) for the workers; reads still come from the local runner and "
+            "the index it is configured with (e.g. opensearch_url), and a command target must be found there."
+        ),
+    )
+    kafka_topic_prefix: str = Field(default="", description="Topic name prefix of the deployment (distributed API).")
+    api_command_wait_max_s: float = Field(
+        default=30.0, gt=0, le=300, description="Cap on how long a command request with ?wait=true waits."
+    )
 
 
 def get_settings() -> Settings:

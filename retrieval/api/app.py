@@ -7,12 +7,13 @@ one command (or one ingestion batch).
 """
 
 
+import asyncio
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, Depends, FastAPI, Header, Path, Query, Request
 from fastapi.responses import JSONResponse, Response
@@ -21,8 +22,10 @@ from pydantic import JsonValue, ValidationError
 
 from engine.assertion_state import AssertionState
 from engine.provenance import NodeProvenance
+from engine.results import ApplyResult
 from epistream.settings import Settings
 from retrieval.api.auth import ApiKey, ApiKeyRing, Permission
+from retrieval.api.distributed import Dispatch, KafkaDispatch, PendingCommand, find_target
 from retrieval.api.errors import (
     ErrorBody,
     epistream_error_response,
@@ -70,6 +73,7 @@ from schemas.common import ScopeRef
 from schemas.enums import EpistemicType, Scope
 from schemas.errors import (
     AuthError,
+    BackendUnavailable,
     EpistreamError,
     InvalidEvent,
     NodeNotFound,
@@ -79,6 +83,7 @@ from schemas.errors import (
 )
 from schemas.events import ConversationEvent, validate_event
 from schemas.nodes import MemoryNode
+from streams import topics as tn
 from streams.embedded import EmbeddedRunner
 
 #: Namespace of command ids derived from an Idempotency-Key (stable across restarts).
@@ -112,8 +117,11 @@ class ApiState:
         settings: Settings,
         clock: Callable[[], datetime],
         readers: int = DEFAULT_READERS,
+        dispatch: Dispatch | None = None,
     ) -> None:
         self.runner = runner
+        #: Distributed mode when set: writes are published, reads stay on the runner.
+        self.dispatch = dispatch
         self.keys = keys
         self.settings = settings
         self.clock = clock
@@ -139,15 +147,33 @@ def create_app(
     settings: Settings | None = None,
     clock: Callable[[], datetime] | None = None,
     readers: int = DEFAULT_READERS,
+    dispatch: Dispatch | None = None,
 ) -> FastAPI:
-    """``readers`` threads serve read-only calls concurrently (0: every call on the one writer thread)."""
+    """``readers`` threads serve read-only calls concurrently (0: every call on the one writer thread).
+
+    ``dispatch`` (or ``settings.api_mode == "distributed"``) publishes events and commands to Kafka
+    instead of applying them to ``runner``; see :mod:`retrieval.api.distributed`. The dispatch is
+    started and stopped with the app's lifespan.
+    """
     settings = settings or runner.settings
-    state = ApiState(runner, api_keys, settings, clock or (lambda: datetime.now(UTC)), readers)
+    if dispatch is None and settings.api_mode == "distributed":
+        dispatch = KafkaDispatch(
+            settings.kafka_bootstrap,
+            tn.Topics(prefix=settings.kafka_topic_prefix, partitions=settings.partitions),
+            max_content_bytes=settings.max_content_bytes,
+        )
+    state = ApiState(runner, api_keys, settings, clock or (lambda: datetime.now(UTC)), readers, dispatch)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        yield
-        state.gate.shutdown()
+        if dispatch is not None:
+            await dispatch.start()
+        try:
+            yield
+        finally:
+            if dispatch is not None:
+                await dispatch.stop()
+            state.gate.shutdown()
 
     app = FastAPI(
         title="epistream",
@@ -192,6 +218,28 @@ def _router(state: ApiState) -> APIRouter:
         Header(alias="Idempotency-Key", description="UUID; same key + same body returns the original result"),
     ]
 
+    async def wait_spec(
+        wait: Annotated[bool, Query(description="Distributed mode: wait for the command's outcome")] = False,
+        wait_timeout_s: Annotated[float | None, Query(gt=0, le=300, description="Seconds (capped by the server)")]
+        = None,
+        prefer: Annotated[str | None, Header(alias="Prefer", description="RFC 7240, e.g. wait=5")] = None,
+    ) -> float | None:
+        """How long a distributed command call waits for its outcome (None: answer 202 at once)."""
+        cap = s.api_command_wait_max_s
+        for part in (prefer or "").split(","):
+            name, _, value = part.strip().partition("=")
+            if name.strip().lower() == "wait":
+                try:
+                    seconds = float(value)
+                except ValueError:
+                    raise ValidationFailed("Prefer: wait must be a number of seconds", code="invalid_wait") from None
+                return min(cap, seconds) if seconds > 0 else None
+        if not wait:
+            return None
+        return min(cap, wait_timeout_s if wait_timeout_s is not None else cap)
+
+    Wait = Annotated[float | None, Depends(wait_spec)]  # noqa: N806
+
     def owner_for(key: ApiKey, owner_id: str | None) -> str:
         owner = owner_id or key.default_owner()
         if owner is None:
@@ -209,7 +257,10 @@ def _router(state: ApiState) -> APIRouter:
 
     async def visible_node(key: ApiKey, node_id: str) -> MemoryNode:
         """The node if this key may see it; otherwise the same 404 whether it exists or not."""
-        node = await gate.read(runner.node, node_id, tenant_id=key.tenant_id)
+        if state.dispatch is not None:
+            node = await gate.read(find_target, runner, node_id, key.tenant_id)
+        else:
+            node = await gate.read(runner.node, node_id, tenant_id=key.tenant_id)
         if node is None or not key.owner_allowed(node.owner_id) or not key.scope_allowed(node.scope, node.scope_id):
             raise NodeNotFound("node not found")
         return node
@@ -293,7 +344,27 @@ def _router(state: ApiState) -> APIRouter:
             report = runner.ingest_events(fresh)
             return out, report.claims, report.operations
 
-        done, claims, operations = await gate.call(ingest) if valid else ({}, 0, 0)
+        async def publish() -> tuple[dict[int, EventResult], int, int]:
+            """Distributed: the workers dedup by event id; only repeats within this request are caught here."""
+            assert state.dispatch is not None
+            out: dict[int, EventResult] = {}
+            fresh: dict[str, ConversationEvent] = {}
+            for i, event in valid:
+                status: Literal["accepted", "duplicate"] = "duplicate" if event.event_id in fresh else "accepted"
+                fresh.setdefault(event.event_id, event)
+                out[i] = EventResult(index=i, event_id=event.event_id, status=status)
+            try:
+                await asyncio.wait_for(state.dispatch.publish_events(list(fresh.values())), s.api_backend_timeout_s)
+            except TimeoutError:
+                raise BackendUnavailable("publishing timed out", reason="timeout") from None
+            return out, 0, 0
+
+        if not valid:
+            done, claims, operations = {}, 0, 0
+        elif state.dispatch is not None:
+            done, claims, operations = await publish()
+        else:
+            done, claims, operations = await gate.call(ingest)
         for i, res in done.items():
             results[i] = res
         final = [r for r in results if r is not None]
@@ -430,8 +501,9 @@ def _router(state: ApiState) -> APIRouter:
         body: _CommandBody,
         idempotency_key: str | None,
         route: str,
+        wait_s: float | None = None,
         **fields: Any,
-    ) -> CommandResponse:
+                         ) -> CommandResponse | JSONResponse:
         request_id = _request_id(idempotency_key)
         content = {"route": route, "node": target.node_id, "body": body.model_dump(mode="json")}
         if request_id is not None:
@@ -458,104 +530,129 @@ def _router(state: ApiState) -> APIRouter:
             raise ValidationFailed("command is not valid", code="invalid_command", **validation_details(
                 list(exc.errors(include_input=False, include_url=False))
             )) from None
-        result = await gate.call(runner.submit, command)
         name = str(getattr(command, "command", kind.__name__))
+        if state.dispatch is not None:
+            outcome = await state.dispatch.submit(command, wait_s=wait_s)
+            if outcome is None:
+                state.metrics.commands.labels(name, "pending").inc()
+                pending = PendingCommand(command=name, command_id=command_id, input_id=command.input_id)
+                return JSONResponse(pending.model_dump(mode="json"), status_code=202)
+            result = ApplyResult(outcome)
+        else:
+            result = await gate.call(runner.submit, command)
         state.metrics.commands.labels(name, result.outcome.status).inc()
         result.raise_for_error()
         return CommandResponse(command=name, command_id=command_id, outcome=result.outcome)
 
-    cmd_responses = _ALL_ERRORS
+    cmd_responses: dict[int | str, dict[str, Any]] = {
+        **_ALL_ERRORS,
+        202: {"model": PendingCommand, "description": "Distributed mode: published, outcome not seen yet"},
+    }
 
     @router.post("/v1/contradictions", response_model=CommandResponse, responses=cmd_responses, tags=["commands"])
-    async def contradict(key: Key, body: ContradictBody, idempotency_key: IdemKey = None) -> CommandResponse:
+    async def contradict(key: Key, body: ContradictBody,
+                         idempotency_key: IdemKey = None, wait_s: Wait = None) -> CommandResponse | JSONResponse:
         key.require(Permission.ASSERT)
         a = await visible_node(key, body.node_a)
         await visible_node(key, body.node_b)
-        return await run_command(key, ContradictCommand, a, body, idempotency_key, "contradict",
+        return await run_command(key, ContradictCommand, a, body, idempotency_key,
+                                 wait_s=wait_s, route="contradict",
                                  node_a=body.node_a, node_b=body.node_b, description=body.description)
 
     @router.post("/v1/contradictions/resolve", response_model=CommandResponse, responses=cmd_responses,
                  tags=["commands"])
-    async def resolve(key: Key, body: ResolveBody, idempotency_key: IdemKey = None) -> CommandResponse:
+    async def resolve(key: Key, body: ResolveBody,
+                      idempotency_key: IdemKey = None, wait_s: Wait = None) -> CommandResponse | JSONResponse:
         key.require(Permission.ASSERT)
         winner = await visible_node(key, body.winner_id)
         await visible_node(key, body.loser_id)
-        return await run_command(key, ResolveContradictionCommand, winner, body, idempotency_key, "resolve",
+        return await run_command(key, ResolveContradictionCommand, winner, body, idempotency_key,
+                                 wait_s=wait_s, route="resolve",
                                  winner_id=body.winner_id, loser_id=body.loser_id)
 
     NodeId = Annotated[str, Path(max_length=200)]  # noqa: N806
 
     @router.put("/v1/nodes/{node_id}/condition", response_model=CommandResponse, responses=cmd_responses,
                 tags=["commands"])
-    async def condition(key: Key, node_id: NodeId, body: ConditionBody, idempotency_key: IdemKey = None
-                        ) -> CommandResponse:
+    async def condition(key: Key, node_id: NodeId, body: ConditionBody,
+                        idempotency_key: IdemKey = None, wait_s: Wait = None,
+                       ) -> CommandResponse | JSONResponse:
         key.require(Permission.ASSERT)
         node = await visible_node(key, node_id)
-        return await run_command(key, EvaluateConditionCommand, node, body, idempotency_key, "condition",
+        return await run_command(key, EvaluateConditionCommand, node, body, idempotency_key,
+                                 wait_s=wait_s, route="condition",
                                  node_id=node_id, state=body.state, method=body.method)
 
     @router.post("/v1/nodes/{node_id}/reinforce", response_model=CommandResponse, responses=cmd_responses,
                  tags=["commands"])
-    async def reinforce(key: Key, node_id: NodeId, body: SignalBody, idempotency_key: IdemKey = None
-                        ) -> CommandResponse:
+    async def reinforce(key: Key, node_id: NodeId, body: SignalBody,
+                        idempotency_key: IdemKey = None, wait_s: Wait = None,
+                       ) -> CommandResponse | JSONResponse:
         key.require(Permission.ASSERT)
         node = await visible_node(key, node_id)
         extra: dict[str, Any] = {"signal_source": body.signal_source}
         if body.signal is not None:
             extra["signal"] = body.signal
-        return await run_command(key, ReinforceCommand, node, body, idempotency_key, "reinforce",
+        return await run_command(key, ReinforceCommand, node, body, idempotency_key,
+                                 wait_s=wait_s, route="reinforce",
                                  node_id=node_id, **extra)
 
     @router.post("/v1/nodes/{node_id}/penalize", response_model=CommandResponse, responses=cmd_responses,
                  tags=["commands"])
-    async def penalize(key: Key, node_id: NodeId, body: SignalBody, idempotency_key: IdemKey = None
-                       ) -> CommandResponse:
+    async def penalize(key: Key, node_id: NodeId, body: SignalBody,
+                       idempotency_key: IdemKey = None, wait_s: Wait = None,
+                      ) -> CommandResponse | JSONResponse:
         key.require(Permission.ASSERT)
         node = await visible_node(key, node_id)
         extra: dict[str, Any] = {"signal_source": body.signal_source}
         if body.signal is not None:
             extra["signal"] = body.signal
-        return await run_command(key, PenalizeCommand, node, body, idempotency_key, "penalize",
+        return await run_command(key, PenalizeCommand, node, body, idempotency_key,
+                                 wait_s=wait_s, route="penalize",
                                  node_id=node_id, **extra)
 
     @router.post("/v1/nodes/{node_id}/transition", response_model=CommandResponse, responses=cmd_responses,
                  tags=["commands"])
-    async def transition(key: Key, node_id: NodeId, body: TransitionBody, idempotency_key: IdemKey = None
-                         ) -> CommandResponse:
+    async def transition(key: Key, node_id: NodeId, body: TransitionBody,
+                         idempotency_key: IdemKey = None, wait_s: Wait = None,
+                        ) -> CommandResponse | JSONResponse:
         key.require(Permission.ASSERT)
         if body.to_type is EpistemicType.DEPRECATED:
             key.require(Permission.DEPRECATE)
         node = await visible_node(key, node_id)
-        return await run_command(key, EpistemicTransitionCommand, node, body, idempotency_key, "transition",
+        return await run_command(key, EpistemicTransitionCommand, node, body, idempotency_key,
+                                 wait_s=wait_s, route="transition",
                                  node_id=node_id, to_type=body.to_type, trigger_type=body.trigger_type)
 
     @router.post("/v1/nodes/{node_id}/promote", response_model=CommandResponse, responses=cmd_responses,
                  tags=["commands"])
     async def promote(key: Key, node_id: NodeId, body: Annotated[PlainCommandBody | None, Body()] = None,
-                      idempotency_key: IdemKey = None) -> CommandResponse:
+                      idempotency_key: IdemKey = None, wait_s: Wait = None) -> CommandResponse | JSONResponse:
         key.require(Permission.ASSERT)
         node = await visible_node(key, node_id)
-        return await run_command(key, PromoteCommand, node, body or PlainCommandBody(), idempotency_key, "promote",
+        return await run_command(key, PromoteCommand, node, body or PlainCommandBody(), idempotency_key,
+                                 wait_s=wait_s, route="promote",
                                  node_id=node_id)
 
     @router.post("/v1/nodes/{node_id}/archive", response_model=CommandResponse, responses=cmd_responses,
                  tags=["commands"])
     async def archive(key: Key, node_id: NodeId, body: Annotated[ArchiveBody | None, Body()] = None,
-                      idempotency_key: IdemKey = None) -> CommandResponse:
+                      idempotency_key: IdemKey = None, wait_s: Wait = None) -> CommandResponse | JSONResponse:
         key.require(Permission.DEPRECATE)
         node = await visible_node(key, node_id)
         b = body or ArchiveBody()
-        return await run_command(key, ArchiveCommand, node, b, idempotency_key, "archive",
+        return await run_command(key, ArchiveCommand, node, b, idempotency_key,
+                                 wait_s=wait_s, route="archive",
                                  node_id=node_id, policy_ref=b.policy_ref)
 
     @router.post("/v1/nodes/{node_id}/deprecate", response_model=CommandResponse, responses=cmd_responses,
                  tags=["commands"])
     async def deprecate(key: Key, node_id: NodeId, body: Annotated[PlainCommandBody | None, Body()] = None,
-                        idempotency_key: IdemKey = None) -> CommandResponse:
+                        idempotency_key: IdemKey = None, wait_s: Wait = None) -> CommandResponse | JSONResponse:
         key.require(Permission.DEPRECATE)
         node = await visible_node(key, node_id)
         return await run_command(key, DeprecateCommand, node, body or PlainCommandBody(), idempotency_key,
-                                 "deprecate", node_id=node_id)
+                                 wait_s=wait_s, route="deprecate", node_id=node_id)
 
     # ------------------------------------------------------------------ operations
     @router.get("/v1/health", response_model=HealthResponse, responses={503: {"model": HealthResponse}},
@@ -575,6 +672,14 @@ def _router(state: ApiState) -> APIRouter:
         probe = SearchFilter(tenant_id="__health__", owner_id="__health__")
         await check("chdb", lambda: runner.log.client.query("SELECT 1").result_rows)
         await check("index", lambda: runner.index.lexical("health", probe, 1))
+        if state.dispatch is not None:
+            dispatch = state.dispatch
+
+            def follower() -> None:
+                if not dispatch.healthy():
+                    raise BackendUnavailable("operations follower is not running", reason="follower_stopped")
+
+            await check("kafka", follower)
         ok = all(c.ok for c in checks.values())
         body = HealthResponse(status="ok" if ok else "degraded", checks=checks)
         return JSONResponse(body.model_dump(mode="json"), status_code=200 if ok else 503)
