@@ -31,7 +31,8 @@ Predicates (snake_case, synonyms folded)
   choice verbs only): ``chose`` (chose/selected/opted for/decided on|to use/go
   with; rejected/decided against -> negative) and ``decided_to_<verb>``. Tasks
   (TASK nodes): ``needs_to_<verb>`` (need to/have to/must/remind me to),
-  ``will_<verb>`` (first-person future). Speech acts keep their cue:
+  ``will_<verb>`` (first-person future; a third party's "will" is a FACT about that party, and the
+  assistant's "I'll <any action verb> <object>" is its commitment). Speech acts keep their cue:
   ``trying_to_<verb>``, ``plans_to_<verb>``, ``wants_to_<verb>``, ... and
   never become ``uses``/``runs``.
 
@@ -43,7 +44,8 @@ Epistemic defaults
   everything from the assistant INFERRED. Hedges -> HYPOTHETICAL, explicit
   conditions -> CONDITIONAL with the condition text from the marker word to the
   end of its clause. OBSERVED is not used for plain statements: a chat message
-  is testimony, not a measurement.
+  is testimony, not a measurement. might/may/could (and a non-system "should") + any
+  bare verb is a hypothetical clause even when the verb is outside the generic whitelist.
 
 Temporal intent: ``update`` for now/no longer/anymore/recently/moved/switched/
 joined/left/started/stopped/replaced (with ``replaces_object`` when the old
@@ -169,6 +171,7 @@ _BE_AUX: Final = frozenset(
     {"'m", "'m not", "'re", "'s", "am", "is", "are", "was", "were", "been", "being", "isn't", "aren't", "ain't"}
     | {"wasn't", "weren't"}
 )
+_MODAL_AUX: Final = frozenset({"might", "may", "could"})
 _PAST_AUX: Final = frozenset({"was", "were", "did", "didn't", "didnt", "had", "wasn't", "weren't"})
 _FUTURE_AUX: Final = frozenset({"will", "'ll", "shall", "won't", "wont"})
 _PERFECT_AUX: Final = frozenset({"have", "has", "'ve", "haven't", "hasn't"})
@@ -188,6 +191,8 @@ class _Flags:
     update: bool = False
     got: bool = False
     aux: bool = False
+    modal: bool = False  # might/may/could: the next word is a verb, whatever it is
+    should: bool = False
 
 
 def _consume_aux(rest: str) -> tuple[str, _Flags]:
@@ -206,6 +211,10 @@ def _consume_aux(rest: str) -> tuple[str, _Flags]:
             f.hedge = True
         if a in ("would", "'d"):
             f.would = True
+        if a in _MODAL_AUX:
+            f.modal = True
+        if a == "should":
+            f.should = True
         if a in _BE_AUX:
             f.be = True
         if a in _PAST_AUX:
@@ -236,7 +245,8 @@ _OBJ_CUT: Final = re.compile(
     r"before|after|then|with|for|in|at|on|from|during|via|instead of|rather than|over|than|now|nowadays|"
     r"these days|anymore|any more|at the moment|right now|currently|too|as well|a lot|so much|very much|"
     r"really|lately|recently|again|every|each|tomorrow|today|tonight|yesterday|next|last|this|by|around|almost|"
-    r"and|either|anyway|though|honestly|to be honest|as|yet|along|later|someday|soon|together|fluently|remotely|per)\b|"
+    r"and|either|anyway|though|honestly|to be honest|as|yet|along|later|someday|soon|together|fluently|remotely|per|"
+    r"once)\b|"
     r"\.$",
     I,
 )
@@ -513,6 +523,9 @@ _DECIDE: Final = re.compile(
     I,
 )
 _CHOICE_ACTIONS: Final = frozenset({"use", "go", "adopt", "pick", "choose", "stick", "switch", "move", "keep"})
+#: "212 MB", "40 kg": a measurement, not an age.
+_UNIT_AFTER: Final = re.compile(r"\s*(?:%|(?!(?:and|or|but|now|yo|so)\b)[A-Za-z]{1,3}\b)")
+_FOR_ME: Final = re.compile(r"^(?:for me|my (?:thing|cup of tea|jam|style))\s*$", I)
 _BE_A: Final = re.compile(r"^(?:an?)\s+(?P<obj>.+)$", I)
 _BE_A_STOP: Final = _words(
     """bit little lot few couple pleasure question while sec second minute moment joke pain mess big huge
@@ -552,7 +565,7 @@ _GENERIC_VERBS: Final = _words(
     sing skip sleep start stay store study subscribe support surf swim take teach track train travel
     unsubscribe upgrade downgrade visit live see give leave use love like hate enjoy prefer speak work play
     eat drink drive switch join dislike adore avoid volunteer wake walk watch wear win write bring cover cancel close
-    expect finish hold host rebuild renovate run sign sponsor host target translate block back bike""")
+    expect finish hold host rebuild renovate run sign sponsor host target translate block back bike help quit""")
 _IRREGULAR: Final = {
     "went": "go", "gone": "go", "goes": "go", "took": "take", "taken": "take", "bought": "buy", "sold": "sell",
     "built": "build", "ran": "run", "kept": "keep", "brought": "bring", "flew": "fly", "flown": "fly",
@@ -563,10 +576,16 @@ _IRREGULAR: Final = {
     "sang": "sing", "sung": "sing", "woke": "wake", "woken": "wake", "read": "read", "cost": "cost",
     "rebuilt": "rebuild", "began": "begin", "begun": "begin", "gave": "give", "given": "give", "saw": "see",
     "seen": "see", "left": "leave", "leaving": "leave", "lives": "live", "ate": "eat", "eaten": "eat",
+    "quit": "quit",
     "drank": "drink", "drunk": "drink", "drove": "drive", "driven": "drive", "spoke": "speak", "spoken": "speak",
 }
 #: Giving something up: a negative claim on the object that retires it (labels: "sold X", "cancelled X").
 _GIVE_UP_VERBS: Final = frozenset({"sell", "cancel", "quit", "drop", "unsubscribe"})
+_BARE_VERB: Final = re.compile(r"^(?-i:[a-z]{3,})$")
+_NOT_A_VERB: Final = _words(
+    """the and but not also just really even still only all any some more less very too well then there
+    this that these those help"""
+)
 _PREPS: Final = _words("to into in at on for with from about by off of through via after before during")
 _PARTICLES: Final = _words("up out off back over down away")
 
@@ -631,14 +650,33 @@ def _split_np(text: str, max_words: int = 5) -> tuple[str, str, str | None] | No
             if not _PLAIN_TOKEN.match(raw):
                 return None
             continue
+        nxt = words[i + 1].lower() if i + 1 < len(words) else ""
+        if raw in _NAME_NOT_MODAL and (nxt in _COPULA_NEXT or _third_person(nxt)):
+            continue  # "my neighbour Will helps me": a capitalised name, not the modal
         if w in _NP_STOP or w.endswith("n't"):
             return " ".join(words[:i]), " ".join(words[i:]), None
         vf = _VERB_FORM.get(w)
+        if vf is not None and vf[1] in ("s", "base") and nxt in _COPULA_NEXT:
+            continue  # "the iOS build is ...": a noun that shares a verb's spelling
         if vf is not None and vf[1] in ("s", "past", "base"):
             return " ".join(words[:i]), " ".join(words[i:]), vf[1]
-        if raw.endswith(",") or not _PLAIN_TOKEN.match(raw):
+        if raw.endswith(",") or not (_PLAIN_TOKEN.match(raw) or _NP_TOKEN.match(raw)):
             return None
     return None
+
+
+_NAME_NOT_MODAL: Final = frozenset({"Will", "May"})
+_COPULA_NEXT: Final = _words("is are was were has have had isn't aren't wasn't weren't hasn't haven't")
+_NP_TOKEN: Final = re.compile(r"^[\w][\w'+./-]*$")
+
+
+def _third_person(word: str) -> bool:
+    """A lower-case -s form right after a capitalised "Will"/"May" marks them as names ("Will helps")."""
+    vf = _VERB_FORM.get(word)
+    if vf is not None:
+        return vf[1] == "s"
+    return len(word) > 3 and word.isalpha() and word.islower() and word.endswith("s") and not word.endswith(
+        ("ss", "us", "is"))
 
 
 _AMBIGUOUS_NAMES: Final = _words("will may hope june april august grace rose faith joy mark bill sue")
@@ -700,6 +738,11 @@ def _subject_pattern(fp: str, poss: str) -> re.Pattern[str]:
 
 _SUBJECT: Final = _subject_pattern(r"I|we", r"my|our")
 _SUBJECT_ATTRIBUTION: Final = _subject_pattern(r"you", r"your")
+_NOUN_THEN_COPULA: Final = re.compile(
+    r"\s+(?!(?:is|are|was|were|has|have|had|and|or|will|can|may|might|must|should|would|could|does|do|did|also|"
+    r"still|really|never|always|now|just|only)\b)(?-i:[a-z][\w-]*)\s+(?:is|are|was|were|isn't|aren't)\b",
+    I,
+)
 _LOWER_START: Final = re.compile(r"^[a-z']")
 _LEAD_JOINT: Final = re.compile(r"^\s*[,;]?\s*(?:but|whereas|although|though|while|however)\b,?\s*", I)
 _LEAD_COMMA: Final = re.compile(r"^[,\s]+")
@@ -758,7 +801,7 @@ class _Parser:
         if (kind is None and np[:1].islower() and
                                                    rest.split()[0].lower() not in _BARE_NP_AUX):
             return None
-        if kind is not None and np[:1].islower():
+        if kind is not None and np[:1].islower() and not (kind == "s" and len(tokens) >= 2):
             return None  # a bare lower-case noun before a verb is usually an imperative or a fragment
         return np, rest
 
@@ -815,6 +858,8 @@ class _Parser:
         sm = self._subject.match(t)
         if sm is not None and sm.group("name") and not self._name_ok(sm.group("name"), t[sm.end() :]):
             sm = None
+        if sm is not None and sm.group("name") and _NOUN_THEN_COPULA.match(t, sm.end()):
+            sm = None  # "Horror movies are ...": a capitalised noun phrase, not a person
         subject: str | None
         if sm is None and (inherited is None or _NP_DET.match(t)):
             gen = self._np_subject(t)
@@ -951,6 +996,9 @@ class _Parser:
         low = rest.lower()
         if not rest:
             return []
+        if f.should and self.mode.role is not Role.SYSTEM:
+            # "We should migrate X" is a suggestion, not a settled fact (system "should" is policy)
+            f.hedge = f.modal = True
         if f.be and _GOING_TO.match(rest):
             rest = rest[_GOING_TO.match(rest).end() :]  # type: ignore[union-attr]
             f.future = True
@@ -1016,7 +1064,8 @@ class _Parser:
                 return []
             if act[0].startswith("will_try"):
                 return []
-            return self._cue_claim(subject, act, f, NodeType.TASK)
+            own = subject in (self._owner(), "user", "assistant")
+            return self._cue_claim(subject, act, f, NodeType.TASK if own else NodeType.FACT, speech_act=False)
 
         m = _CONSIDER.match(rest)
         if m is not None:
@@ -1133,8 +1182,15 @@ class _Parser:
             if not _OBJECT_HEAD.match(obj):
                 return []
             p = self._mk(subject, "is", obj, NodeType.FACT, f, lexneg=det_neg)
+            num = _NUMBER.match(obj)
+            if p is not None and num is not None and num.group("u") is not None and obj.startswith(num.group("n")):
+                p.quantity = Quantity(value=num.group("n"), unit=num.group("u"), source_text=num.group("n"))
             return [p] if p else []
         vf = _VERB_FORM.get(w0)
+        if vf is None and f.modal and _BARE_VERB.match(words[0]) and w0 not in _NOT_A_VERB:
+            # "We could partition X", "I might swap X": after a modal the next word is a bare verb,
+            # so the whitelist is not needed to tell it from a noun.
+            vf = (w0, "base")
         if vf is None:
             return []
         lemma, kind = vf
@@ -1255,8 +1311,11 @@ class _Parser:
         return [p] if p else []
 
     def _be_complement(self, subject: str, rest: str, f: _Flags) -> list[_Proto] | None:
+        if _FOR_ME.match(rest) and subject not in (self._owner(), "user", "assistant"):
+            p = self._mk(self._owner(), "likes", subject, NodeType.PREFERENCE, f)
+            return [p] if p else []
         m = _AGE.match(rest)
-        if m is not None:
+        if m is not None and _UNIT_AFTER.match(rest, m.end()) is None:
             n = m.group("n")
             obj = rest[: m.end()].strip()
             p = self._mk(subject, "age", obj, NodeType.FACT, f)
@@ -1285,7 +1344,8 @@ class _Parser:
 
 _ATTRIBUTION: Final = re.compile(
     r"\b(?:you(?:'ve|\s+have)?\s+(?:told|said|mentioned|noted|shared|indicated|stated)(?:\s+(?:to\s+)?me)?"
-    r"(?:\s+(?:earlier|before|previously|last time))?,?(?:\s+that)?|as you (?:said|mentioned|noted)"
+    r"(?:\s+(?:earlier|before|previously|last time))?,?(?:\s+that)?|as you(?:'ve|\s+have)?\s+"
+    r"(?:said|mentioned|noted|told\s+(?:me|us)|explained|shared|indicated|stated)"
     r"(?:\s+(?:earlier|before))?,?|I(?:'ve|\s+have)\s+noted\s+that|I(?:'ll|\s+will)\s+remember\s+that|"
     r"according to you,?)\s+(?P<clause>.+)$|"
     r"^(?:since|because|given that|as)\s+(?P<sub>you\s+[^,]+?),",
@@ -1295,10 +1355,12 @@ _INTERJECTION: Final = r"^(?:(?:ok(?:ay)?|sure|of course|certainly|absolutely|go
     r"sounds good|done|all set|perfect|alright|understood|noted)[,.!:]?\s+)*"
 _COMMITMENT: Final = re.compile(
     _INTERJECTION + r"I(?:'ll|\s+will|\s+shall|'m\s+going\s+to|\s+am\s+going\s+to)\s+"
-    r"(?:also\s+|now\s+|then\s+|definitely\s+|go ahead and\s+)?(?P<body>(?:send|email|remind|schedule|book|create|"
-    r"prepare|draft|share|follow up|check|update|set up|add|notify|call|order|cancel|forward|write|review|"
-    r"look into|get back|deliver|compile|reserve|file|submit|save|track|monitor|research|find|ping|text|"
-    r"message|arrange|organi[sz]e|fix|publish|move|remove|delete|rename|upload)\b.*)$",
+    r"(?:also\s+|now\s+|then\s+|definitely\s+|go ahead and\s+)?"
+    # any action verb: "I'll post ...", "I'll open a ticket ..." -- except verbs that announce talk, a
+    # state or an attempt rather than an act ("I'll explain", "I'll be", "I'll try", "I'll assume")
+    r"(?P<body>(?!(?:be|have|need|let|see|think|try|assume|explain|walk|note|guess|bet|admit|say|mention|"
+    r"describe|outline|summari[sz]e|clarify|answer|help|do|keep|take|start|begin|go|get|give|leave|point|"
+    r"just|happily|gladly|probably|maybe|also|not|never)\b)(?-i:[a-z]{2,})\b.*)$",
     I,
 )
 _COMPLETED: Final = re.compile(
@@ -1310,7 +1372,8 @@ _COMPLETED: Final = re.compile(
 )
 #: "You prefer window seats", "Your team rejected X": a fact the assistant states about the user.
 _DIRECT_ATTRIBUTION: Final = re.compile(
-    r"^(?:noted[.,:]?\s+)?(?P<clause>(?:you|your\s+[\w-]+(?:\s+[\w-]+)?)\s+"
+    r"^(?:(?:noted|understood|got it|okay|ok|right|thanks|perfect)(?:\s+that)?[.,:!]?\s+)?"
+    r"(?P<clause>(?:you|your\s+[\w-]+(?:\s+[\w-]+)?)\s+"
     r"(?!(?:could|should|might|may|can|would|will|must|need|want|'ll|'d|'re|are|were|have to|got)\b).+)$",
     I,
 )
@@ -1360,7 +1423,8 @@ def _line_spans(text: str) -> list[tuple[int, int]]:
 
 _TOOL_SKIP_KEYS: Final = _words(
     """timestamp time ts took elapsed duration duration_ms latency latency_ms request_id trace_id span_id
-    level log_level http_status status_code url endpoint method headers"""
+    level log_level http_status status_code url endpoint method headers progress eta pct percent_done
+    percent_complete attempt retry retries"""
 )
 #: Keys that only name what was asked about (the query, not the result): never a claim of their own.
 _TOOL_QUERY_KEYS: Final = _words(
@@ -1386,6 +1450,30 @@ _LOGLIKE: Final = re.compile(
 )
 _FORMATTING: Final = re.compile(r"^[\s\-=*_|+#>`~.:]*$")
 _TOOL_NUMBER: Final = re.compile(r"^(?P<n>[+-]?\d+(?:\.\d+)?)\s*(?P<u>[A-Za-z%\u00b0][A-Za-z/\u00b0]*)?$")
+
+
+#: Progress bars ("[=====>   ] 50%", "████░░ 80%") and step counters ("step 3/5", "Downloading... 3/10").
+_PROGRESS_LINE: Final = re.compile(
+    r"[\[|][=#>\-.\u2588\u2591\u2592\u2593 ]{3,}[\]|]|[\u2588\u2591\u2592\u2593]{3,}|"
+    r"^\s*(?:step|stage|batch|chunk|page)\s+\d+\s*/\s*\d+|^\s*\w+ing\b[^=:\n]*?(?:\.{2,}|\u2026)\s*\d+\s*(?:/\s*\d+|%)",
+    I,
+)
+_MEASURE_VALUE: Final = re.compile(r"^[+-]?\d[\d,]*(?:\.\d+)?\s*(?:%|[A-Za-z/\u00b0]{1,5})?$")
+#: First-position keys that are results, not selectors ("status=failed job=..." reports the status).
+_RESULT_KEYS: Final = _words(
+    "status state result outcome verdict health ok error errors message summary forecast carrier condition reason tier"
+)
+
+
+def _is_selector(key: str, value: str) -> bool:
+    """Whether the first ``key=value`` of a line only names the thing queried (``warehouse=north-2 stock=412``).
+
+    Decided by shape: tools echo what they were asked about before the result fields, under a bare
+    one-word key (results are usually compound: ``crash_rate``, ``p99_latency_ms``) with a non-numeric
+    value. Later pairs are results even when they look like codes (``region=eu-west-1``).
+    """
+    k = key.lower()
+    return k.isalpha() and k not in _RESULT_KEYS and _MEASURE_VALUE.match(value) is None
 
 
 @dataclass
@@ -1561,7 +1649,8 @@ class RuleExtractor:
             if act is None:
                 return []
             protos = parser._cue_claim("assistant", act, _Flags(), NodeType.TASK)
-            return protos
+            # "I'll continue": with any verb allowed, a commitment must name what it is about
+            return [p for p in protos if p.object is not None]
         m = _COMPLETED.match(seg)
         if m is not None:
             rest = re.sub(r"^(?:you|it)\s+(?=\S)", "", m.group("rest").strip(), flags=I)
@@ -1608,10 +1697,15 @@ class RuleExtractor:
             line = content[ls:le]
             if not line.strip() or _LOGLIKE.search(line) or _FORMATTING.match(line):
                 continue
+            if _PROGRESS_LINE.search(line):
+                continue  # progress bars and step counters are logs, not results
             pairs = list(_KV_EQ.finditer(line))
             if pairs:
-                for pm in pairs:
-                    self._tool_pair(out, subject, pm.group("key"), pm.group("val").strip('"'), pm.group())
+                for i, pm in enumerate(pairs):
+                    key, val = pm.group("key"), pm.group("val").strip('"')
+                    if i == 0 and len(pairs) > 1 and _is_selector(key, val):
+                        continue
+                    self._tool_pair(out, subject, key, val, pm.group())
                 continue
             cm = _KV_COLON.match(line)
             if cm is not None:

@@ -75,10 +75,12 @@ _COMPLETED_CUE: Final = re.compile(
 )
 _ATTRIBUTION_CUE: Final = re.compile(
     r"\byou(?:\s*'ve|\s+have)?\s+(?:told|said|mentioned|noted|shared|indicated|stated|explained|let me know)\b|"
-    r"\bas you (?:said|mentioned|noted)\b|\bI(?:\s*'ve|\s+have)\s+noted\s+that\b|"
+    r"\bas you(?:'ve|\s+have)?\s+(?:said|mentioned|noted|told|explained|shared|indicated|stated)\b|"
+    r"\bI(?:\s*'ve|\s+have)\s+noted\s+that\b|"
     r"\bI(?:\s*'ll|\s+will)\s+remember\s+that\b|\baccording to you\b|\b(?:since|because|given that)\s+you\b|"
     # a direct statement about the user ("You prefer ...", "Your team rejected ..."), not advice ("You could ...")
-    r"^(?:noted[.,:]?\s+)?(?:you|your\s+[\w-]+(?:\s+[\w-]+)?)\s+(?!(?:could|should|might|may|can|would|will|must|"
+    r"^(?:(?:noted|understood|got it|okay|ok|right|thanks|perfect)(?:\s+that)?[.,:!]?\s+)?"
+    r"(?:you|your\s+[\w-]+(?:\s+[\w-]+)?)\s+(?!(?:could|should|might|may|can|would|will|must|"
     r"need|want|'ll|'d|'re|are|were|have to|got)\b)",
     re.IGNORECASE,
 )

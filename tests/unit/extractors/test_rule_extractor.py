@@ -577,3 +577,123 @@ def test_tool_relaying_an_unverified_source(event: EventFactory) -> None:
     c = one(event, 'search_result (blog post, unverified): "The aquarium is closed on Mondays."', role="tool")
     assert c.epistemic_type is EpistemicType.UNVERIFIED and c.source_type is SourceType.EXTERNAL_DOCUMENT
     assert "Mondays" in (c.object or "") and c.subject == "search_result"
+
+
+# --- generalisation: mechanisms rather than phrase lists ------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "obj"),
+    [
+        ("Noted that you coach the under-12 football team.", "under-12 football team"),
+        ("Understood, you grow chillies on the balcony.", "chillies"),
+        ("As you told me, you volunteer at the food bank.", "food bank"),
+        ("Got it: you bake sourdough on weekends.", "sourdough"),
+    ],
+)
+def test_assistant_acknowledged_restatement_is_inferred_about_user(event: EventFactory, text: str, obj: str) -> None:
+    c = one(event, text, role="assistant")
+    assert (c.subject, c.object, c.epistemic_type) == ("user", obj, EpistemicType.INFERRED)
+
+
+def test_assistant_acknowledged_advice_is_not_a_restatement(event: EventFactory) -> None:
+    assert claims(event, "Understood, you could try clearing the cache.", role="assistant") == []
+    assert claims(event, "Got it, thanks!", role="assistant") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "predicate", "obj"),
+    [
+        ("I'll upload the slides to the shared drive tonight.", "will_upload", "slides to the shared drive"),
+        ("I'll raise a ticket with the vendor.", "will_raise", "ticket"),
+        ("Sure, I will tag the release once CI is green.", "will_tag", "release"),
+    ],
+)
+def test_assistant_commitment_with_any_action_verb(event: EventFactory, text: str, predicate: str, obj: str) -> None:
+    c = one(event, text, role="assistant")
+    assert (c.subject, c.predicate, c.object) == ("assistant", predicate, obj)
+    assert (c.node_type, c.epistemic_type) == (NodeType.TASK, EpistemicType.INFERRED)
+
+
+@pytest.mark.parametrize(
+    "text", ["I'll explain how the scheduler works.", "I'll keep that in mind.", "Sure, I'll continue.",
+             "I'll be glad to look at it."]
+)
+def test_assistant_talk_and_bare_promises_are_not_commitments(event: EventFactory, text: str) -> None:
+    assert claims(event, text, role="assistant") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "obj"),
+    [
+        ("We could shard the events table by tenant.", "events table"),
+        ("I might repot the fig tree this spring.", "fig tree"),
+        ("We may sunset the legacy dashboard.", "legacy dashboard"),
+    ],
+)
+def test_modal_with_unlisted_verb_is_hypothetical(event: EventFactory, text: str, obj: str) -> None:
+    c = one(event, text)
+    assert (c.object, c.epistemic_type, c.condition) == (obj, EpistemicType.HYPOTHETICAL, None)
+
+
+def test_modal_does_not_turn_a_subjectless_or_pronoun_clause_into_a_claim(event: EventFactory) -> None:
+    assert claims(event, "It might snow on Sunday.") == []
+    assert claims(event, "Could you summarise the thread?") == []
+
+
+def test_condition_before_a_third_party_clause_with_any_verb(event: EventFactory) -> None:
+    c = one(event, "Unless legal objects, version 3.2 ships on Monday.")
+    assert c.subject == "version 3.2"
+    assert (c.object, c.epistemic_type, c.condition) == ("Monday", EpistemicType.CONDITIONAL, "Unless legal objects")
+
+
+def test_quit_is_a_negative_update_on_its_object(event: EventFactory) -> None:
+    c = one(event, "I quit sugar.")
+    assert (c.object, c.polarity, c.replaces_object) == ("sugar", Polarity.NEGATIVE, "sugar")
+    assert c.temporal_intent is TemporalIntent.UPDATE
+
+
+def test_not_for_me_is_a_negative_preference(event: EventFactory) -> None:
+    c = one(event, "Escape rooms are honestly not for me.")
+    assert (c.subject, c.predicate, c.object) == ("user", "likes", "Escape rooms")
+    assert (c.node_type, c.polarity) == (NodeType.PREFERENCE, Polarity.NEGATIVE)
+
+
+def test_copula_with_a_measurement_keeps_the_noun_phrase_and_quantity(event: EventFactory) -> None:
+    c = one(event, "The Android bundle is now 38 MB.")
+    assert (c.subject, c.predicate, c.object) == ("Android bundle", "is", "38 MB")
+    assert c.quantity is not None and (str(c.quantity.value), c.quantity.unit) == ("38", "MB")
+
+
+def test_capitalised_will_before_a_third_person_verb_is_a_name(event: EventFactory) -> None:
+    cs = claims(event, "My cousin Will drives me to the station.")
+    assert all(c.node_type is not NodeType.TASK for c in cs), triples(cs)
+    assert all(not c.predicate.startswith("will_") for c in cs), triples(cs)
+
+
+def test_will_with_a_third_party_subject_is_not_the_speakers_task(event: EventFactory) -> None:
+    c = one(event, "My aunt will visit in October.")
+    assert (c.subject, c.node_type) == ("user's aunt", NodeType.FACT)
+    own = one(event, "I will visit the dentist in October.")
+    assert (own.subject, own.node_type) == ("user", NodeType.TASK)
+
+
+@pytest.mark.parametrize(
+    ("text", "predicates"),
+    [
+        ("inventory.get depot=east-9 on_hand=37", ["on_hand"]),
+        ("crm.lookup customer=ACME-204 tier=gold", ["tier"]),
+        ("ci.run status=failed pipeline=nightly-12", ["status", "pipeline"]),
+        ("geo.lookup dc_region=eu-west-1 zone=b", ["dc_region", "zone"]),
+    ],
+)
+def test_tool_first_key_that_only_names_the_query_is_skipped(event: EventFactory, text: str,
+                                                             predicates: list[str]) -> None:
+    assert [c.predicate for c in claims(event, text, role="tool")] == predicates
+
+
+@pytest.mark.parametrize(
+    "text", ["[#######   ] 70%", "Progress: 12%", "Fetching... 4/9", "step 1/4 ... linking", "▓▓▓▓░░░ 55%"]
+)
+def test_tool_progress_lines_are_not_claims(event: EventFactory, text: str) -> None:
+    assert claims(event, text, role="tool") == []

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import pytest
+
 from extractors import reasons
 from extractors.validation import validate_claims
 from schemas.claims import Claim
@@ -260,6 +262,22 @@ def test_assistant_attribution_admitted_as_inferred(event: EventFactory) -> None
     assert c.epistemic_type is EpistemicType.INFERRED
     assert c.source_type is SourceType.SYSTEM_INFERRED
     assert c.metadata["epistemic_coerced_from"] == "ASSERTED"
+
+
+@pytest.mark.parametrize(
+    "content",
+    ["Noted that you live in Berlin.", "Understood, you live in Berlin.", "As you told me, you live in Berlin."],
+)
+def test_assistant_acknowledged_attribution_is_admitted(event: EventFactory, content: str) -> None:
+    out = run(event, content, claim(evidence_quote=content.rstrip(".")), role="assistant")
+    (c,) = out.accepted
+    assert c.epistemic_type is EpistemicType.INFERRED
+
+
+def test_acknowledged_advice_is_still_not_an_attribution(event: EventFactory) -> None:
+    content = "Understood, you could live in Berlin."
+    out = run(event, content, claim(epistemic_type="HYPOTHETICAL", evidence_quote=content), role="assistant")
+    assert reject_code(out) == reasons.ROLE_NOT_ADMITTED
 
 
 def test_assistant_commitment_admitted_but_own_fact_without_cue_is_not(event: EventFactory) -> None:
