@@ -744,10 +744,16 @@ def worker(
     loglevel: Annotated[str, typer.Option(help="faust log level.")] = "warning",
 ) -> None:
     """Run the stream agents on Kafka (extract, materialize, ClickHouse and OpenSearch sinks) until stopped."""
-    from streams.faust_app import run_worker
+    from streams.faust_app import WorkerOptions, run_worker
 
     settings = _settings(data_dir)
-    run_worker(settings, data_dir=settings.data_dir, opensearch_url=settings.opensearch_url, loglevel=loglevel)
+    run_worker(
+        settings,
+        data_dir=settings.data_dir,
+        opensearch_url=settings.opensearch_url,
+        options=WorkerOptions(topic_prefix=settings.kafka_topic_prefix, index_alias=settings.opensearch_index),
+        loglevel=loglevel,
+    )
 
 
 @app.command()
