@@ -231,6 +231,6 @@ def _render(
                     "epistream extract epistream/demo/conversations.jsonl --json   (claims and rejections per event)",
                 ]
             ),
-            title="try next",
+            title="try next (after ./dev demo: source .venv/bin/activate)",
         )
     )
