@@ -279,3 +279,88 @@ def test_heldout_set_meets_the_briefed_counts(heldout: list[dict[str, Any]]) -> 
         assert roles[role.value] >= 10, role
     assert len({r["event"]["owner_id"] for r in heldout}) >= 5
     assert len({datetime.fromisoformat(r["event"]["occurred_at"]).utcoffset() for r in heldout}) >= 5
+
+
+# ----------------------------------------------------------------------------- second held-out set
+
+HELDOUT2 = ROOT / "tests" / "data" / "extraction_heldout2.jsonl"
+
+
+@pytest.fixture(scope="module")
+def heldout2() -> list[dict[str, Any]]:
+    return _load(HELDOUT2)
+
+
+def test_every_heldout2_event_is_admitted_by_the_stream_gate(heldout2: list[dict[str, Any]]) -> None:
+    for record in heldout2:
+        event = parse_event(json.dumps(record["event"]))
+        assert event.occurred_at.tzinfo is not None
+        assert event.content.strip(), record["event"]["event_id"]
+        assert event.tenant_id == "eval2"
+    assert [r["event"]["event_id"] for r in heldout2] == [f"h2-{i:04d}" for i in range(1, len(heldout2) + 1)]
+
+
+def test_heldout2_ids_and_contents_are_new_to_every_other_set(
+    heldout2: list[dict[str, Any]], heldout: list[dict[str, Any]], labelled: list[dict[str, Any]]
+) -> None:
+    contents = Counter(r["event"]["content"] for r in heldout2)
+    assert [c for c, n in contents.items() if n > 1] == []
+    others = labelled + heldout
+    seen = {" ".join(r["event"]["content"].casefold().split()) for r in others}
+    assert [c for c in contents if " ".join(c.casefold().split()) in seen] == []
+    assert not {r["event"]["event_id"] for r in heldout2} & {r["event"]["event_id"] for r in others}
+
+
+def test_heldout2_labels_use_schema_values_conditions_hints_and_cues(heldout2: list[dict[str, Any]]) -> None:
+    for record in heldout2:
+        content, tags = record["event"]["content"], set(record["tags"])
+        event_id = record["event"]["event_id"]
+        assert f"role:{record['event']['role']}" in tags
+        assert ("hard_negative" in tags) == (not record["expected"]), event_id
+        for e in record["expected"]:
+            NodeType(e["node_type"])
+            assert EpistemicType(e["epistemic_type"]) is not EpistemicType.DEPRECATED
+            assert Polarity(e["polarity"]) in (Polarity.POSITIVE, Polarity.NEGATIVE)
+            assert f"type:{e['epistemic_type'].lower()}" in tags
+            assert _word_in(e["object_hint"], content), (event_id, e["object_hint"])
+            conditional = e["epistemic_type"] == EpistemicType.CONDITIONAL.value
+            assert conditional == (e["condition"] is not None), event_id
+            if e["condition"] is not None:
+                assert e["condition"] in content, event_id
+                assert e["condition"].lower().startswith(CONDITION_MARKERS), e["condition"]
+                assert not e["condition"].endswith((".", ",", "!", "?", " ")), e["condition"]
+            if e["replaces_object"]:
+                assert _word_in(e["replaces_object"], content), event_id
+                assert e["epistemic_type"] in (EpistemicType.ASSERTED.value, EpistemicType.OBSERVED.value)
+            if e.get("predicate_cue"):
+                assert "speech_act" in tags
+                lowered = content.lower()
+                assert e["predicate_cue"] in lowered or (e["predicate_cue"] == "want" and "like to" in lowered)
+
+
+def test_heldout2_set_meets_the_briefed_counts(heldout2: list[dict[str, Any]]) -> None:
+    claims = [e for r in heldout2 for e in r["expected"]]
+    types = Counter(e["epistemic_type"] for e in claims)
+    nodes = Counter(e["node_type"] for e in claims)
+    roles = Counter(r["event"]["role"] for r in heldout2)
+    assert len(heldout2) == 100
+    assert roles == {"user": 60, "assistant": 15, "participant": 10, "system": 7, "tool": 8}
+    assert sum(1 for r in heldout2 if not r["expected"]) >= 30
+    assert types[EpistemicType.HYPOTHETICAL.value] >= 10
+    assert types[EpistemicType.CONDITIONAL.value] >= 10
+    assert sum(1 for e in claims if e["replaces_object"]) >= 8
+    assert sum(1 for e in claims if e["polarity"] == Polarity.NEGATIVE.value) >= 8
+    assert nodes[NodeType.INSTRUCTION.value] >= 5
+    assert nodes[NodeType.TASK.value] >= 5
+    assert sum(1 for e in claims if e.get("predicate_cue")) >= 4
+    unverified = [
+        r for r in heldout2 if any(e["epistemic_type"] == EpistemicType.UNVERIFIED.value for e in r["expected"])
+    ]
+    tool_results = [
+        r for r in heldout2
+        if r["event"]["role"] == Role.TOOL.value and r["expected"] and r not in unverified
+    ]  # fmt: skip
+    assert len(unverified) >= 2
+    assert len(tool_results) >= 4
+    assert len({r["event"]["owner_id"] for r in heldout2}) >= 5
+    assert len({datetime.fromisoformat(r["event"]["occurred_at"]).utcoffset() for r in heldout2}) >= 5
