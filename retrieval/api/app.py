@@ -140,6 +140,14 @@ def _request_id(idempotency_key: str | None) -> str | None:
         raise ValidationFailed("Idempotency-Key must be a UUID", code="invalid_idempotency_key") from None
 
 
+def _signal_fields(body: SignalBody) -> dict[str, Any]:
+    """Reinforce and penalize take the same body; an absent signal keeps the command's default."""
+    extra: dict[str, Any] = {"signal_source": body.signal_source}
+    if body.signal is not None:
+        extra["signal"] = body.signal
+    return extra
+
+
 def create_app(
     runner: EmbeddedRunner,
     *,
@@ -590,9 +598,7 @@ def _router(state: ApiState) -> APIRouter:
                        ) -> CommandResponse | JSONResponse:
         key.require(Permission.ASSERT)
         node = await visible_node(key, node_id)
-        extra: dict[str, Any] = {"signal_source": body.signal_source}
-        if body.signal is not None:
-            extra["signal"] = body.signal
+        extra = _signal_fields(body)
         return await run_command(key, ReinforceCommand, node, body, idempotency_key,
                                  wait_s=wait_s, route="reinforce",
                                  node_id=node_id, **extra)
@@ -604,9 +610,7 @@ def _router(state: ApiState) -> APIRouter:
                       ) -> CommandResponse | JSONResponse:
         key.require(Permission.ASSERT)
         node = await visible_node(key, node_id)
-        extra: dict[str, Any] = {"signal_source": body.signal_source}
-        if body.signal is not None:
-            extra["signal"] = body.signal
+        extra = _signal_fields(body)
         return await run_command(key, PenalizeCommand, node, body, idempotency_key,
                                  wait_s=wait_s, route="penalize",
                                  node_id=node_id, **extra)
