@@ -3,12 +3,20 @@
 Agents (see ARCHITECTURE.md "Flow"); each calls the shared steps in
 ``streams.agents`` so behaviour tested in-process holds here:
 
-* ``extract``      conversation.events -> admit -> memory.extractions (or the DLQ)
+* ``extract``      conversation.events -> admit -> raw events + extraction journals to ClickHouse
+                   -> memory.extractions (or the DLQ)
 * ``materialize``  memory.extractions + memory.commands (co-partitioned) -> reducer
                    -> memory.operations (one :class:`~streams.kafka_store.OpBatch` per input)
-* ``project_nodes`` memory.operations -> memory.nodes (compacted, latest snapshot per node)
-* ``oplog_*``      operations, raw events, extraction journals, dead letters -> ClickHouse
+* ``oplog_sink``   memory.operations -> operations + node snapshots to ClickHouse, and
+                   memory.nodes (compacted, latest snapshot per node)
+* ``oplog_dead_letters`` dead-letter topics -> ClickHouse
 * ``index_sink``   memory.nodes -> OpenSearch (``_id`` = node id, external version = node version)
+
+Each record is consumed by as few agents as possible (every consumption costs
+faust/aiokafka machinery and a parse): the stage that already holds the parsed
+value writes it to ClickHouse, instead of a separate sink agent re-reading the
+topic. A stage acks its input batch only after those writes returned, so the
+guarantees below hold unchanged.
 
 Processing guarantee shipped: **at-least-once, made exact by idempotency.**
 faust-streaming 0.15's ``exactly_once`` runs one transactional producer per
@@ -80,6 +88,11 @@ class WorkerOptions:
     clickhouse_database: str = "epistream"
     batch: int = 500
     within_s: float = 0.05
+    #: extract writes raw events and journals (two chDB inserts) per batch: a longer window than
+    #: materialize's keeps that at a few inserts per second.
+    extract_within_s: float = 0.2
+    #: memory.operations -> ClickHouse + memory.nodes; on the publish-to-retrievable path.
+    oplog_within_s: float = 0.25
     #: ClickHouse sinks: a chDB insert costs ~25 ms whatever its size, so few large ones.
     sink_batch: int = 5000
     sink_within_s: float = 1.0
@@ -254,10 +267,18 @@ def create_app(
         futures = [loop.run_in_executor(pool, agents.extract, the_extractor, e) for e in events]
         return list(await asyncio.gather(*futures))  # gather keeps input order: per-key order holds
 
+    def _write_inputs(events: list[ConversationEvent], results: list[ExtractionResult]) -> None:
+        log_ = oplog()
+        if events:
+            log_.write_events(events, mask=mask)
+        if results:
+            log_.write_extractions(results)
+
     @app.agent(t_events, name="extract")
     async def extract(stream: Any) -> None:
-        async for batch in stream.take_events(opts.batch, within=opts.within_s):
+        async for batch in stream.take_events(opts.batch, within=opts.extract_within_s):
             valid: list[tuple[ConversationEvent, Any]] = []
+            raw_events: dict[tuple[str, str], ConversationEvent] = {}
             for ev in batch:
                 msg = ev.message
                 admitted = agents.admit(
@@ -271,14 +292,20 @@ def create_app(
                 if isinstance(admitted, agents.Rejected):
                     await dead_letter(admitted.letter, msg.key, t_events_dlq)
                 else:
-                    valid.append((enrich(admitted, msg.timestamp), msg))
+                    event = enrich(admitted, msg.timestamp)
+                    valid.append((event, msg))
+                    raw_events.setdefault((event.tenant_id, event.event_id), event)
             results = await run_extraction([e for e, _ in valid])
+            # The raw events and journals are durable before the batch is acked (the next
+            # take_events), as they were when separate sink agents re-read these topics.
+            writing = asyncio.ensure_future(in_clickhouse(_write_inputs, list(raw_events.values()), results))
             for (event, msg), result in zip(valid, results, strict=True):
-                await t_extractions.send(
+                t_extractions.send_soon(
                     key=event.partition_key.encode(),
                     value=result.model_dump_json().encode(),
                     partition=msg.partition,
                 )
+            await writing
 
     # -------------------------------------------------------------- materialize
     @app.agent(t_materialize_in, name="materialize")
@@ -334,60 +361,31 @@ def create_app(
     async def _on_assigned(sender: Any, assigned: Any = None, **kwargs: Any) -> None:
         states.assign({tp.partition for tp in (assigned or ()) if tp.topic in (topics.extractions, topics.commands)})
 
-    # ------------------------------------------------------------ node snapshots
-    @app.agent(t_operations, name="project_nodes")
-    async def project_nodes(stream: Any) -> None:
-        # memory.nodes is a projection of the log, not a second output of materialize: a crash
-        # between the two writes could otherwise leave an input "seen" with its snapshots lost.
-        async for batch in stream.take_events(opts.sink_batch, within=opts.within_s):
-            for ev in batch:
-                ob = OpBatch.loads(ev.value)
-                key = (ev.message.key or b"").decode()
-                for node in agents.latest_nodes(ob.operations):
-                    await t_nodes.send(
-                        key=f"{key}/{node.node_id}".encode(),
-                        value=node.model_dump_json().encode(),
-                        partition=ev.message.partition,
-                    )
-
-    # ------------------------------------------------------------------ sinks
+    # ------------------------------------------------- operations and node snapshots
     def _write_operations(ops: list[Operation]) -> None:
         log_ = oplog()
         log_.write_operations(ops)
         log_.write_node_snapshots([op.after for op in ops if op.after is not None])
 
-    @app.agent(t_operations, name="oplog_operations")
-    async def oplog_operations(stream: Any) -> None:
-        async for batch in stream.take_events(opts.sink_batch, within=opts.sink_within_s):
+    @app.agent(t_operations, name="oplog_sink")
+    async def oplog_sink(stream: Any) -> None:
+        # memory.nodes is a projection of the log, not a second output of materialize: a crash
+        # between the two writes could otherwise leave an input "seen" with its snapshots lost.
+        # One consumer parses (and verifies) each batch once for both outputs.
+        async for batch in stream.take_events(opts.sink_batch, within=opts.oplog_within_s):
             ops: list[Operation] = []
             for ev in batch:
-                ops.extend(OpBatch.loads(ev.value).operations)
+                ob = OpBatch.loads(ev.value)
+                ops.extend(ob.operations)
+                key = (ev.message.key or b"").decode()
+                for node in agents.latest_nodes(ob.operations):
+                    t_nodes.send_soon(
+                        key=f"{key}/{node.node_id}".encode(),
+                        value=node.model_dump_json().encode(),
+                        partition=ev.message.partition,
+                    )
             if ops:
                 await in_clickhouse(_write_operations, ops)
-
-    @app.agent(t_events, name="oplog_events")
-    async def oplog_events(stream: Any) -> None:
-        async for batch in stream.take_events(opts.sink_batch, within=opts.sink_within_s):
-            events: dict[str, ConversationEvent] = {}
-            for ev in batch:
-                msg = ev.message
-                admitted = agents.admit(
-                    ev.value or b"",
-                    source=msg.topic,
-                    received_at=_received_at(msg.timestamp),
-                    max_content_bytes=settings.max_content_bytes,
-                )
-                if not isinstance(admitted, agents.Rejected):
-                    events.setdefault(admitted.event_id, enrich(admitted, msg.timestamp))
-            if events:
-                await in_clickhouse(lambda evs: oplog().write_events(evs, mask=mask), list(events.values()))
-
-    @app.agent(t_extractions, name="oplog_extractions")
-    async def oplog_extractions(stream: Any) -> None:
-        async for batch in stream.take_events(opts.sink_batch, within=opts.sink_within_s):
-            results = [ExtractionResult.model_validate_json(ev.value) for ev in batch if ev.value]
-            if results:
-                await in_clickhouse(lambda rs: oplog().write_extractions(rs), results)
 
     @app.agent(t_dlqs, name="oplog_dead_letters")
     async def oplog_dead_letters(stream: Any) -> None:
