@@ -60,7 +60,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from engine.roles import default_epistemic_type
-from extractors.text import APOSTROPHES, QUALIFIER_START
+from extractors.text import ACK_YOU_ARE, APOSTROPHES, ASSISTANT_ACK, QUALIFIER_START
 from extractors.validation import (
     DEFAULT_GROUNDING_METHOD,
     GROUNDING_POLICY_VERSION,
@@ -96,15 +96,20 @@ _INDIRECT_Q: Final = re.compile(
 # --- clause openers -----------------------------------------------------------------
 
 _DISCOURSE: Final = re.compile(
-    r"^(?:(?:well|so|also|actually|honestly|btw|by the way|oh|and|but|anyway|plus|fyi|ok|okay|yeah|yes|no|"
+    r"^(?:(?:well|so|also|actually|honestly|btw|by the way|oh|and|but|anyway|plus|fyi|ok|okay|yeah|yes|"
+    r"no(?!\s+(?:more|longer)\b)|nope|nah|"
     r"sure|just so you know|for the record|fun fact|to be honest|tbh|however|though|whereas|although|while|"
     r"(?:please\s+)?(?:remember|note|keep in mind)(?:\s+that)?|"
     r"(?P<now>now|these days|nowadays|currently|recently|lately))\b[,:]?\s*)+",
     I,
 )
 _HEDGE_PREFIX: Final = re.compile(
-    r"^(?:(?:maybe|perhaps|probably|possibly)\b,?\s*|I\s+(?:think|guess|suppose|believe|reckon)(?:\s+that)?\s+|"
-    r"(?:I'm|I am)?\s*not\s+sure\s+(?:if|whether|that)?\s*|I\s+(?P<neg>don't|do not)\s+think(?:\s+that)?\s+)",
+    r"^(?:(?:maybe|perhaps|probably|possibly|(?:most\s+)?likely)\b,?\s*|"
+    r"I\s+(?:think|guess|suppose|believe|reckon|suspect)(?:\s+that)?\s+|"
+    r"it(?:'s|\s+is)\s+(?:possible|likely|probable)\s+(?:that\s+)?|chances\s+are(?:\s+that)?\s+|"
+    r"it\s+(?:might|could|may)\s+(?:well\s+)?be\s+that\s+|"
+    r"(?:I'm|I am)?\s*not\s+sure\s+(?:if|whether|that)?\s*|"
+    r"I\s+(?:(?P<neg>don't|do not)\s+think|(?P<doubt>doubt))(?:\s+(?:that|whether|if))?\s+)",
     I,
 )
 _INSTRUCTION: Final = re.compile(
@@ -112,6 +117,8 @@ _INSTRUCTION: Final = re.compile(
     r"(?P<pos>always|from now on,?|going forward,?|in (?:the )?future,?|make sure (?:to|you)|be sure to|only|"
     r"(?:I\s+(?:really\s+)?(?:want|need|expect|would like|'d like)\s+you\s+to\s+always))"
     r"|(?P<neg>never|don't|do not|dont|avoid|(?:I\s+(?:don't|do not)\s+want\s+you\s+to)|"
+    r"(?:under\s+no\s+circumstances|at\s+no\s+(?:point|time)|in\s+no\s+case)(?:\s+(?:should|may|must|can|will|"
+    r"are)\s+you(?:\s+to)?)?,?|"
     r"(?:I\s+(?:want|need|would like|'d like)\s+you\s+to\s+never)))"
     r"\s+(?P<body>.+)$",
     I,
@@ -120,7 +127,9 @@ _PERSISTENT_TAIL: Final = re.compile(
     r"^(?:please\s+)?(?P<body>.+?),?\s+(?:from now on|going forward|in (?:the )?future|every time|at all times)$", I
 )
 _INSTRUCTION_SKIP: Final = re.compile(
-    r"^(?:worry|mind|forget|hesitate|be afraid|apologi[sz]e|bother|sweat|panic|get me wrong)\b", I
+    r"^(?:worry|mind|forget|hesitate|be afraid|apologi[sz]e|bother|sweat|panic|get me wrong|been|had|seen|done|"
+    r"gone|tried|heard|met|liked|used)\b",
+    I,
 )
 _IMPERATIVE: Final = re.compile(
     r"^(?:answer|respond|reply|write|use|keep|be|act|speak|format|include|cite|refuse|decline|address|greet|"
@@ -149,11 +158,11 @@ _RELATION: Final = (
 # --- auxiliaries ----------------------------------------------------------------------
 
 _AUX: Final = re.compile(
-    r"\s*(?P<a>'m not|'m|'re|'s|'ve got|'ve|'ll|'d|n't|am|is|are|was|were|been|being|do|does|did|"
+    r"\s*(?P<a>'m not|'m|'re|'s|'ve|be|'ll|'d|n't|am|is|are|was|were|been|being|do|does|did|"
     r"will|shall|would|should|can|could|may|might|must|not|never|no longer|also|still|really|actually|"
     r"currently|now|just|only|usually|generally|mostly|totally|absolutely|definitely|certainly|truly|"
     r"honestly|already|recently|finally|officially|even|always|probably|maybe|perhaps|possibly|sometimes|"
-    r"often|basically|mainly|primarily|exclusively|seriously|literally|kind of|sort of|pretty much|"
+    r"often|basically|mainly|primarily|exclusively|seriously|literally|kind of|sort of|pretty much|(?:most\s+)?likely|"
     r"don't|dont|doesn't|doesnt|didn't|didnt|won't|wont|cant|isn't|aren't|wasn't|weren't|"
     r"wouldn't|shouldn't|couldn't|haven't|hasn't|ain't|"
     r"(?:can't|cannot|can not)(?!\s+(?:stand|bear)\b)|"
@@ -166,9 +175,11 @@ _NEG_AUX: Final = frozenset({"'m not"}) | _words(
     """n't not never don't dont doesn't doesnt didn't didnt won't wont can't cant cannot isn't aren't
     wasn't weren't wouldn't shouldn't couldn't haven't hasn't ain't"""
 ) | {"no longer"}
-_HEDGE_AUX: Final = frozenset({"might", "may", "could", "would", "'d", "probably", "maybe", "perhaps", "possibly"})
+_HEDGE_AUX: Final = frozenset(
+    {"might", "may", "could", "would", "'d", "probably", "maybe", "perhaps", "possibly", "likely", "most likely"}
+)
 _BE_AUX: Final = frozenset(
-    {"'m", "'m not", "'re", "'s", "am", "is", "are", "was", "were", "been", "being", "isn't", "aren't", "ain't"}
+    {"be", "'m", "'m not", "'re", "'s", "am", "is", "are", "was", "were", "been", "being", "isn't", "aren't", "ain't"}
     | {"wasn't", "weren't"}
 )
 _MODAL_AUX: Final = frozenset({"might", "may", "could"})
@@ -203,6 +214,8 @@ def _consume_aux(rest: str) -> tuple[str, _Flags]:
         if m is None:
             break
         a = m.group("a").lower()
+        if a == "be" and not (f.modal or f.should or f.must):
+            break  # "I'll be in Paris" stays a future; only "might/could/should be X" is a hedged copula
         if a in _NEG_AUX:
             f.neg = not f.neg
         if a in ("never", "no longer"):
@@ -446,11 +459,23 @@ _VERBS: Final = (
     _v(r"(?:a\s+)?(?:big\s+|huge\s+|massive\s+)?fan\s+of", "likes", NodeType.PREFERENCE, needs_be=True,
        listy=True),
     _v(r"into", "likes", NodeType.PREFERENCE, needs_be=True, listy=True),
+    _v(r"(?:keen|big|mad|crazy)\s+(?:on|about)", "likes", NodeType.PREFERENCE, needs_be=True, listy=True),
     _v(r"(?:use|uses|using|used|utilize|utilizes|rely on|relies on|relying on)", "uses", listy=True),
     _v(r"(?:switched|switching|migrated|migrating|changed|moved\s+over|converted|upgraded|downgraded)\s+"
        r"(?:over\s+)?(?:from\s+(?P<old>.+?)\s+)?to", "uses", update=True, past_ok=True),
     _v(r"(?:switch|migrate)\s+(?:over\s+)?(?:from\s+(?P<old>.+?)\s+)?to", "uses", update=True),
     _v(r"(?:replaced|swapped)\s+(?P<old>.+?)\s+(?:with|for)", "uses", update=True, past_ok=True),
+    # "ditched Jenkins for GitHub Actions", "traded my Corolla for a Leaf": one construction, Y replaces X
+    _v(r"(?:ditched|dropped|traded|exchanged|dumped|abandoned)\s+(?P<old>(?-i:[A-Z])[\w.+-]*(?:\s+[\w.+-]+){0,2}?|"
+       r"(?:my|our|the)\s+[\w.+-]+(?:\s+[\w.+-]+){0,2}?)\s+for(?=\s+(?!(?:good|now|ever|years?|months?|weeks?|"
+       r"days?|a\s+(?:while|bit|year|month|week|day)|the\s+(?:day|week|weekend|summer|winter)|me|us|them|it|that|"
+       r"this)\b))",
+       "uses", update=True, past_ok=True),
+    # "went from Scrum to Kanban", "have gone from Android to iOS": "from X to Y" names the old value
+    _v(r"(?:went|gone|going|go|goes|moved\s+on|moving\s+on)\s+from\s+(?P<old>.+?)\s+to", "uses", update=True,
+       past_ok=True),
+    # "I'm done with Facebook", "we're finished with Heroku": giving something up
+    _v(r"(?:done|finished|through)\s+with", "uses", needs_be=True, lexneg=True, update=True),
     _v(r"(?:started|began)\s+using", "uses", update=True, past_ok=True),
     _v(r"(?:stopped|quit|gave up|ditched|dropped|abandoned)\s+using", "uses", lexneg=True, update=True,
        past_ok=True),
@@ -493,8 +518,30 @@ _YOU_ARE: Final = re.compile(
     I,
 )
 _FAN_OF: Final = re.compile(r"^an?\s+(?:(?:big|huge|massive)\s+)?fan\s+of\b", I)
+#: Subjectless first-person negations after "nope"/"nah" ("Not a fan of horror films", "Not into golf").
+_ELLIPTIC_NOT: Final = re.compile(
+    r"^not\s+(?:really\s+|that\s+|too\s+|much\s+of\s+)?(?P<rest>(?:a\s+(?:big\s+|huge\s+)?fan\s+of|into|"
+    r"(?:keen|big|mad|crazy)\s+(?:on|about)|(?:using|living|working|eating|drinking|playing|driving|running|"
+    r"speaking|studying)\b|on\b(?=.*\b(?:anymore|any more|these days|nowadays)\b))\s+\S.*)$",
+    I,
+)
+#: Subjectless "never been to X" / "not been to X": the speaker has not visited X.
+_ELLIPTIC_BEEN: Final = re.compile(r"^(?:never|not\s+yet|not)\s+been\s+(?=(?:to|in)\s+\S)", I)
+#: "No more X (for me)": the speaker gave X up; a negative update that names its own object.
+_NO_MORE: Final = re.compile(
+    r"^no\s+more\s+(?!(?:questions?|worries|problems?|issues?|excuses|comments?|complaints?|need)\b)"
+    r"(?P<x>.+?)(?:\s+for\s+(?:me|us)\b.*)?$",
+    I,
+)
+_SYSTEM_THIS: Final = re.compile(
+    r"^(?:this|the)\s+(?P<what>workspace|assistant|bot|agent|deployment|channel|tenant|instance|account|space|"
+    r"server|service|organi[sz]ation|project|app|application|chat|helpdesk)\s+(?P<rest>\S.*)$",
+    I,
+)
 _ANYMORE: Final = re.compile(r"\b(?:anymore|any more|these days|nowadays)\b", I)
-_CONSIDER: Final = re.compile(r"^(?:considering|weighing|thinking\s+(?:about|of))\s+(?P<rest>.+)$", I)
+_CONSIDER: Final = re.compile(
+    r"^(?:considering|weighing|thinking\s+(?:about|of)|leaning\s+(?:towards?|toward))\s+(?P<rest>.+)$", I
+)
 _USED_TO: Final = re.compile(r"^used\s+to\s+(?P<rest>[a-z].*)$", I)
 _GOING_TO: Final = re.compile(r"^going\s+to\s+(?!(?:the|a|an|my|our|be)\b)(?=(?-i:[a-z]))", I)
 _HAVE_TO: Final = re.compile(r"^(?:have|has|had|'ve got|got|gotta)\s+(?:to\s+)?(?=[a-z])", I)
@@ -529,7 +576,8 @@ _FOR_ME: Final = re.compile(r"^(?:for me|my (?:thing|cup of tea|jam|style))\s*$"
 _BE_A: Final = re.compile(r"^(?:an?)\s+(?P<obj>.+)$", I)
 _BE_A_STOP: Final = _words(
     """bit little lot few couple pleasure question while sec second minute moment joke pain mess big huge
-    good great nice fan total complete"""
+    good great nice fan total complete sure certain right correct wrong welcome kidding afraid glad happy sorry
+    fine ok okay alright"""
 )
 _ADJECTIVES: Final = _words(
     """vegetarian vegan pescatarian left-handed right-handed married single divorced engaged retired
@@ -544,6 +592,20 @@ _ATTR: Final = re.compile(
 )
 _ATTR_LEAD: Final = re.compile(r"^(?:(?P<upd>now|currently|no longer)|still|also|actually)\s+", I)
 _INSTEAD_OF: Final = re.compile(r"\s+instead of\s+(?P<old>.+)$", I)
+#: "Y instead of X" anywhere after the object: one claim on Y that names X as the value it replaces.
+_INSTEAD_OF_OLD: Final = re.compile(r"\b(?:instead\s+of|rather\s+than)\s+(?P<old>[^,;!?()]+)", I)
+
+
+def _instead_of(text: str) -> str | None:
+    if "instead" not in text and "rather" not in text:
+        return None
+    m = _INSTEAD_OF_OLD.search(text)
+    if m is None:
+        return None
+    old, _ = _clean_object(m.group("old"))
+    return old
+
+
 _PREFERENCE_ATTR: Final = re.compile(r"\b(?:favou?rite|preferred|fave)\b", I)
 _ATTR_STOP: Final = _words(
     """question problem point guess bad pleasure issue concern understanding idea plan goal hope worry fear
@@ -565,7 +627,8 @@ _GENERIC_VERBS: Final = _words(
     sing skip sleep start stay store study subscribe support surf swim take teach track train travel
     unsubscribe upgrade downgrade visit live see give leave use love like hate enjoy prefer speak work play
     eat drink drive switch join dislike adore avoid volunteer wake walk watch wear win write bring cover cancel close
-    expect finish hold host rebuild renovate run sign sponsor host target translate block back bike help quit""")
+    expect finish hold host rebuild renovate run sign sponsor host target translate block back bike help quit
+    belong""")
 _IRREGULAR: Final = {
     "went": "go", "gone": "go", "goes": "go", "took": "take", "taken": "take", "bought": "buy", "sold": "sell",
     "built": "build", "ran": "run", "kept": "keep", "brought": "bring", "flew": "fly", "flown": "fly",
@@ -680,7 +743,7 @@ def _third_person(word: str) -> bool:
 
 
 _AMBIGUOUS_NAMES: Final = _words("will may hope june april august grace rose faith joy mark bill sue")
-_NP_DET: Final = re.compile(r"^(?P<det>my|our|your|the)\s+(?=\S)", I)
+_NP_DET: Final = re.compile(r"^(?P<det>my|our|your|the|all)\s+(?=\S)", I)
 _DET_WORDS: Final = _words("my our your his her their its the a an to of for in on at with from by")
 _BARE_NP_AUX: Final = _words("is are will must can may should")
 
@@ -745,7 +808,7 @@ _NOUN_THEN_COPULA: Final = re.compile(
 )
 _LOWER_START: Final = re.compile(r"^[a-z']")
 _LEAD_JOINT: Final = re.compile(r"^\s*[,;]?\s*(?:but|whereas|although|though|while|however)\b,?\s*", I)
-_LEAD_COMMA: Final = re.compile(r"^[,\s]+")
+_LEAD_COMMA: Final = re.compile(r"^[,;\s]+")
 _LEAD_OBJ_PRONOUN: Final = re.compile(r"^(?:you|me|him|her|them|us|it)\s+(?=\S)", I)
 _NON_ALNUM: Final = re.compile(r"[^a-z0-9]+")
 
@@ -827,20 +890,44 @@ class _Parser:
         m = _HEDGE_PREFIX.match(t)
         if m:
             hedge = True
-            flip = m.group("neg") is not None
+            flip = m.group("neg") is not None or m.group("doubt") is not None
             t = t[m.end() :]
         if not t:
             return [], inherited
+        if t[0] in "nN" and not self.mode.attribution and self.mode.role is not Role.SYSTEM:
+            em = _ELLIPTIC_NOT.match(t)
+            if em is not None:
+                f = _Flags(neg=not flip, be=True, aux=True, hedge=hedge,
+                           update=update_cue or _ANYMORE.search(t) is not None)
+                return self._predicate(self._owner(), em.group("rest"), f), self._owner()
+            bm = _ELLIPTIC_BEEN.match(t)
+            if bm is not None:
+                f = _Flags(neg=not flip, be=True, perfect=True, aux=True, hedge=hedge)
+                return self._predicate(self._owner(), t[bm.end() :], f), self._owner()
+            nm = _NO_MORE.match(t)
+            if nm is not None:
+                obj, _ = _clean_object(nm.group("x"))
+                made = self._mk(self._owner(), "uses", obj, NodeType.FACT, _Flags(hedge=hedge), lexneg=True,
+                                update=True, replaces=obj) if obj else None
+                return ([made] if made else []), self._owner()
 
         if self.mode.role is Role.SYSTEM:
             ym = _YOU_ARE.match(t)
             if ym is not None:
                 return [_Proto("assistant", "is", ym.group("obj").strip())], inherited
-        if not self.mode.attribution and self.mode.role is not Role.ASSISTANT:
+        if (not self.mode.attribution or self.mode.role is Role.SYSTEM) and self.mode.role is not Role.ASSISTANT:
             instr = self._instruction(t)
             if instr is not None:
                 instr.hedge = instr.hedge or hedge
                 return [instr], inherited
+        if self.mode.role is Role.SYSTEM:
+            tm = _SYSTEM_THIS.match(t)
+            if tm is not None:
+                # "This workspace belongs to X", "This assistant serves Y": identity of the deployment
+                what = tm.group("what").lower()
+                subject = "assistant" if what in ("assistant", "bot", "agent") else what
+                rest, flags = _consume_aux(tm.group("rest"))
+                return self._predicate(subject, rest, flags), subject
 
         rm = _REMIND_ME.match(t)
         if rm is not None and not self.mode.attribution and self.mode.role is not Role.ASSISTANT:
@@ -1018,8 +1105,8 @@ class _Parser:
         if f.would:
             m = _RATHER.match(rest)
             if m is not None:
-                f.hedge = False
-                return self._prefers(subject, m.group("x"), m.group("y"), f)
+                # "I'd rather X than Y" states a preference; "would" here is not a hedge
+                return self._prefers(subject, m.group("x"), m.group("y"), replace(f, hedge=False, would=False))
             if low.startswith(("prefer ", "like ", "love ")) and not f.hedge:
                 return []
         m = _CUE_RX.match(rest)
@@ -1108,6 +1195,9 @@ class _Parser:
             obj_text = rest[m.end() :]
             old = m.groupdict().get("old")
             old_obj = _clean_object(old)[0] if old else None
+            instead = _instead_of(obj_text) if not (verb.lexneg or f.neg) else None
+            if instead is not None:
+                old_obj = old_obj or instead
             if verb.listy:
                 items = _object_list(obj_text)
             else:
@@ -1121,7 +1211,7 @@ class _Parser:
                                                                          "clue", "doubt", "doubts", "time", "fun"):
                     continue
                 replaces = old_obj
-                is_update = verb.update
+                is_update = verb.update or instead is not None
                 negative_lex = verb.lexneg
                 if (negative_lex or f.neg) and (is_update or f.update):
                     replaces = replaces or obj
@@ -1221,8 +1311,9 @@ class _Parser:
             return []
         lexneg = lemma in _GIVE_UP_VERBS or (lemma == "give" and part == "up")
         pred = _snake(lemma, part, prep or "")
+        instead = None if lexneg or f.neg else _instead_of(after)
         p = self._mk(subject, _GENERIC_PREDICATES.get(pred, pred), obj, NodeType.FACT, f, lexneg=lexneg,
-                     update=lexneg, replaces=obj if lexneg else None)
+                     update=lexneg or instead is not None, replaces=obj if lexneg else instead)
         return [p] if p else []
 
     def _mk(self, subject: str, predicate: str, obj: str | None, node: NodeType, f: _Flags, *,
@@ -1342,13 +1433,17 @@ class _Parser:
 
 # --- role-specific proposers -----------------------------------------------------------
 
+#: "you" opening a settled statement, not advice ("you could ...", "you should ...").
+_YOU_SETTLED: Final = (
+    r"(?=\s+you(?:'ve|'re|\s+(?!(?:could|should|might|may|can|would|will|must|need|want|'ll|'d)\b)))"
+)
 _ATTRIBUTION: Final = re.compile(
     r"\b(?:you(?:'ve|\s+have)?\s+(?:told|said|mentioned|noted|shared|indicated|stated)(?:\s+(?:to\s+)?me)?"
     r"(?:\s+(?:earlier|before|previously|last time))?,?(?:\s+that)?|as you(?:'ve|\s+have)?\s+"
     r"(?:said|mentioned|noted|told\s+(?:me|us)|explained|shared|indicated|stated)"
     r"(?:\s+(?:earlier|before))?,?|I(?:'ve|\s+have)\s+noted\s+that|I(?:'ll|\s+will)\s+remember\s+that|"
-    r"according to you,?)\s+(?P<clause>.+)$|"
-    r"^(?:since|because|given that|as)\s+(?P<sub>you\s+[^,]+?),",
+    r"according to you,?|(?:it\s+)?(?:sounds|seems|looks)\s+like" + _YOU_SETTLED + r")\s+(?P<clause>.+)$|"
+    r"^(?:since|because|given that|as)\s+(?P<sub>you(?:'re|'ve|\s)[^,]+?),",
     I,
 )
 _INTERJECTION: Final = r"^(?:(?:ok(?:ay)?|sure|of course|certainly|absolutely|got it|great|no problem|will do|" \
@@ -1372,9 +1467,10 @@ _COMPLETED: Final = re.compile(
 )
 #: "You prefer window seats", "Your team rejected X": a fact the assistant states about the user.
 _DIRECT_ATTRIBUTION: Final = re.compile(
-    r"^(?:(?:noted|understood|got it|okay|ok|right|thanks|perfect)(?:\s+that)?[.,:!]?\s+)?"
+    rf"^(?:{ASSISTANT_ACK})?"
     r"(?P<clause>(?:you|your\s+[\w-]+(?:\s+[\w-]+)?)\s+"
-    r"(?!(?:could|should|might|may|can|would|will|must|need|want|'ll|'d|'re|are|were|have to|got)\b).+)$",
+    r"(?!(?:could|should|might|may|can|would|will|must|need|want|'ll|'d|'re|are|were|have to|got)\b).+)$|"
+    rf"^{ASSISTANT_ACK}(?P<clause2>{ACK_YOU_ARE}.+)$",
     I,
 )
 _COMPLETED_TAIL: Final = re.compile(
@@ -1382,6 +1478,15 @@ _COMPLETED_TAIL: Final = re.compile(
 )
 
 
+_COMMA_GAP: Final = re.compile(r"\s*,\s+,\s*")
+#: ", pescatarian now" after a negated update ("I'm not vegetarian anymore, pescatarian now"): the new value,
+#: stated without repeating subject and verb.
+_ELLIPTIC_NEW: Final = re.compile(
+    r",\s+(?:(?:but|and)\s+)?(?!(?:I|we|my|our|you|your|he|she|they|it|this|that|there)\b)"
+    r"(?:(?:now|these days|nowadays)\s+(?P<a>[^,;]{1,40}?)|(?P<b>[^,;]{1,40}?)\s+(?:now|instead|these days|nowadays))"
+    r"\s*$",
+    I,
+)
 _AND_VERB: Final = re.compile(r",?\s+and\s+(?:then\s+)?(?P<w>[a-z]+)\b", I)
 #: "Only if X will we launch": after the condition is blanked, the inverted auxiliary comes first.
 _INVERTED: Final = re.compile(r"^(?P<a>will|shall|would|may|can|must|should|do|does)\s+(?P<s>we|I|you)\s+", I)
@@ -1485,6 +1590,9 @@ class _Proposal:
     source_type: SourceType | None = None
 
 
+_RETIRING_TYPES: Final = frozenset({EpistemicType.ASSERTED, EpistemicType.OBSERVED})
+
+
 class RuleExtractor:
     """Regex extractor; deterministic and stateless, safe to share between threads."""
 
@@ -1548,7 +1656,8 @@ class RuleExtractor:
             epistemic_type=etype,
             condition=prop.condition,
             temporal_intent=TemporalIntent.UPDATE if p.update else TemporalIntent.ASSERTION,
-            replaces_object=p.replaces if p.update else None,
+            # only settled claims can retire anything (§8.9); a hedged or inferred one names no old value
+            replaces_object=p.replaces if p.update and etype in _RETIRING_TYPES else None,
             evidence_quote=prop.quote,
             source_type=prop.source_type,
             quantity=p.quantity,
@@ -1563,7 +1672,8 @@ class RuleExtractor:
         elif role is Role.PARTICIPANT:
             mode = _Mode(role, event.speaker or "participant", speaker=event.speaker)
         elif role is Role.SYSTEM:
-            mode = _Mode(role, "user")
+            # a system prompt speaks to the assistant: "you"/"your" are the assistant ("Your name is Tui")
+            mode = _Mode(role, "assistant", attribution=True)
         else:
             mode = _Mode(role, "assistant", speaker=event.speaker)
         parser = _Parser(mode)
@@ -1596,15 +1706,20 @@ class RuleExtractor:
                     condition = scope[c0[0] : c0[1]]
                 uncertain = ctx.uncertain(scope)
                 # Blank the condition clauses of this segment so they are not parsed as statements.
-                for cs, ce in ctx.conditions(seg_src):
+                blanked = ctx.conditions(seg_src)
+                for cs, ce in blanked:
                     seg_work = seg_work[:cs] + " " * (ce - cs) + seg_work[ce:]
+                if blanked and "," in seg_work:
+                    # "My sister, if her flight lands, will join us": the main clause closes over the gap
+                    seg_work = _COMMA_GAP.sub(" ", seg_work)
                 quote = seg_src.strip()
                 protos = self._segment_protos(seg_work, parser, attrib, role, bool(conds))
                 out.extend(_Proposal(p, quote, condition, uncertain) for p in protos)
         return out
 
     _CLAUSE_SPLIT: Final = re.compile(
-        r",\s+(?:so\s+|then\s+)?(?=(?:and\s+)?(?:I|we|my|our)\b)|,?\s+and\s+(?=(?:I|we|my|our|(?-i:[A-Z][a-z]+))\s)|"
+        r",\s+(?:so\s+|then\s+)?(?=(?:and\s+)?(?:I|we|my|our|you|your)\b)|"
+        r",?\s+and\s+(?=(?:I|we|my|our|you|your|(?-i:[A-Z][a-z]+))\s)|"
         r",?\s+and\s+(?=(?:don't|doesn't|do not|never|also|now|loves?|likes?|hates?|uses?|works?|lives?|prefers?|"
         r"speaks?|have|has|owns?|joined|left|moved|switched|enjoys?|dislikes?|can't stand|runs?|plays?|studies|"
         r"study|drinks?|eats?)\b)",
@@ -1628,10 +1743,22 @@ class RuleExtractor:
         subject: str | None = None
         if conditional:
             seg = _INVERTED.sub(lambda m: f"{m.group('s')} {m.group('a')} ", seg, count=1)
+        elliptic = None
+        if "," in seg:
+            low = seg.lower()
+            if "now" in low or "instead" in low or "these days" in low:
+                elliptic = _ELLIPTIC_NEW.search(seg)
+        if elliptic is not None:
+            seg = seg[: elliptic.start()]
         for part in self._CLAUSE_SPLIT.split(seg):
             for clause in _split_and_verb(part):
                 got, subject = parser.parse(clause, subject)
                 protos.extend(got)
+        if elliptic is not None and protos and protos[-1].negative and protos[-1].update:
+            new, _ = _clean_object(_LEAD_ADV.sub("", elliptic.group("a") or elliptic.group("b")))
+            if new is not None:
+                old = protos[-1]
+                protos.append(_Proto(old.subject, old.predicate, new, old.node_type, hedge=old.hedge, update=True))
         return protos
 
     def _assistant(self, seg: str, parser: _Parser, attrib: _Parser | None) -> list[_Proto]:
@@ -1639,7 +1766,8 @@ class RuleExtractor:
         if m is None and attrib is not None:
             m = _DIRECT_ATTRIBUTION.match(seg)
         if m is not None and attrib is not None:
-            protos, _ = attrib.parse(m.group("clause") or m.group("sub"), None)
+            found = m.groupdict()
+            protos, _ = attrib.parse(found.get("clause") or found.get("clause2") or found.get("sub") or "", None)
             for p in protos:
                 p.epistemic = EpistemicType.INFERRED
             return [p for p in protos if p.subject != "assistant"]

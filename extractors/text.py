@@ -230,8 +230,9 @@ _POLITE: Final = re.compile(
 )
 #: Hedges; "may" only in lower case: "May" is a name or a month.
 _HEDGE: Final = re.compile(
-    r"(?i:\b(?:might|could(?!n't|\s+not)|possibly|perhaps|maybe|probably|considering|weighing|"
-    r"thinking\s+(?:about|of)|not\s+(?:sure|certain)|unsure)\b|\bI\s+(?:think|guess|suppose|reckon)\b)|\bmay\b"
+    r"(?i:\b(?:might|could(?!n't|\s+not)|possibly|perhaps|maybe|probably|considering|weighing|(?:un)?likely|"
+    r"thinking\s+(?:about|of)|leaning\s+(?:towards?|toward)|not\s+(?:sure|certain)|unsure)\b|"
+    r"\bI\s+(?:think|guess|suppose|reckon|suspect|doubt)\b)|\bmay\b"
 )
 
 
@@ -282,6 +283,19 @@ SPEECH_ACT_STEMS: Final = (
     "consider",
     "evaluat",
     "explor",
+)
+
+#: An assistant acknowledgement that opens a restatement of what the user said ("Noted — you're ...",
+#: "Just to confirm, you don't eat pork"). Shared by the rule extractor and the role check.
+ASSISTANT_ACK: Final = (
+    r"(?:noted|understood|got it|gotcha|okay|ok|right|thanks|perfect|just to confirm|to confirm|so|sure|great|"
+    r"alright|all right|good to know|thanks for letting me know|makes sense|duly noted|ah|oh)"
+    r"(?:\s+that)?\s*[.,:!;\u2014\u2013-]*\s+"
+)
+#: "you're"/"you are" after an acknowledgement restates the user, except stock phrases ("you're welcome").
+ACK_YOU_ARE: Final = (
+    r"you(?:'re|\s+are)\s+(?!(?:welcome|right|correct|wrong|kidding|going\s+to|able|free|all\s+set|in\s+good\s+hands|"
+    r"not\s+alone|absolutely|totally|so|very|too)\b)"
 )
 
 _QUESTION_START: Final = re.compile(

@@ -38,6 +38,8 @@ from engine.roles import source_type_for_role
 from extractors import reasons
 from extractors.secrets import SecretMatch, find_secrets, is_secret_predicate, mask
 from extractors.text import (
+    ACK_YOU_ARE,
+    ASSISTANT_ACK,
     CHOICE_VERB,
     QUALIFIER_START,
     SPEECH_ACT,
@@ -78,10 +80,13 @@ _ATTRIBUTION_CUE: Final = re.compile(
     r"\bas you(?:'ve|\s+have)?\s+(?:said|mentioned|noted|told|explained|shared|indicated|stated)\b|"
     r"\bI(?:\s*'ve|\s+have)\s+noted\s+that\b|"
     r"\bI(?:\s*'ll|\s+will)\s+remember\s+that\b|\baccording to you\b|\b(?:since|because|given that)\s+you\b|"
+    r"\b(?:sounds|seems|looks)\s+like\s+you(?:'ve|'re|\s+(?!(?:could|should|might|may|can|would|will|must|need|"
+    r"want|'ll|'d)\b))|"
     # a direct statement about the user ("You prefer ...", "Your team rejected ..."), not advice ("You could ...")
-    r"^(?:(?:noted|understood|got it|okay|ok|right|thanks|perfect)(?:\s+that)?[.,:!]?\s+)?"
+    rf"^(?:{ASSISTANT_ACK})?"
     r"(?:you|your\s+[\w-]+(?:\s+[\w-]+)?)\s+(?!(?:could|should|might|may|can|would|will|must|"
-    r"need|want|'ll|'d|'re|are|were|have to|got)\b)",
+    r"need|want|'ll|'d|'re|are|were|have to|got)\b)|"
+    rf"^{ASSISTANT_ACK}{ACK_YOU_ARE}",
     re.IGNORECASE,
 )
 _RECOMMENDATION_REQUEST: Final = re.compile(

@@ -281,38 +281,58 @@ def test_heldout_set_meets_the_briefed_counts(heldout: list[dict[str, Any]]) -> 
     assert len({datetime.fromisoformat(r["event"]["occurred_at"]).utcoffset() for r in heldout}) >= 5
 
 
-# ----------------------------------------------------------------------------- second held-out set
+# ------------------------------------------------------------ second and third held-out sets
+# Both were written blind after the rules they measure; they share their well-formedness checks.
 
-HELDOUT2 = ROOT / "tests" / "data" / "extraction_heldout2.jsonl"
+BLIND_SETS = {
+    "heldout2": (ROOT / "tests" / "data" / "extraction_heldout2.jsonl", "eval2", "h2"),
+    "heldout3": (ROOT / "tests" / "data" / "extraction_heldout3.jsonl", "eval3", "h3"),
+}
 
 
 @pytest.fixture(scope="module")
 def heldout2() -> list[dict[str, Any]]:
-    return _load(HELDOUT2)
+    return _load(BLIND_SETS["heldout2"][0])
 
 
-def test_every_heldout2_event_is_admitted_by_the_stream_gate(heldout2: list[dict[str, Any]]) -> None:
-    for record in heldout2:
+@pytest.fixture(scope="module")
+def heldout3() -> list[dict[str, Any]]:
+    return _load(BLIND_SETS["heldout3"][0])
+
+
+@pytest.fixture(scope="module", params=sorted(BLIND_SETS))
+def blind(request: pytest.FixtureRequest) -> tuple[str, list[dict[str, Any]]]:
+    name: str = request.param
+    return name, _load(BLIND_SETS[name][0])
+
+
+def test_every_blind_set_event_is_admitted_by_the_stream_gate(blind: tuple[str, list[dict[str, Any]]]) -> None:
+    name, records = blind
+    _, tenant, prefix = BLIND_SETS[name]
+    for record in records:
         event = parse_event(json.dumps(record["event"]))
         assert event.occurred_at.tzinfo is not None
         assert event.content.strip(), record["event"]["event_id"]
-        assert event.tenant_id == "eval2"
-    assert [r["event"]["event_id"] for r in heldout2] == [f"h2-{i:04d}" for i in range(1, len(heldout2) + 1)]
+        assert event.tenant_id == tenant
+    assert [r["event"]["event_id"] for r in records] == [f"{prefix}-{i:04d}" for i in range(1, len(records) + 1)]
 
 
-def test_heldout2_ids_and_contents_are_new_to_every_other_set(
-    heldout2: list[dict[str, Any]], heldout: list[dict[str, Any]], labelled: list[dict[str, Any]]
+def test_blind_set_ids_and_contents_are_new_to_every_other_set(
+    blind: tuple[str, list[dict[str, Any]]], heldout: list[dict[str, Any]], labelled: list[dict[str, Any]]
 ) -> None:
-    contents = Counter(r["event"]["content"] for r in heldout2)
+    name, records = blind
+    contents = Counter(r["event"]["content"] for r in records)
     assert [c for c, n in contents.items() if n > 1] == []
-    others = labelled + heldout
+    others = labelled + heldout + [r for other in BLIND_SETS if other != name for r in _load(BLIND_SETS[other][0])]
     seen = {" ".join(r["event"]["content"].casefold().split()) for r in others}
     assert [c for c in contents if " ".join(c.casefold().split()) in seen] == []
-    assert not {r["event"]["event_id"] for r in heldout2} & {r["event"]["event_id"] for r in others}
+    assert not {r["event"]["event_id"] for r in records} & {r["event"]["event_id"] for r in others}
 
 
-def test_heldout2_labels_use_schema_values_conditions_hints_and_cues(heldout2: list[dict[str, Any]]) -> None:
-    for record in heldout2:
+def test_blind_set_labels_use_schema_values_conditions_hints_and_cues(
+    blind: tuple[str, list[dict[str, Any]]],
+) -> None:
+    for record in blind[1]:
         content, tags = record["event"]["content"], set(record["tags"])
         event_id = record["event"]["event_id"]
         assert f"role:{record['event']['role']}" in tags
@@ -336,6 +356,21 @@ def test_heldout2_labels_use_schema_values_conditions_hints_and_cues(heldout2: l
                 assert "speech_act" in tags
                 lowered = content.lower()
                 assert e["predicate_cue"] in lowered or (e["predicate_cue"] == "want" and "like to" in lowered)
+
+
+def test_heldout3_set_meets_the_briefed_counts(heldout3: list[dict[str, Any]]) -> None:
+    claims = [e for r in heldout3 for e in r["expected"]]
+    types = Counter(e["epistemic_type"] for e in claims)
+    roles = Counter(r["event"]["role"] for r in heldout3)
+    assert len(heldout3) == 150
+    assert roles == {"user": 80, "assistant": 25, "participant": 15, "system": 15, "tool": 15}
+    assert sum(1 for r in heldout3 if not r["expected"]) >= 40
+    assert types[EpistemicType.HYPOTHETICAL.value] >= 10
+    assert types[EpistemicType.CONDITIONAL.value] >= 10
+    assert types[EpistemicType.UNVERIFIED.value] >= 2
+    assert sum(1 for e in claims if e["replaces_object"]) >= 8
+    assert sum(1 for e in claims if e.get("predicate_cue")) >= 8
+    assert len({r["event"]["conversation_id"] for r in heldout3}) == 10
 
 
 def test_heldout2_set_meets_the_briefed_counts(heldout2: list[dict[str, Any]]) -> None:

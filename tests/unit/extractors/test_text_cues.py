@@ -140,3 +140,18 @@ def test_condition_ends_before_an_inverted_auxiliary() -> None:
     text2 = "If the contract is signed may you publish the figures."
     (s2, e2), = find_conditions(text2)
     assert text2[s2:e2] == "If the contract is signed"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I suspect the router is faulty.", True),
+        ("I doubt Marama likes jazz.", True),
+        ("We'll likely host the reunion.", True),
+        ("I'm leaning towards the Fujifilm.", True),
+        ("I like the Fujifilm.", False),
+        ("I'm leaning on the railing.", False),
+    ],
+)
+def test_less_common_hedge_words(text: str, expected: bool) -> None:
+    assert is_uncertain(text) is expected
