@@ -75,9 +75,14 @@ class SecretMatch:
     end: int
 
 
+def may_contain_secret(text: str) -> bool:
+    """False only when no secret pattern can match ``text`` or any slice of it (a cheap screen)."""
+    return bool(text) and _PREFILTER.search(text) is not None
+
+
 def find_secrets(text: str) -> list[SecretMatch]:
     """Non-overlapping secret spans, in order (only the secret part, not its label)."""
-    if not text or _PREFILTER.search(text) is None:
+    if not may_contain_secret(text):
         return []
     found: list[SecretMatch] = []
     for m in _COMBINED.finditer(text):

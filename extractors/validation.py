@@ -36,7 +36,7 @@ from pydantic import ValidationError
 
 from engine.roles import source_type_for_role
 from extractors import reasons
-from extractors.secrets import SecretMatch, find_secrets, is_secret_predicate, mask
+from extractors.secrets import SecretMatch, find_secrets, is_secret_predicate, mask, may_contain_secret
 from extractors.text import (
     ACK_YOU_ARE,
     ASSISTANT_ACK,
@@ -129,7 +129,7 @@ class _Sentence:
 class SourceText:
     """Per-event view of the content: paragraphs, sentences, segments and secrets, computed once."""
 
-    __slots__ = ("_memo", "content", "paragraphs", "secrets", "sentences")
+    __slots__ = ("_memo", "content", "paragraphs", "secret_free", "secrets", "sentences")
 
     def __init__(self, content: str) -> None:
         self.content = content
@@ -140,6 +140,8 @@ class SourceText:
                 sentences.append(_Sentence(sp, pi, tuple(segment_spans(content, sp))))
         self.sentences = sentences
         self.secrets: list[SecretMatch] = find_secrets(content)
+        #: No secret marker anywhere in the content, so none in any slice of it: masking slices is a no-op.
+        self.secret_free = not may_contain_secret(content)
         self._memo: dict[tuple[int, str], Any] = {}
 
     # Cue detectors memoised per event: the proposer and the validator ask about the same passages.
@@ -440,10 +442,10 @@ def _validate_one(
         metadata["epistemic_coerced_from"] = etype.value
 
     if occurrences > 1:
-        span = EvidenceSpan(start=0, end=len(content))
+        span = EvidenceSpan.model_construct(start=0, end=len(content))
     else:
         paras = [p for p in ctx.paragraphs if p.start <= q_end and p.end >= q_start] or ctx.paragraphs
-        span = EvidenceSpan(start=paras[0].start, end=paras[-1].end)
+        span = EvidenceSpan.model_construct(start=paras[0].start, end=paras[-1].end)
     metadata["quote_span"] = [q_start, q_end]
 
     run = _shortest_run(ctx, claim, base_idx, speaker)
@@ -451,9 +453,9 @@ def _validate_one(
     claim_text = ctx.run_text(run_idx)
 
     update.update(
-        evidence_quote=mask(content[q_start:q_end])[0],
+        evidence_quote=content[q_start:q_end] if ctx.secret_free else mask(content[q_start:q_end])[0],
         evidence_span=span,
-        claim_text=mask(claim_text)[0],
+        claim_text=claim_text if ctx.secret_free else mask(claim_text)[0],
         grounding_method=grounding_method,
         metadata=metadata,
     )

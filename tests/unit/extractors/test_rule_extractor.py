@@ -894,3 +894,222 @@ def test_assistant_stock_phrases_and_advice_after_an_acknowledgement_give_nothin
     event: EventFactory, text: str
 ) -> None:
     assert claims(event, text, role="assistant") == []
+
+
+# --- generic subject-verb-object fallback (verbs outside the whitelist) ------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "subject", "obj", "polarity"),
+    [
+        ("I repot the succulents.", "user", "succulents", Polarity.POSITIVE),
+        ("We ferment our own kimchi.", "user", "own kimchi", Polarity.POSITIVE),
+        ("Farida tutors the chess club.", "Farida", "chess club", Polarity.POSITIVE),
+        ("The greenhouse faces the river.", "greenhouse", "river", Polarity.POSITIVE),
+        ("The allotments border the railway.", "allotments", "railway", Polarity.POSITIVE),
+        ("The deli no longer stocks halloumi.", "deli", "halloumi", Polarity.NEGATIVE),
+    ],
+)
+def test_unfamiliar_verbs_still_give_a_settled_claim(
+    event: EventFactory, text: str, subject: str, obj: str, polarity: Polarity
+) -> None:
+    c = one(event, text)
+    assert (c.subject, c.object, c.polarity, c.node_type) == (subject, obj, polarity, NodeType.FACT)
+    assert c.epistemic_type is EpistemicType.ASSERTED
+
+
+def test_no_longer_with_a_habitual_verb_is_a_negative_update_naming_its_object(event: EventFactory) -> None:
+    c = one(event, "The deli no longer stocks halloumi.")
+    assert (c.replaces_object, c.temporal_intent) == ("halloumi", TemporalIntent.UPDATE)
+
+
+@pytest.mark.parametrize(
+    ("text", "obj"),
+    [
+        ("I think the kettle needs descaling.", "descaling"),
+        ("The hinge is probably rusted.", "rusted"),
+        ("Perhaps the library lends telescopes.", "telescopes"),
+        ("I suspect the landlord is repainting the stairwell.", "stairwell"),
+        ("Our choir could also rehearse the anthem.", "anthem"),
+        ("I may donate the old piano.", "old piano"),
+    ],
+)
+def test_hedged_generic_shapes_are_hypothetical(event: EventFactory, text: str, obj: str) -> None:
+    c = one(event, text)
+    assert (c.object, c.epistemic_type, c.replaces_object) == (obj, EpistemicType.HYPOTHETICAL, None)
+
+
+@pytest.mark.parametrize(
+    ("text", "obj"),
+    [
+        ("I'm weighing a switch from Notion to Obsidian.", "Obsidian"),
+        ("We're considering a move from Heroku to Fly.io.", "Fly.io"),
+    ],
+)
+def test_weighing_a_switch_names_the_target(event: EventFactory, text: str, obj: str) -> None:
+    c = one(event, text)
+    assert (c.object, c.epistemic_type, c.replaces_object) == (obj, EpistemicType.HYPOTHETICAL, None)
+
+
+@pytest.mark.parametrize(
+    ("text", "predicate", "obj"),
+    [
+        ("I work weekend shifts as a lifeguard.", "works_as", "lifeguard"),
+        ("I spent eight years as a court reporter.", "worked_as", "court reporter"),
+        ("I finally got my bike serviced.", "got_serviced", "bike"),
+        ("I've had this guitar since 2009.", "has", "guitar"),
+    ],
+)
+def test_roles_possessions_and_completed_work(event: EventFactory, text: str, predicate: str, obj: str) -> None:
+    c = one(event, text)
+    assert (c.subject, c.predicate, c.object, c.epistemic_type) == ("user", predicate, obj, EpistemicType.ASSERTED)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I mean the green one.",
+        "I guess that works.",
+        "Everything seems fine now.",
+        "My laptop buzzes constantly.",
+        "I got distracted.",
+        "I had a hamster as a kid.",
+        "June is such a nice month.",
+        "I was wondering whether the gallery opens on Mondays.",
+        "Would it be possible to move the call?",
+        "The road was closed off.",
+        "I'm hoping so.",
+        "I'm running late.",
+        "I'm asking for a friend.",
+        "The kids are playing outside.",
+    ],
+)
+def test_fallback_parse_leaves_chit_chat_and_fragments_alone(event: EventFactory, text: str) -> None:
+    assert claims(event, text) == []
+
+
+def test_a_name_that_shares_a_modal_spelling_is_a_subject(event: EventFactory) -> None:
+    c = one(event, "My brother Will is taking over the night shift.")
+    assert (c.subject, c.object, c.epistemic_type) == ("user's brother", "night shift", EpistemicType.ASSERTED)
+
+
+# --- second clauses ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "obj"),
+    [
+        ("Noted \u2014 I'll file the expense report tonight.", "expense report"),
+        ("Got it, so I'll reserve the meeting room.", "meeting room"),
+        ("Understood, and I'll archive the old threads.", "old threads"),
+    ],
+)
+def test_assistant_commitment_after_an_acknowledgement_joint(event: EventFactory, text: str, obj: str) -> None:
+    c = one(event, text, role="assistant")
+    assert (c.subject, c.node_type, c.object, c.epistemic_type) == ("assistant", NodeType.TASK, obj,
+                                                                     EpistemicType.INFERRED)
+
+
+def test_assistant_restatement_then_commitment_gives_both(event: EventFactory) -> None:
+    cs = claims(event, "You said the hall seats 120 guests, so I'll print the name cards.", role="assistant")
+    got = {(c.subject, c.node_type, c.epistemic_type) for c in cs}
+    assert got == {
+        ("hall", NodeType.FACT, EpistemicType.INFERRED),
+        ("assistant", NodeType.TASK, EpistemicType.INFERRED),
+    }
+    assert {c.object for c in cs} == {"120 guests", "name cards"}
+
+
+def test_dash_joined_giving_up_and_new_habit_are_two_claims(event: EventFactory) -> None:
+    cs = claims(event, "I sold the caravan \u2014 we rent a chalet now.")
+    by_obj = {c.object: c for c in cs}
+    assert set(by_obj) == {"caravan", "chalet"}
+    assert (by_obj["caravan"].polarity, by_obj["caravan"].replaces_object) == (Polarity.NEGATIVE, "caravan")
+    assert (by_obj["chalet"].polarity, by_obj["chalet"].replaces_object) == (Polarity.POSITIVE, None)
+
+
+# --- instructions, preferences, conditions, updates ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "polarity", "word"),
+    [
+        ("Rosa, please never share my address.", Polarity.NEGATIVE, "address"),
+        ("Ilse, always cc the treasurer.", Polarity.POSITIVE, "treasurer"),
+        ("Answer in bullet points, please.", Polarity.POSITIVE, "bullet"),
+        ("Please reply in German.", Polarity.POSITIVE, "German"),
+    ],
+)
+def test_vocative_and_trailing_please_instructions(
+    event: EventFactory, text: str, polarity: Polarity, word: str
+) -> None:
+    c = one(event, text)
+    assert (c.node_type, c.polarity, c.epistemic_type) == (NodeType.INSTRUCTION, polarity, EpistemicType.OBSERVED)
+    assert word in (c.object or "")
+    assert "Rosa" not in (c.object or "") and "please" not in (c.object or "").lower()
+
+
+@pytest.mark.parametrize(
+    "text", ["Please keep that in mind for the menu.", "Rosa, could you send the minutes?", "Sam, thanks a lot."]
+)
+def test_please_and_vocatives_alone_are_not_instructions(event: EventFactory, text: str) -> None:
+    assert [c for c in claims(event, text) if c.node_type is NodeType.INSTRUCTION] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "obj"),
+    [
+        ("I'd rather cook the pasta than order pizza.", "pasta"),
+        ("We'd rather hire a minibus than drive ourselves.", "minibus"),
+    ],
+)
+def test_rather_verb_phrase_prefers_the_noun(event: EventFactory, text: str, obj: str) -> None:
+    c = one(event, text)
+    assert (c.node_type, c.predicate, c.object, c.epistemic_type) == (
+        NodeType.PREFERENCE, "prefers", obj, EpistemicType.ASSERTED)
+
+
+@pytest.mark.parametrize(
+    ("text", "condition"),
+    [
+        ("Then I'll paint the fence as long as it stays dry.", "as long as it stays dry"),
+        ("We'll publish the report, only if finance approves it.", "only if finance approves it"),
+    ],
+)
+def test_then_opener_and_comma_only_if_are_conditional_tasks(event: EventFactory, text: str, condition: str) -> None:
+    c = one(event, text, role="participant", speaker="Ada")
+    assert (c.node_type, c.epistemic_type, c.condition) == (NodeType.TASK, EpistemicType.CONDITIONAL, condition)
+
+
+@pytest.mark.parametrize(
+    ("text", "obj", "old"),
+    [
+        ("We moved to Scaleway from Linode.", "Scaleway", "Linode"),
+        ("I switched my bank account from Barclays to Monzo.", "Monzo", "Barclays"),
+        ("We moved the retreat to Sintra from Cascais.", "Sintra", "Cascais"),
+    ],
+)
+def test_update_with_old_value_after_or_between(event: EventFactory, text: str, obj: str, old: str) -> None:
+    c = one(event, text)
+    assert (c.object, c.replaces_object, c.polarity) == (obj, old, Polarity.POSITIVE)
+    assert c.temporal_intent is TemporalIntent.UPDATE
+
+
+# --- tool output -------------------------------------------------------------------------------
+
+
+def test_tool_keys_that_name_the_record_are_not_claims(event: EventFactory) -> None:
+    cs = claims(event, "episode=88 substance=caffeine id=REC-9 half_life_h=5", role="tool", speaker="lookup")
+    assert [(c.predicate, c.object) for c in cs] == [("half_life_h", "5")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "rsync: sent 2,048 bytes  received 512 bytes  1,024.00 bytes/sec",
+        "sync: 1,200 files transferred, 64.0 MB/s",
+        "Copying photos 12.5 MB/s eta 00:02:10",
+    ],
+)
+def test_transfer_progress_lines_are_logs(event: EventFactory, text: str) -> None:
+    assert claims(event, text, role="tool", speaker="backup") == []

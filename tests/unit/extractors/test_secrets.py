@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from extractors.secrets import contains_secret, find_secrets, is_secret_predicate, mask
+from extractors.secrets import contains_secret, find_secrets, is_secret_predicate, mask, may_contain_secret
 
 CASES = [
     ("api_key", "my key is sk-proj-Abc123def456ghi789jkl012mno", "sk-proj-Abc123def456ghi789jkl012mno"),
@@ -95,3 +95,15 @@ def test_masking_is_idempotent_and_removes_the_key(prefix: str, body: str) -> No
     once, kinds = mask(text)
     assert f"sk-{body}" not in once and kinds
     assert mask(once) == (once, [])
+
+
+def test_the_secret_screen_never_clears_text_holding_a_secret() -> None:
+    for text in (
+        "my key is AKIAIOSFODNN7EXAMPLE",
+        "token: ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+        "password: correct-horse-battery-staple",
+    ):
+        assert may_contain_secret(text)
+        assert find_secrets(text), text
+    assert not may_contain_secret("I moved to Lisbon last spring.")
+    assert not may_contain_secret("")
