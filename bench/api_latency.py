@@ -8,6 +8,8 @@ retrievals for a fixed duration and prints p50/p95/p99 and throughput.
     .venv/bin/python bench/api_latency.py [--nodes 10000 --nodes 100000] [--clients 16] [--requests 2000]
         [--embedder hash|minilm] [--owners 4]
 
+Two runs per corpus: closed loop (latency at saturation, where p95 is about clients x CPU per
+request / cores) and paced at ``--paced`` x the saturation rate (latency of a server that keeps up).
 Target (issue 6): p95 <= 50 ms at 100k nodes. Writes are serialised on one runner
 thread; retrievals run on ``--readers`` threads concurrently with each other, so the
 figure includes queueing behind the other clients for the GIL and the cores. The
@@ -36,6 +38,7 @@ with contextlib.suppress(ImportError):
 
 import uvicorn
 
+from epistream.runtime import freeze_loaded_heap
 from epistream.settings import Settings
 from retrieval.api import ApiKey, ApiKeyRing, Permission, create_app, hash_key_sha256
 from retrieval.api.gate import DEFAULT_READERS
@@ -105,9 +108,14 @@ async def _post(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, head
     return status, await reader.readexactly(length)
 
 
-async def load(host: str, port: int, token: str, clients: int, requests: int, owners: int, seed: int
-               ) -> list[float]:
-    """Closed-loop clients over raw keep-alive sockets.
+async def load(host: str, port: int, token: str, clients: int, requests: int, owners: int, seed: int,
+               rate: float = 0.0) -> list[float]:
+    """Clients over raw keep-alive sockets: closed loop (``rate`` 0) or paced at ``rate`` requests/s.
+
+    Closed loop, each client sends its next request as soon as the last one returns, so the figure is
+    the latency at saturation (about clients x CPU per request / cores). Paced, requests are due at a
+    fixed rate spread over the same connections and latency counts from the time a request was due,
+    so time spent waiting for a free connection is included (no coordinated omission).
 
     A full HTTP client (httpx) costs about as much CPU per request as the server's HTTP layer; on a
     2-core machine that CPU comes out of the server's share and inflates the very latency being measured.
@@ -127,6 +135,11 @@ async def load(host: str, port: int, token: str, clients: int, requests: int, ow
                 body = json.dumps({"query": queries[(i * 7 + n) % len(queries)], "owner_id": f"o{i % owners}",
                                    "limit": 10, "token_budget": 1024}).encode()
                 t = time.perf_counter()
+                if rate > 0:
+                    due = started + i / rate
+                    if due > t:
+                        await asyncio.sleep(due - t)
+                    t = due
                 status, payload = await _post(reader, writer, head, body)
                 latencies.append(time.perf_counter() - t)
                 if status != 200:
@@ -136,16 +149,18 @@ async def load(host: str, port: int, token: str, clients: int, requests: int, ow
         finally:
             writer.close()
 
+    started = time.perf_counter()
     await asyncio.gather(*(worker(n) for n in range(clients)))
     return latencies
 
 
-def run_load(host: str, port: int, token: str, clients: int, requests: int, owners: int, seed: int) -> list[float]:
+def run_load(host: str, port: int, token: str, clients: int, requests: int, owners: int, seed: int,
+             rate: float = 0.0) -> list[float]:
     with contextlib.suppress(ImportError):
         import uvloop
 
-        return uvloop.run(load(host, port, token, clients, requests, owners, seed))
-    return asyncio.run(load(host, port, token, clients, requests, owners, seed))
+        return uvloop.run(load(host, port, token, clients, requests, owners, seed, rate))
+    return asyncio.run(load(host, port, token, clients, requests, owners, seed, rate))
 
 
 def run(nodes: int, args: argparse.Namespace) -> None:
@@ -157,6 +172,7 @@ def run(nodes: int, args: argparse.Namespace) -> None:
         try:
             took = build_corpus(runner, nodes, args.owners, args.seed)
             count = sum(1 for _ in runner.store.iter_nodes())
+            freeze_loaded_heap()  # as ``epistream api`` does once its runner has loaded
             token = "bench-token"
             ring = ApiKeyRing([ApiKey(id="bench", tenant_id="bench", permissions=frozenset({Permission.READ}),
                                       sha256=hash_key_sha256(token))])
@@ -180,6 +196,12 @@ def run(nodes: int, args: argparse.Namespace) -> None:
                 wall = time.perf_counter() - start
                 # Server CPU per request: unlike latency, barely moved by other load on the machine.
                 cpu_ms = (time.process_time() - cpu_start) * 1000 / max(1, args.requests)
+                saturation = len(lat) / wall
+                paced_rate = args.paced * saturation
+                paced: list[float] = []
+                if paced_rate > 0:
+                    paced = pool.submit(run_load, "127.0.0.1", port, token, args.clients, args.requests, args.owners,
+                                        args.seed + 3, paced_rate).result()
             server.should_exit = True
             thread.join(timeout=10)
         finally:
@@ -189,8 +211,16 @@ def run(nodes: int, args: argparse.Namespace) -> None:
     print(
         f"nodes={count:>7} (target {nodes}, built in {took:.1f}s) clients={args.clients} requests={len(ms)} "
         f"embedder={args.embedder} readers={args.readers} | p50={q[49]:.1f} ms p95={q[94]:.1f} ms p99={q[98]:.1f} ms "
-        f"max={ms[-1]:.1f} ms | {len(ms) / wall:.0f} req/s | server CPU {cpu_ms:.1f} ms/req"
+        f"max={ms[-1]:.1f} ms | {len(ms) / wall:.0f} req/s | server CPU {cpu_ms:.1f} ms/req  [closed loop: saturation]"
     )
+    if paced:
+        pm = sorted(x * 1000 for x in paced)
+        pq = statistics.quantiles(pm, n=100)
+        print(
+            f"nodes={count:>7} clients={args.clients} requests={len(pm)} paced at {paced_rate:.0f} req/s "
+            f"({args.paced:.0%} of saturation) | p50={pq[49]:.1f} ms p95={pq[94]:.1f} ms p99={pq[98]:.1f} ms "
+            f"max={pm[-1]:.1f} ms  [open loop: latency from the time each request was due]"
+        )
 
 
 def main() -> None:
@@ -201,6 +231,8 @@ def main() -> None:
     parser.add_argument("--owners", type=int, default=4)
     parser.add_argument("--embedder", choices=("hash", "minilm"), default="hash")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--paced", type=float, default=0.5,
+                        help="then a paced run at this fraction of the measured saturation rate (0: skip)")
     parser.add_argument("--readers", type=int, default=DEFAULT_READERS,
                         help="server reader threads (0: every call on the single runner thread)")
     args = parser.parse_args()

@@ -65,14 +65,14 @@ def word(rng: random.Random) -> str:
     return "".join(rng.choice(SYLLABLES) for _ in range(3)).capitalize()
 
 
-def corpus(n: int, seed: int = 11) -> tuple[list[MemoryNode], list[tuple[str, str, str]]]:
+def corpus(n: int, seed: int = 11, owners: int = 20) -> tuple[list[MemoryNode], list[tuple[str, str, str]]]:
     rng = random.Random(seed)
     nodes, queries = [], []
     types = [EpistemicType.ASSERTED] * 6 + [EpistemicType.OBSERVED, EpistemicType.INFERRED, EpistemicType.HYPOTHETICAL]
     for i in range(n):
         predicate, text, question = rng.choice(TEMPLATES)
         x = f"{word(rng)}{i}"
-        owner = f"user{i % 20}"
+        owner = f"user{i % owners}"
         et = rng.choice(types)
         lifecycle = LifecycleState.SUPERSEDED if rng.random() < 0.05 else LifecycleState.TENTATIVE
         when = T0 + timedelta(minutes=i)
@@ -89,8 +89,8 @@ def corpus(n: int, seed: int = 11) -> tuple[list[MemoryNode], list[tuple[str, st
     return nodes, queries
 
 
-def run(size: int, n_queries: int, embedder_kind: str) -> None:
-    nodes, queries = corpus(size)
+def run(size: int, n_queries: int, embedder_kind: str, owners: int = 20) -> None:
+    nodes, queries = corpus(size, owners=owners)
     rng = random.Random(3)
     sample = rng.sample(queries, min(n_queries, len(queries)))
     with tempfile.TemporaryDirectory() as tmp:
@@ -116,7 +116,8 @@ def run(size: int, n_queries: int, embedder_kind: str) -> None:
     latencies.sort()
     p95 = latencies[int(0.95 * (len(latencies) - 1))]
     print(
-        f"{size:>7,} nodes ({embedder_kind}): build {build:6.1f} s | p50 {statistics.median(latencies):6.1f} ms"
+        f"{size:>7,} nodes, {owners} owners ({embedder_kind}): build {build:6.1f} s"
+        f" | p50 {statistics.median(latencies):6.1f} ms"
         f" | p95 {p95:6.1f} ms | recall@10 {hits / len(sample):.3f} ({len(sample)} queries)"
     )
 
@@ -126,9 +127,11 @@ def main() -> None:
     ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     ap.add_argument("--queries", type=int, default=300)
     ap.add_argument("--embedder", default="hash", choices=["hash", "minilm"])
+    ap.add_argument("--owners", type=int, default=20,
+                    help="owners sharing the corpus; few owners = large per-owner sets (the HNSW path)")
     args = ap.parse_args()
     for size in args.sizes:
-        run(size, args.queries, args.embedder)
+        run(size, args.queries, args.embedder, args.owners)
     print(f"peak RSS: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f} MiB (target <= 2,048 MiB)")
 
 

@@ -23,6 +23,7 @@ from pydantic import JsonValue, ValidationError
 from engine.assertion_state import AssertionState
 from engine.provenance import NodeProvenance
 from engine.results import ApplyResult
+from epistream.runtime import freeze_loaded_heap
 from epistream.settings import Settings
 from retrieval.api.auth import ApiKey, ApiKeyRing, Permission
 from retrieval.api.distributed import Dispatch, KafkaDispatch, PendingCommand, find_target
@@ -716,6 +717,7 @@ def serve(settings: Settings | None = None, host: str = "127.0.0.1", port: int =
     runner = EmbeddedRunner(settings=settings)
     try:
         app = create_app(runner, api_keys=keys, settings=settings)
+        freeze_loaded_heap()
         # httptools/uvloop when installed ("auto"); request counts and latency are in /metrics, so no
         # per-request access log line on the hot path.
         uvicorn.run(app, host=host, port=port, log_level="info", proxy_headers=False, access_log=access_log)
