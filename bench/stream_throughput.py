@@ -15,6 +15,9 @@ of the worker processes / events) is printed too, because events/s on this share
 with whatever else runs (``load_avg_1m``). ``EPISTREAM_PROFILE=/tmp/w.prof`` makes each worker
 write a cProfile (event-loop thread CPU) on exit.
 
+Latency is only meaningful below capacity: at a rate the workers cannot sustain, it measures the
+backlog. Run a sustainable rate (e.g. ``--rate 100``) for publish-to-retrievable latency.
+
 Run:  deploy/local/services up && .venv/bin/python bench/stream_throughput.py [--events 3000] [--rate 500]
 """
 
@@ -75,7 +78,8 @@ def first_nodes(lines: list[bytes]) -> dict[int, str]:
     return out
 
 
-def run(n_events: int, rate: float, workers: int, bootstrap: str, os_url: str, partitions: int) -> dict[str, Any]:
+def run(n_events: int, rate: float, workers: int, bootstrap: str, os_url: str, partitions: int,
+        latency_dump: Path | None = None) -> dict[str, Any]:
     tag = uuid.uuid4().hex[:8]
     prefix = f"bench-{tag}-"
     topics = tn.Topics(prefix=prefix, partitions=partitions)
@@ -141,6 +145,8 @@ def run(n_events: int, rate: float, workers: int, bootstrap: str, os_url: str, p
     for p in procs:
         p.wait(60)
     lat = sorted(seen[i] - acked[i] for i in seen)
+    if latency_dump is not None:  # (publish time since start, latency) per sampled event: where the slow ones are
+        latency_dump.write_text(json.dumps(sorted((acked[i] - t0, seen[i] - acked[i]) for i in seen)))
     return {
         "workers": workers,
         "events": n_events,
@@ -196,6 +202,7 @@ def main() -> None:
     ap.add_argument("--rate", type=float, default=500.0)
     ap.add_argument("--partitions", type=int, default=12)
     ap.add_argument("--workers", default="1,2")
+    ap.add_argument("--latency-dump", type=Path, help="write (publish time, latency) of each sampled event as JSON")
     args = ap.parse_args()
     sys.path.insert(0, str(ROOT / "deploy" / "local"))
     import services  # type: ignore[import-not-found]
@@ -203,7 +210,7 @@ def main() -> None:
     services.ensure_up()
     for w in (int(x) for x in args.workers.split(",")):
         print(json.dumps(run(args.events, args.rate, w, services.kafka_bootstrap(), services.opensearch_url(),
-                             args.partitions)))
+                             args.partitions, args.latency_dump)))
 
 
 if __name__ == "__main__":

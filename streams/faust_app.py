@@ -359,7 +359,9 @@ def create_app(
 
     @app.on_partitions_assigned.connect
     async def _on_assigned(sender: Any, assigned: Any = None, **kwargs: Any) -> None:
-        states.assign({tp.partition for tp in (assigned or ()) if tp.topic in (topics.extractions, topics.commands)})
+        parts = {tp.partition for tp in (assigned or ()) if tp.topic in (topics.extractions, topics.commands)}
+        states.assign(parts)
+        states.preload_soon(parts)
 
     # ------------------------------------------------- operations and node snapshots
     def _write_operations(ops: list[Operation]) -> None:

@@ -27,7 +27,9 @@ The cost is recovery time proportional to the partition's operation history
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import asyncio
+import logging
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -35,6 +37,8 @@ from pydantic import BaseModel, ConfigDict
 
 from engine.store import InMemoryStateStore
 from schemas.operations import Operation, verify_operation
+
+log = logging.getLogger("epistream.worker")
 
 BATCH_VERSION: Final = 1
 
@@ -78,7 +82,15 @@ def fold(batches: Sequence[OpBatch], store: InMemoryStateStore | None = None) ->
 
 
 class PartitionStates:
-    """One state store per assigned partition, rebuilt lazily from ``memory.operations``."""
+    """One state store per assigned partition, rebuilt from ``memory.operations``.
+
+    Stores are loaded for every assigned partition at once when the assignment
+    arrives (:meth:`preload`): one seek and one end-offset request for all of
+    them instead of one round trip per partition on its first input, which kept
+    the first events of a fresh worker waiting for seconds. A partition that is
+    used before its preload finished waits for it (one load at a time, under a
+    lock); one that was never preloaded (standalone use) loads on first use.
+    """
 
     def __init__(self, bootstrap: str, operations_topic: str, *, read_committed: bool = False) -> None:
         self.bootstrap = bootstrap
@@ -88,6 +100,12 @@ class PartitionStates:
         self._owned: set[int] = set()
         self._all_owned = True  # until the first assignment is known (standalone use)
         self._consumer: Any = None
+        self._lock: asyncio.Lock | None = None
+        #: Bumped by every assignment change: a load that overlapped one is not kept.
+        self._generation = 0
+        self._preloads: set[asyncio.Task[None]] = set()
+        #: Partitions a background preload will load: their first input waits for it.
+        self._queued: set[int] = set()
         self.loads = 0
         self.loaded_batches = 0
 
@@ -104,43 +122,95 @@ class PartitionStates:
             await self._consumer.start()
         return self._consumer
 
+    def _loading(self) -> asyncio.Lock:
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        return self._lock
+
     async def get(self, partition: int) -> InMemoryStateStore:
         store = self._stores.get(partition)
-        if store is None:
-            store = await self._load(partition)
-            if self.owns(partition):  # not revoked while loading
-                self._stores[partition] = store
+        if store is not None:
+            return store
+        if partition in self._queued:
+            await asyncio.wait(list(self._preloads))
+        async with self._loading():
+            store = self._stores.get(partition)
+            if store is None:
+                generation = self._generation
+                store = (await self._load([partition]))[partition]
+                if self.owns(partition) and generation == self._generation:  # not revoked while loading
+                    self._stores[partition] = store
         return store
 
-    async def _load(self, partition: int) -> InMemoryStateStore:
+    async def preload(self, partitions: Iterable[int]) -> None:
+        """Load the stores of ``partitions`` that are owned and not loaded yet, in one pass."""
+        async with self._loading():
+            todo = sorted(p for p in set(partitions) if p not in self._stores and self.owns(p))
+            if not todo:
+                return
+            generation = self._generation
+            stores = await self._load(todo)
+            if generation != self._generation:
+                return  # the assignment changed meanwhile: later inputs load what they need
+            for partition, store in stores.items():
+                if self.owns(partition):
+                    self._stores.setdefault(partition, store)
+
+    def preload_soon(self, partitions: Iterable[int]) -> None:
+        """Start :meth:`preload` in the background (from a rebalance callback, which must not block)."""
+        parts = list(partitions)
+        self._queued.update(parts)
+        task = asyncio.ensure_future(self._preload_queued(parts))
+        self._preloads.add(task)
+        task.add_done_callback(self._preload_done)
+
+    async def _preload_queued(self, partitions: list[int]) -> None:
+        try:
+            await self.preload(partitions)
+        finally:
+            self._queued.difference_update(partitions)
+
+    def _preload_done(self, task: asyncio.Task[None]) -> None:
+        self._preloads.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            # Not fatal: the partitions load on first use instead.
+            log.warning("state preload failed: %s", type(task.exception()).__name__)
+
+    async def _load(self, partitions: Sequence[int]) -> dict[int, InMemoryStateStore]:
         from aiokafka import TopicPartition
 
         consumer = await self._reader()
-        tp = TopicPartition(self.topic, partition)
-        consumer.assign([tp])
-        await consumer.seek_to_beginning(tp)
-        end = (await consumer.end_offsets([tp]))[tp]
-        store = InMemoryStateStore()
-        self.loads += 1
-        while await consumer.position(tp) < end:
-            records = await consumer.getmany(tp, timeout_ms=1000, max_records=2000)
-            for msg in records.get(tp, []):
-                if msg.offset >= end:
-                    break
-                store.apply_all(OpBatch.loads(msg.value).operations)
-                self.loaded_batches += 1
-        return store
+        tps = [TopicPartition(self.topic, p) for p in partitions]
+        consumer.assign(tps)
+        await consumer.seek_to_beginning(*tps)
+        ends = await consumer.end_offsets(tps)
+        stores = {p: InMemoryStateStore() for p in partitions}
+        self.loads += len(partitions)
+        pending = [tp for tp in tps if await consumer.position(tp) < ends[tp]]
+        while pending:
+            records = await consumer.getmany(*pending, timeout_ms=1000, max_records=2000)
+            for tp, messages in records.items():
+                store = stores[tp.partition]
+                for msg in messages:
+                    if msg.offset >= ends[tp]:
+                        break
+                    store.apply_all(OpBatch.loads(msg.value).operations)
+                    self.loaded_batches += 1
+            pending = [tp for tp in pending if await consumer.position(tp) < ends[tp]]
+        return stores
 
     def assign(self, partitions: set[int]) -> None:
         """Partitions this worker may write for (from the consumer group assignment)."""
         self._all_owned = False
         self._owned |= set(partitions)
+        self._generation += 1
 
     def owns(self, partition: int) -> bool:
         return self._all_owned or partition in self._owned
 
     def drop(self, partitions: Sequence[int] | None = None) -> None:
         """Forget state of revoked partitions (all when None); it is reloaded on next use."""
+        self._generation += 1
         if partitions is None:
             self._stores.clear()
             self._owned.clear()
@@ -150,6 +220,8 @@ class PartitionStates:
                 self._owned.discard(p)
 
     async def close(self) -> None:
+        for task in list(self._preloads):
+            task.cancel()
         if self._consumer is not None:
             await self._consumer.stop()
             self._consumer = None
