@@ -440,6 +440,43 @@ def stats(
     _emit(result, json_output, render)
 
 
+@app.command()
+def sql(
+    query: Annotated[str, typer.Argument(help="A read-only ClickHouse SQL statement; '-' reads it from stdin.")],
+    max_rows: Annotated[int, typer.Option("--max-rows", min=1, max=1_000_000)] = 1000,
+    data_dir: DataDir = None,
+    json_output: JsonOut = False,
+) -> None:
+    """Ad-hoc SQL on the operation log tables (operations, raw_events, node_snapshots, ...); reads only."""
+    from sinks.clickhouse import OperationLog
+    from streams.embedded import DataDirLock
+
+    text = sys.stdin.read() if query == "-" else query
+    settings = _settings(data_dir)
+    lock = DataDirLock(settings.data_dir)
+    try:
+        lock.acquire()
+        log = OperationLog.connect(None, path=settings.data_dir)
+        try:
+            result = log.read_only_query(text, max_rows=max_rows)
+        finally:
+            log.close()
+    except EpistreamError as exc:
+        _fail(exc, json_output)
+    finally:
+        lock.release()
+
+    def render() -> None:
+        table = Table(*result.columns)
+        for row in result.rows:
+            table.add_row(*(str(v) for v in row))
+        console.print(table)
+        more = " (truncated: raise --max-rows)" if result.truncated else ""
+        console.print(f"{len(result.rows)} row(s){more}")
+
+    _emit(result._asdict(), json_output, render)
+
+
 # ----------------------------------------------------------------------------- commands
 
 RequestId = Annotated[str | None, typer.Option("--request-id", help="UUID; a retry with the same id is applied once.")]

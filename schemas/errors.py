@@ -48,6 +48,12 @@ class InvalidCommand(ValidationFailed):
     code = "invalid_command"
 
 
+class QueryRejected(ValidationFailed):
+    """An analyst's SQL was not a read (``read_only``) or ClickHouse could not run it (``sql_error``)."""
+
+    code = "query_rejected"
+
+
 class NotFound(EpistreamError):
     code = "not_found"
     http_status = 404

@@ -29,7 +29,7 @@ from schemas.canonical import derive_id, sha256_hex
 from schemas.claims import ExtractionResult
 from schemas.common import Contract, UtcDatetime
 from schemas.enums import OpType, Role, Scope
-from schemas.errors import BackendUnavailable, IntegrityError, ValidationFailed
+from schemas.errors import BackendUnavailable, IntegrityError, QueryRejected, ValidationFailed
 from schemas.events import ConversationEvent
 from schemas.nodes import MemoryNode
 from schemas.operations import Operation, verify_operation
@@ -119,6 +119,21 @@ def _none(value: str) -> str | None:
 
 def _dedup_token(table: str, parts: Sequence[str]) -> str:
     return sha256_hex(table + "\n" + "\n".join(parts))
+
+
+class QueryRows(NamedTuple):
+    columns: list[str]
+    rows: list[list[Any]]
+    truncated: bool
+
+
+def _engine_message(text: str) -> str:
+    """The engine's one-line reason (``Code: N. DB::Exception: ...``) without the client's wrapping."""
+    for line in text.splitlines():
+        if "DB::Exception" in line:
+            reason = line.split("DB::Exception:", 1)[1].strip()
+            return reason[:300]
+    return "the query could not be run"
 
 
 class OperationLog:
@@ -572,6 +587,38 @@ class OperationLog:
         ]
 
     # -------------------------------------------------------------- analytics
+    def read_only_query(self, sql: str, *, max_rows: int = 10_000, timeout_s: float = 30.0) -> QueryRows:
+        """Run an analyst's SQL against this database; ClickHouse itself refuses anything but reads.
+
+        ``readonly=1`` is enforced by the engine (writes, DDL and changing settings fail), so no
+        statement parsing is trusted here. Unqualified table names resolve to this database. At most
+        ``max_rows`` rows come back (``truncated`` says when more matched).
+        """
+        if not sql.strip():
+            raise QueryRejected("empty query", code="sql_error")
+        client = self.client
+        previous = getattr(client, "database", None)
+        client.database = self.database
+        try:
+            result = client.query(
+                sql,
+                settings={
+                    "readonly": 1,
+                    "max_result_rows": max_rows + 1,
+                    "result_overflow_mode": "break",
+                    "max_execution_time": timeout_s,
+                },
+            )
+        except Exception as exc:  # clickhouse_connect wraps every engine error in DatabaseError
+            text = str(exc)
+            if "READONLY" in text or "readonly mode" in text:
+                raise QueryRejected("only reads are allowed on the operation log", code="read_only") from None
+            raise QueryRejected(_engine_message(text), code="sql_error") from None
+        finally:
+            client.database = previous
+        rows = [list(r) for r in result.result_rows]
+        return QueryRows(columns=list(result.column_names), rows=rows[:max_rows], truncated=len(rows) > max_rows)
+
     def stats(self, tenant: str | None = None, owner: str | None = None) -> dict[str, Any]:
         """Operation-log analytics over the deduplicated tables (JSON-ready)."""
         params: dict[str, Any] = {}

@@ -139,3 +139,28 @@ def test_second_process_on_the_same_data_dir_is_refused(data_dir: Path) -> None:
     finally:
         holder.kill()
         holder.wait()
+
+
+def test_sql_answers_analyst_reads_and_refuses_writes(data_dir: Path) -> None:
+    events = [json.loads(line) for line in demo_lines()]
+    owners = cli(data_dir, "sql", "SELECT DISTINCT owner_id FROM raw_events FINAL ORDER BY owner_id")
+    assert owners["columns"] == ["owner_id"]
+    assert [r[0] for r in owners["rows"]] == sorted({e["owner_id"] for e in events})
+    assert owners["truncated"] is False
+    # Unqualified names resolve to the log's own database; the engine does the arithmetic.
+    counted = cli(data_dir, "sql", "SELECT count() AS n FROM (SELECT DISTINCT event_id FROM raw_events)")
+    assert counted["rows"] == [[len(events)]]
+    noted = cli(data_dir, "sql", "SELECT count() FROM operations FINAL WHERE op_type = 'CONTRADICTION_NOTED'")
+    assert noted["rows"][0][0] >= 1  # alice's conflicting preference (see the world test)
+    capped = cli(data_dir, "sql", "SELECT event_id FROM raw_events ORDER BY event_id", "--max-rows", "2")
+    assert len(capped["rows"]) == 2 and capped["truncated"] is True
+
+    for statement in ("DROP TABLE operations", "INSERT INTO raw_events (event_id) VALUES ('x')",
+                      "SET readonly = 0"):
+        refused = cli(data_dir, "sql", statement, expect=2)
+        assert refused["error"]["code"] == "read_only", statement
+    broken = cli(data_dir, "sql", "SELEC 1", expect=2)
+    assert broken["error"]["code"] == "sql_error"
+    # The refused statements changed nothing.
+    again = cli(data_dir, "sql", "SELECT count() FROM (SELECT DISTINCT event_id FROM raw_events)")
+    assert again["rows"] == [[len(events)]]
