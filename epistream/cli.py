@@ -455,8 +455,10 @@ def sql(
     settings = _settings(data_dir)
     lock = DataDirLock(settings.data_dir)
     try:
-        lock.acquire()
-        log = OperationLog.connect(None, path=settings.data_dir)
+        if not settings.clickhouse_url:
+            lock.acquire()  # chDB in the data directory: one process at a time
+        # EPISTREAM_CLICKHOUSE_URL points at the server a distributed deployment writes to.
+        log = OperationLog.connect(settings.clickhouse_url, path=settings.data_dir)
         try:
             result = log.read_only_query(text, max_rows=max_rows)
         finally:
