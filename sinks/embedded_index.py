@@ -11,9 +11,16 @@ only when the embedded text changed. The index is a derived store: the chDB
 node snapshots are the durable copy and can rebuild it.
 
 Layout under ``path``: ``tantivy/`` (documents, node JSON stored as bytes),
-``vectors.usearch`` + ``vectors.npy`` (HNSW graph and exact vectors, row =
-integer key), ``nodes.json`` + ``attrs.npz`` (node map and filter attributes),
-``meta.json`` (format and embedder identity).
+``vectors.npy`` (exact vectors, row = integer key), ``graphs/<tenant>-<owner>.usearch``
+(one HNSW graph per owner large enough to need one), ``nodes.json`` + ``attrs.npz``
+(node map and filter attributes), ``meta.json`` (format and embedder identity).
+
+Why one graph per owner: every vector query is owner-filtered. A single graph
+over all owners answers a filtered query by over-fetching ~1/selectivity
+neighbours, which grows with the number of owners (at 4 owners of 25k nodes,
+~260 neighbours per query and retries; at thousands of owners, a walk of most of
+the graph). An owner's own graph keeps the over-fetch to the selectivity of the
+remaining filters (epistemic type, lifecycle, ...), whatever the index holds.
 """
 
 from __future__ import annotations
@@ -22,7 +29,7 @@ import contextlib
 import json
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 from enum import Enum
 from pathlib import Path
@@ -183,7 +190,9 @@ class EmbeddedIndex:
         dim = max(embedder.dimension, 0)
         self._dim = dim
         self._vectors: npt.NDArray[np.float32] = np.zeros((0, dim), dtype=np.float32)
-        self._hnsw: HnswIndex | None = None
+        #: One HNSW graph per (tenant code, owner code) whose vectors outnumber ``exact_limit``.
+        self._graphs: dict[tuple[int, int], HnswIndex] = {}
+        self._graphs_unsaved: set[tuple[int, int]] = set()
         self._index_embedder: dict[str, Any] = embedder_identity(embedder)
         # Keys per (tenant code, owner code): every search is owner-filtered, so the vector filter
         # only needs to look at that owner's rows instead of every row of the index.
@@ -191,10 +200,10 @@ class EmbeddedIndex:
         self._group_arrays: dict[tuple[int, int], npt.NDArray[np.int64]] = {}
         self._load()
         self._mismatch = self._index_embedder != embedder_identity(embedder)
-        if not ann:
-            self._hnsw = None
-        elif not self._mismatch and dim > 0 and self._hnsw is None:
-            self._hnsw = _new_hnsw(dim)
+        if not ann or self._mismatch:
+            self._graphs = {}
+        else:
+            self._build_missing_graphs()
         self._query_cache: dict[str, npt.NDArray[np.float32]] = {}
         # Counters a benchmark or test can read.
         self.embedded_texts = 0
@@ -224,9 +233,11 @@ class EmbeddedIndex:
         if stored_dim > 0 and vec_file.exists():
             self._vectors = np.load(vec_file)
             self._dim = stored_dim
-            hnsw_file = self.path / "vectors.usearch"
-            if self.ann and self._index_embedder == embedder_identity(self.embedder) and hnsw_file.exists():
-                self._hnsw = HnswIndex.restore(str(hnsw_file), view=False)
+            graphs = self.path / "graphs"
+            if self.ann and self._index_embedder == embedder_identity(self.embedder) and graphs.is_dir():
+                for file in graphs.glob("*.usearch"):
+                    tenant, _, owner = file.stem.partition("-")
+                    self._graphs[(int(tenant), int(owner))] = HnswIndex.restore(str(file), view=False)
 
     def commit(self) -> None:
         """Make every upsert searchable and durable (documents, vectors, node map)."""
@@ -242,13 +253,23 @@ class EmbeddedIndex:
         )
         if self._dim > 0:
             np.save(tmp / "vectors.npy", self._vectors[:n])
-            if self._hnsw is not None:
-                self._hnsw.save(str(tmp / "vectors.usearch"))
+        graphs = self.path / "graphs"
+        for group in sorted(self._graphs_unsaved):
+            graphs.mkdir(exist_ok=True)
+            name = f"{group[0]}-{group[1]}.usearch"
+            graph = self._graphs.get(group)
+            if graph is None:
+                (graphs / name).unlink(missing_ok=True)
+                continue
+            graph.save(str(tmp / name))
+            os.replace(tmp / name, graphs / name)  # only the owners that changed are written again
+        self._graphs_unsaved.clear()
         meta = {"format": FORMAT_VERSION, "embedder": self._index_embedder, "nodes": n}
         (tmp / "meta.json").write_text(json.dumps(meta), "utf-8")
-        for name in ("attrs.npz", "nodes.json", "vectors.npy", "vectors.usearch", "meta.json"):
+        for name in ("attrs.npz", "nodes.json", "vectors.npy", "meta.json"):
             if (tmp / name).exists():
                 os.replace(tmp / name, self.path / name)
+        (self.path / "vectors.usearch").unlink(missing_ok=True)  # the single graph of earlier versions
         self._unsaved = False
 
     def _soft_commit(self) -> None:
@@ -312,6 +333,7 @@ class EmbeddedIndex:
                 return
             self._groups[old].remove(key)
             self._group_arrays.pop(old, None)
+            self._move_vector(key, old, new)
         group = self._groups.setdefault(new, [])
         if group and group[-1] > key:
             group.append(key)
@@ -319,6 +341,19 @@ class EmbeddedIndex:
         else:
             group.append(key)
         self._group_arrays.pop(new, None)
+
+    def _move_vector(self, key: int, old: tuple[int, int], new: tuple[int, int]) -> None:
+        """A node changed owner: its vector leaves the old owner's graph and joins the new one's."""
+        if not self._attrs["has_vec"][key]:
+            return
+        graph = self._graphs.get(old)
+        if graph is not None and graph.contains(key):
+            graph.remove(key)
+            self._graphs_unsaved.add(old)
+        target = self._graphs.get(new)
+        if target is not None:
+            target.add(np.array([key], dtype=np.uint64), self._vectors[key : key + 1])
+            self._graphs_unsaved.add(new)
 
     def _group_keys(self, tenant: int, owner: int) -> npt.NDArray[np.int64]:
         """Ascending keys of one owner's nodes (cached until that owner gains a node)."""
@@ -420,11 +455,37 @@ class EmbeddedIndex:
         self._dirty = True
         self._unsaved = True
 
+    def _group_of(self, key: int) -> tuple[int, int]:
+        return int(self._attrs["tenant"][key]), int(self._attrs["owner"][key])
+
     def _drop_vector(self, key: int) -> None:
         if self._attrs["has_vec"][key]:
             self._attrs["has_vec"][key] = False
-            if self._hnsw is not None and self._hnsw.contains(key):
-                self._hnsw.remove(key)
+            group = self._group_of(key)
+            graph = self._graphs.get(group)
+            if graph is not None and graph.contains(key):
+                graph.remove(key)
+                self._graphs_unsaved.add(group)
+
+    def _build_graph(self, group: tuple[int, int]) -> None:
+        keys = self._group_keys(*group)
+        keys = keys[self._attrs["has_vec"][keys]]
+        graph = _new_hnsw(self._dim)
+        if keys.size:
+            graph.add(keys.astype(np.uint64), self._vectors[keys])
+        self._graphs[group] = graph
+        self._graphs_unsaved.add(group)
+
+    def _build_missing_graphs(self, groups: Iterable[tuple[int, int]] | None = None) -> None:
+        """Give every owner with more vectors than ``exact_limit`` its graph (others search exactly)."""
+        if not self.ann or self._dim <= 0 or self._mismatch:
+            return
+        for group in list(self._groups) if groups is None else groups:
+            if group in self._graphs:
+                continue
+            keys = self._group_keys(*group)
+            if keys.size > self.exact_limit and int(np.count_nonzero(self._attrs["has_vec"][keys])) > self.exact_limit:
+                self._build_graph(group)
 
     def _store_vectors(self, keys: list[int], texts: list[str]) -> None:
         vectors = np.asarray(self.embedder.embed(texts), dtype=np.float32)
@@ -435,12 +496,21 @@ class EmbeddedIndex:
         usable = [i for i in range(len(keys)) if norms[i] > 0]
         if not usable:
             return
-        ks = np.array([keys[i] for i in usable], dtype=np.uint64)
+        ks = np.array([keys[i] for i in usable], dtype=np.int64)
         vs = vectors[usable]
-        self._vectors[ks.astype(np.int64)] = vs
-        self._attrs["has_vec"][ks.astype(np.int64)] = True
-        if self._hnsw is not None:
-            self._hnsw.add(ks, vs)
+        self._vectors[ks] = vs
+        self._attrs["has_vec"][ks] = True
+        if not self.ann:
+            return
+        by_group: dict[tuple[int, int], list[int]] = {}
+        for row, key in enumerate(ks.tolist()):
+            by_group.setdefault(self._group_of(key), []).append(row)
+        for group, rows in by_group.items():
+            graph = self._graphs.get(group)
+            if graph is not None:
+                graph.add(ks[rows].astype(np.uint64), vs[rows])
+                self._graphs_unsaved.add(group)
+        self._build_missing_graphs([g for g in by_group if g not in self._graphs])
 
     def reembed(self, batch_size: int = 256) -> int:
         """Rebuild every vector with the current embedder (after a model change); clears the mismatch."""
@@ -449,7 +519,8 @@ class EmbeddedIndex:
         self._dim = max(self.embedder.dimension, 0)
         self._vectors = np.zeros((len(self._attrs["alive"]), self._dim), dtype=np.float32)
         self._attrs["has_vec"][:] = False
-        self._hnsw = _new_hnsw(self._dim) if self._dim > 0 and self.ann else None
+        self._graphs_unsaved.update(self._graphs)
+        self._graphs = {}
         self._mismatch = False
         self._query_cache.clear()
         keys = [k for k in range(self._n) if self._attrs["alive"][k]]
@@ -691,10 +762,11 @@ class EmbeddedIndex:
         q = self._query_vector(query)
         if not np.any(q):
             return []
-        if candidates.size <= self.exact_limit or self._hnsw is None:
+        graph = self._graphs_for(flt)
+        if candidates.size <= self.exact_limit or graph is None:
             keys = candidates
         else:
-            keys = self._hnsw_candidates(q, candidates, k)
+            keys = self._hnsw_candidates(graph, q, candidates, k)
         # einsum, not ``@``: a matrix-vector product this small is slower through a multi-threaded BLAS on a
         # busy machine (thread hand-off and spinning) than one core's SIMD loop — 5 ms vs 0.9 ms at 4k rows.
         if keys.size * 4 > self._n:  # scoring every row and picking beats gathering most of them first
@@ -706,18 +778,27 @@ class EmbeddedIndex:
         scores = {self._ids[int(keys[i])]: round(float(sims[i]), 6) for i in top}
         return self._ranked(scores, k)
 
+    def _graphs_for(self, flt: SearchFilter) -> HnswIndex | None:
+        tenant = self._strings.get(flt.tenant_id)
+        owner = self._strings.get(flt.owner_id)
+        if tenant is None or owner is None:
+            return None
+        return self._graphs.get((tenant, owner))
+
     def _hnsw_candidates(
-        self, q: npt.NDArray[np.float32], allowed: npt.NDArray[np.int64], k: int
+        self, graph: HnswIndex, q: npt.NDArray[np.float32], allowed: npt.NDArray[np.int64], k: int
     ) -> npt.NDArray[Any]:
-        """Approximate neighbours inside the filtered set: over-fetch, filter, widen until k pass."""
-        assert self._hnsw is not None
+        """Approximate neighbours inside the filtered set: over-fetch, filter, widen until k pass.
+
+        ``graph`` holds only the owner's vectors, so the over-fetch is set by the other filters.
+        """
         mask = np.zeros(self._n, dtype=np.bool_)
         mask[allowed] = True
-        total = len(self._hnsw)
+        total = len(graph)
         selectivity = max(float(allowed.size) / max(total, 1), 1e-6)
         count = min(total, int((k + 16) / selectivity * 2) + 16)
         while True:
-            matches = self._hnsw.search(q, count)
+            matches = graph.search(q, count)
             found = np.asarray(matches.keys, dtype=np.int64)
             found = found[(found < self._n)]
             found = found[mask[found]]

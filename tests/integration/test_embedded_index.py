@@ -304,3 +304,48 @@ def test_words_common_to_most_documents_do_not_make_a_document_a_lexical_candida
     assert len(idx.lexical("where do I live", ALICE, 200)) == 151
     # A word that occurs nowhere neither matches nor empties the result.
     assert len(idx.lexical("live qwertyuiop", ALICE, 200)) == 151
+
+
+def _corpus() -> list[MemoryNode]:
+    alice = [make_node(f"a{i}", f"field note {i} on species{i % 40} near pond{i % 9}") for i in range(160)]
+    bob = [make_node(f"b{i}", f"field note {i} on species{i % 40}", owner_id="bob") for i in range(30)]
+    return alice + bob
+
+
+def test_each_large_owner_gets_its_own_graph_which_agrees_with_exact_search(tmp_path: Path) -> None:
+    exact = EmbeddedIndex(tmp_path / "exact", HashEmbedder(32), ann=False)
+    exact.upsert(_corpus())
+    idx = _index(tmp_path, HashEmbedder(32), exact_limit=50)
+    idx.upsert(_corpus())
+    idx.commit()
+    # Only alice (160 vectors) is over the limit; bob (30) is searched exactly.
+    assert len(list((tmp_path / "index" / "graphs").glob("*.usearch"))) == 1
+    assert not (tmp_path / "index" / "vectors.usearch").exists()
+    bob = SearchFilter(tenant_id="t1", owner_id="bob")
+    queries = ["species7 near pond7", "species12", "field note 33", "species39 pond3"]
+    for q in queries:
+        got = [h.node_id for h in idx.vector(q, ALICE, 5)]
+        assert got == [h.node_id for h in exact.vector(q, ALICE, 5)], q
+        assert all(n.startswith("a") for n in got)
+        assert [h.node_id for h in idx.vector(q, bob, 5)] == [h.node_id for h in exact.vector(q, bob, 5)]
+    idx.close()
+    again = _index(tmp_path, HashEmbedder(32), exact_limit=50)
+    for q in queries:
+        assert [h.node_id for h in again.vector(q, ALICE, 5)] == [h.node_id for h in exact.vector(q, ALICE, 5)]
+
+
+def test_an_owner_crossing_the_limit_later_gets_a_graph_with_all_its_vectors(tmp_path: Path) -> None:
+    idx = _index(tmp_path, HashEmbedder(32), exact_limit=50)
+    corpus = _corpus()
+    for start in range(0, len(corpus), 20):  # alice crosses 50 vectors in the third batch
+        idx.upsert(corpus[start : start + 20])
+        idx.commit()
+    exact = EmbeddedIndex(tmp_path / "exact", HashEmbedder(32), ann=False)
+    exact.upsert(corpus)
+    for q in ("species5 near pond5", "field note 2 on species2"):
+        assert [h.node_id for h in idx.vector(q, ALICE, 10)] == [h.node_id for h in exact.vector(q, ALICE, 10)]
+    # A node moved from alice to bob leaves alice's graph.
+    idx.upsert([make_node("a5", "field note 5 on species5 near pond5", owner_id="bob", version=2)])
+    assert "a5" not in {h.node_id for h in idx.vector("species5 near pond5", ALICE, 50)}
+    bob = SearchFilter(tenant_id="t1", owner_id="bob")
+    assert "a5" in {h.node_id for h in idx.vector("species5 near pond5", bob, 5)}

@@ -288,6 +288,7 @@ BLIND_SETS = {
     "heldout2": (ROOT / "tests" / "data" / "extraction_heldout2.jsonl", "eval2", "h2"),
     "heldout3": (ROOT / "tests" / "data" / "extraction_heldout3.jsonl", "eval3", "h3"),
     "heldout4": (ROOT / "tests" / "data" / "extraction_heldout4.jsonl", "eval4", "h4"),
+    "heldout5": (ROOT / "tests" / "data" / "extraction_heldout5.jsonl", "eval5", "h5"),
 }
 
 
@@ -354,7 +355,7 @@ def test_blind_set_labels_use_schema_values_conditions_hints_and_cues(
                 assert e["predicate_cue"] in lowered or (e["predicate_cue"] == "want" and "like to" in lowered)
 
 
-@pytest.mark.parametrize("name", ["heldout3", "heldout4"])
+@pytest.mark.parametrize("name", ["heldout3", "heldout4", "heldout5"])
 def test_150_message_blind_sets_meet_the_briefed_counts(name: str) -> None:
     records = _load(BLIND_SETS[name][0])
     claims = [e for r in records for e in r["expected"]]
