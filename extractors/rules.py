@@ -60,7 +60,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from engine.roles import default_epistemic_type
-from extractors.text import ACK_YOU_ARE, APOSTROPHES, ASSISTANT_ACK, QUALIFIER_START
+from extractors.text import ACK_THIRD_PARTY, ACK_YOU_ARE, APOSTROPHES, ASSISTANT_ACK, QUALIFIER_START
 from extractors.validation import (
     DEFAULT_GROUNDING_METHOD,
     GROUNDING_POLICY_VERSION,
@@ -554,6 +554,17 @@ _SYSTEM_THIS: Final = re.compile(
     r"server|service|organi[sz]ation|project|app|application|chat|helpdesk)\s+(?P<rest>\S.*)$",
     I,
 )
+#: A system policy's subject: a noun (phrase) with one prepositional modifier, before its verb group.
+_PP_SUBJECT: Final = re.compile(
+    r"^(?P<np>(?-i:[A-Z])[\w-]*(?:\s+(?-i:[a-z])[\w-]*)?\s+(?:in|on|for|over|under|from|of|at|with|above|below)\s+"
+    r"(?:(?:this|the|our|all|any|every|each)\s+)?[\w$\u00a3\u20ac.%-]+(?:\s+(?-i:[a-z])[\w-]*)?)\s+"
+    r"(?P<rest>(?:are|is|must|should|shall|will|cannot|can|may|need|needs)\s.*)$",
+    I,
+)
+#: A passive participle after "must be": "double-checked", "approved", "filed", "written".
+_PARTICIPLE: Final = re.compile(
+    r"^(?:[a-z]+-)?[a-z]{2,}(?:ed|en|wn)$|^(?:kept|sent|paid|held|built|made|set|put|sold)$"
+)
 _ANYMORE: Final = re.compile(r"\b(?:anymore|any more|these days|nowadays)\b", I)
 _CONSIDER: Final = re.compile(
     r"^(?:considering|weighing|thinking\s+(?:about|of)|leaning\s+(?:towards?|toward))\s+(?P<rest>.+)$", I
@@ -580,6 +591,17 @@ _CHANGED_THING_TO_FROM: Final = re.compile(
     r"(?P<what>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)\s+to\s+(?P<new>.+?)\s+from\s+(?P<old>.+)$",
     I,
 )
+#: A short leading time/setting phrase directly before a first-person subject ("In winter I swim ...").
+_LEAD_PHRASE: Final = re.compile(
+    r"^(?:for|from|in|on|by|since|until|after|during|over|this|next|last|every|each|starting|as\s+of)\s+"
+    r"(?:(?!(?:I|we|you|he|she|they|it|if|case)\b)[\w$'-]+\s+){0,2}(?!(?:I|we|you|he|she|they|it|if|case)\b)"
+    r"[\w$'-]+,?\s+(?=(?-i:I|[Ww]e)(?:'|\s))",
+    I,
+)
+_LEAD_PHRASE_INITIALS: Final = frozenset("FfIiOoBbSsUuAaDdTtNnLlEe")
+#: "Never X, always Y": a second instruction after a comma.
+_INSTR_PAIR_START: Final = re.compile(r"^(?:please\s+)?(?:always|never|don't|do not)\s", I)
+_INSTR_PAIR_SPLIT: Final = re.compile(r",\s+(?:and\s+|but\s+)?(?=(?:please\s+)?(?:always|never|don't|do not)\s)", I)
 #: Leading participial clauses that are not conditions ("Assuming nothing changes, ...").
 _LEAD_PARTICIPLE: Final = re.compile(r"^(?:assuming|barring|weather permitting)\b[^,]{0,80},\s*", I)
 _KEEP_PP_HEAD: Final = _words(
@@ -603,6 +625,11 @@ _DECIDE: Final = re.compile(
 _CHOICE_ACTIONS: Final = frozenset({"use", "go", "adopt", "pick", "choose", "stick", "switch", "move", "keep"})
 #: "212 MB", "40 kg": a measurement, not an age.
 _UNIT_AFTER: Final = re.compile(r"\s*(?:%|(?!(?:and|or|but|now|yo|so)\b)[A-Za-z]{1,3}\b)")
+#: "Appointments are 45 minutes long": a number followed by a noun is a measure, not an age.
+_NOT_AGE_AFTER: Final = re.compile(
+    r"\s+(?!(?:and|or|but|now|so|next|this|today|in|on|at|since|until|with|already|soon|too|yet|years?|yo)\b)"
+    r"[a-z]{2,}\b"
+)
 _FOR_ME: Final = re.compile(r"^(?:for me|my (?:thing|cup of tea|jam|style))\s*$", I)
 _BE_A: Final = re.compile(r"^(?:an?)\s+(?P<obj>.+)$", I)
 _BE_A_STOP: Final = _words(
@@ -825,7 +852,7 @@ def _split_np(text: str, max_words: int = 5) -> tuple[str, str, str | None] | No
         if w in _NP_STOP or w.endswith("n't"):
             return " ".join(words[:i]), " ".join(words[i:]), None
         vf = _VERB_FORM.get(w)
-        if vf is not None and vf[1] in ("s", "base") and nxt in _COPULA_NEXT:
+        if vf is not None and vf[1] in ("s", "base") and (nxt in _COPULA_NEXT or nxt in _MODAL_NEXT):
             continue  # "the iOS build is ...": a noun that shares a verb's spelling
         if vf is not None and vf[1] in ("s", "past", "base"):
             return " ".join(words[:i]), " ".join(words[i:]), vf[1]
@@ -840,6 +867,11 @@ def _split_np(text: str, max_words: int = 5) -> tuple[str, str, str | None] | No
 
 _NAME_NOT_MODAL: Final = frozenset({"Will", "May"})
 _COPULA_NEXT: Final = _words("is are was were has have had isn't aren't wasn't weren't hasn't haven't")
+#: Irregular participles outside the verb whitelist, for "Prices are shown in NZD" (only before a preposition).
+_EN_PARTICIPLES: Final = _words(
+    "shown known given taken written chosen driven broken frozen hidden spoken stolen proven drawn withdrawn")
+#: Modals that follow a noun sharing a verb's spelling ("Incident reports must be filed ...").
+_MODAL_NEXT: Final = _words("must should shall cannot")
 _NP_TOKEN: Final = re.compile(r"^[\w][\w'+./-]*$")
 
 
@@ -878,7 +910,8 @@ _GOT_THING: Final = re.compile(r"^(?:(?:a|an|my|our|the|two|three|\d+)\s|(?-i:[A
 _SEE_MYSELF: Final = re.compile(r"^(?:myself|ourselves)\s+(?=\w+ing\b)", I)
 _OBJECT_HEAD: Final = re.compile(r"^[\w\d$\u00a3\u20ac]", re.UNICODE)
 _GENERIC_PREP: Final = re.compile(
-    r"^(?P<p>up to|to|into|in|at|on|for|with|from|about|by|off|of|through|via|after|before|during)\s+", I
+    r"^(?P<p>up to|to|into|in|at|on|for|with|from|about|by|off|of|through|via|after|before|during|under|within)\s+",
+    I,
 )
 
 
@@ -943,7 +976,8 @@ _SUBJECT: Final = _subject_pattern(r"I|we", r"my|our")
 _SUBJECT_ATTRIBUTION: Final = _subject_pattern(r"you", r"your")
 _NOUN_THEN_COPULA: Final = re.compile(
     r"\s+(?!(?:is|are|was|were|has|have|had|and|or|will|can|may|might|must|should|would|could|does|do|did|also|"
-    r"still|really|never|always|now|just|only)\b)(?-i:[a-z][\w-]*)\s+(?:is|are|was|were|isn't|aren't)\b",
+    r"still|really|never|always|now|just|only)\b)(?-i:[a-z][\w-]*)\s+(?:is|are|was|were|isn't|aren't|must|should|"
+    r"shall|cannot)\b",
     I,
 )
 _LOWER_START: Final = re.compile(r"^[a-z']")
@@ -1025,6 +1059,10 @@ class _Parser:
         m = _LEAD_PARTICIPLE.match(t)
         if m:
             t = t[m.end() :]
+        if not self.mode.attribution and t[:1] in _LEAD_PHRASE_INITIALS:
+            m = _LEAD_PHRASE.match(t)
+            if m:
+                t = t[m.end() :]  # "For 2027 we're capping ...": a time or setting phrase before the subject
         hedge = False
         flip = False
         m = _HEDGE_PREFIX.match(t)
@@ -1060,6 +1098,11 @@ class _Parser:
             if instr is not None:
                 instr.hedge = instr.hedge or hedge
                 return [instr], inherited
+        if self.mode.role is Role.SYSTEM and (pp := _PP_SUBJECT.match(t)) is not None:
+            # "Datasets in this project are released under ...", "Refunds over $500 must be approved by ...":
+            # the subject is the whole modified noun phrase
+            rest, flags = _consume_aux(pp.group("rest"))
+            return self._predicate(pp.group("np"), rest, flags), pp.group("np")
         if self.mode.role is Role.SYSTEM:
             tm = _SYSTEM_THIS.match(t)
             if tm is not None:
@@ -1272,6 +1315,13 @@ class _Parser:
         m = _HAVE_TO.match(rest)
         if m is not None and re.match(r"^(?:have|has|had|'ve got|got|gotta)\s+to\s|^gotta\s", low):
             return self._cue_claim(subject, _action(rest[m.end() :], "needs_to"), f, NodeType.TASK, speech_act=False)
+        if f.must and f.be and subject not in (self._owner(), "user", "assistant"):
+            w0 = rest.split(" ", 1)[0].lower()
+            if _PARTICIPLE.match(w0):
+                # "Controlled substances must be double-checked by two nurses": a standing constraint, not a to-do
+                obj, prep = _generic_object_prep(rest[len(w0) :])
+                p = self._mk(subject, _snake("must_be", w0, prep or ""), obj, NodeType.FACT, f) if obj else None
+                return [p] if p else []
         if f.must:
             return self._cue_claim(subject, _action(rest, "needs_to"), f, NodeType.TASK, speech_act=False)
 
@@ -1414,6 +1464,8 @@ class _Parser:
                 stem = w0[:-3]
                 if len(stem) > 3 and stem[-1] == stem[-2] and stem[-1] not in "aeiouls":
                     stem = stem[:-1]
+                elif stem[-1] in "zvc" and stem[-2] in "aeiou":
+                    stem += "e"  # "freezing" -> freeze, "reserving" -> reserve
                 return self._generic_verb(subject, stem, after, f)
             if f.perfect and w0 == "to":
                 obj, det_neg = _generic_object(after)
@@ -1425,7 +1477,8 @@ class _Parser:
                     return []
                 p = self._mk(subject, _snake("is", w0), obj, NodeType.FACT, f)
                 return [p] if p else []
-            if (vf is not None and vf[1] == "past") or (w0.endswith("ed") and len(w0) > 4):
+            if (vf is not None and vf[1] == "past") or (w0.endswith("ed") and len(w0) > 4) or (
+                    w0 in _EN_PARTICIPLES and _GENERIC_PREP.match(after)):
                 obj, prep = _generic_object_prep(after)
                 if obj is None:
                     if after.strip() or not _BARE_VERB.match(words[0]) or w0 in _NOT_GUESSED:
@@ -1450,6 +1503,13 @@ class _Parser:
             if p is not None and num is not None and num.group("u") is not None and obj.startswith(num.group("n")):
                 p.quantity = Quantity(value=num.group("n"), unit=num.group("u"), source_text=num.group("n"))
             return [p] if p else []
+        if w0 in ("need", "needs") and not f.aux and after and not after.lower().startswith("to "):
+            if subject in (self._owner(), "user", "assistant"):
+                return []  # "I need a break": a want, not a fact worth keeping
+            # "Expense claims above £200 need a receipt": a standing requirement
+            obj, _ = _generic_object_prep(after)
+            p = self._mk(subject, "needs", obj, NodeType.FACT, f) if obj else None
+            return [p] if p else []
         vf = _VERB_FORM.get(w0)
         if vf is None and f.modal and _BARE_VERB.match(words[0]) and w0 not in _NOT_A_VERB:
             # "We could partition X", "I might swap X": after a modal the next word is a bare verb,
@@ -1471,7 +1531,7 @@ class _Parser:
             head = subject.split()[-1].lower()
             if not head.endswith("s") or head.endswith("ss"):
                 return []  # "Tool call timed out": no agreement, not a clause
-        return self._generic_verb(subject, lemma, after, f, habitual=kind == "s")
+        return self._generic_verb(subject, lemma, after, f, habitual=kind == "s", kind=kind)
 
     def _guess(self, subject: str, word: str, f: _Flags) -> tuple[str, str] | None:
         """Shape-based verb guess for the fallback parse when the whitelist does not know the word."""
@@ -1486,7 +1546,7 @@ class _Parser:
         return g
 
     def _generic_verb(
-        self, subject: str, lemma: str, after: str, f: _Flags, *, habitual: bool = False
+        self, subject: str, lemma: str, after: str, f: _Flags, *, habitual: bool = False, kind: str = ""
     ) -> list[_Proto]:
         role = _AS_ROLE.search(after) if lemma in _AS_ROLE_VERBS else None
         if role is not None:
@@ -1519,7 +1579,9 @@ class _Parser:
         if obj is None:
             return []
         # "sold the camper" gives it up; "the bakery (no longer) sells momos" is a habit, negated only by the aux
-        lexneg = (lemma in _GIVE_UP_VERBS and not habitual) or (lemma == "give" and part == "up")
+        # a bare present without an auxiliary ("you sell the honey at the market") is a habit too
+        bare_present = kind == "base" and not f.aux
+        lexneg = (lemma in _GIVE_UP_VERBS and not habitual and not bare_present) or (lemma == "give" and part == "up")
         pred = _snake(lemma, part, prep or "")
         instead = None if lexneg or f.neg else _instead_of(after)
         p = self._mk(subject, _GENERIC_PREDICATES.get(pred, pred), obj, NodeType.FACT, f, lexneg=lexneg,
@@ -1616,7 +1678,7 @@ class _Parser:
             p = self._mk(self._owner(), "likes", subject, NodeType.PREFERENCE, f)
             return [p] if p else []
         m = _AGE.match(rest)
-        if m is not None and _UNIT_AFTER.match(rest, m.end()) is None:
+        if m is not None and _UNIT_AFTER.match(rest, m.end()) is None and _NOT_AGE_AFTER.match(rest, m.end()) is None:
             n = m.group("n")
             obj = rest[: m.end()].strip()
             p = self._mk(subject, "age", obj, NodeType.FACT, f)
@@ -1663,15 +1725,17 @@ _COMMITMENT: Final = re.compile(
     r"(?:also\s+|now\s+|then\s+|definitely\s+|go ahead and\s+)?"
     # any action verb: "I'll post ...", "I'll open a ticket ..." -- except verbs that announce talk, a
     # state or an attempt rather than an act ("I'll explain", "I'll be", "I'll try", "I'll assume")
-    r"(?P<body>(?!(?:be|have|need|let|see|think|try|assume|explain|walk|note|guess|bet|admit|say|mention|"
+    r"(?P<body>(?:keep\s+(?:an\s+eye|tabs|track)\s+(?:on|of)\s|"
+    r"(?!(?:be|have|need|let|see|think|try|assume|explain|walk|note|guess|bet|admit|say|mention|"
     r"describe|outline|summari[sz]e|clarify|answer|help|do|keep|take|start|begin|go|get|give|leave|point|"
-    r"just|happily|gladly|probably|maybe|also|not|never)\b)(?-i:[a-z]{2,})\b.*)$",
+    r"just|happily|gladly|probably|maybe|also|not|never)\b)(?-i:[a-z]{2,})\b).*)$",
     I,
 )
+_KEEP_WATCH: Final = re.compile(r"^keep\s+(?:an\s+)?(?P<how>eye|tabs|track)\s+(?P<prep>on|of)\s+", I)
 _COMPLETED: Final = re.compile(
     _INTERJECTION + r"I(?:'ve|\s+have)?\s+(?:just\s+|already\s+|now\s+|successfully\s+)?"
     r"(?P<verb>set up|set|sent|made|put|built|paid|(?!(?:summari[sz]|list|outlin|explain|includ|highlight|not|"
-    r"attach|mention|assum|decid|tri|wonder|want|need|check|look|ask|add)ed\b)[a-z]{2,}ed)"
+    r"attach|mention|assum|decid|tri|wonder|want|need|check|look|ask)ed\b)[a-z]{2,}ed)"
     r"\s+(?P<rest>.+)$",
     I,
 )
@@ -1680,9 +1744,12 @@ _DIRECT_ATTRIBUTION: Final = re.compile(
     rf"^(?:{ASSISTANT_ACK})?"
     r"(?P<clause>(?:you|your\s+[\w-]+(?:\s+[\w-]+)?)\s+"
     r"(?!(?:could|should|might|may|can|would|will|must|need|want|'ll|'d|'re|are|were|have to|got)\b).+)$|"
-    rf"^{ASSISTANT_ACK}(?P<clause2>{ACK_YOU_ARE}.+)$",
+    rf"^{ASSISTANT_ACK}(?P<clause2>{ACK_YOU_ARE}.+)$|"
+    rf"^{ACK_THIRD_PARTY}(?P<clause3>.+)$",
     I,
 )
+#: Inside a restatement, "and the/your/you ..." opens the next restated fact.
+_RESTATE_AND: Final = re.compile(r",?\s+and\s+(?=(?:the|your|you)\s)", I)
 _COMPLETED_TAIL: Final = re.compile(
     r",|;|\s(?:so|because|since|and I|but|which|as you|if|unless|below|above|here)\b|\.(?:\s|$)", I
 )
@@ -1699,7 +1766,8 @@ _COMMA_GAP: Final = re.compile(r"\s*,\s+,\s*")
 #: ", pescatarian now" after a negated update ("I'm not vegetarian anymore, pescatarian now"): the new value,
 #: stated without repeating subject and verb.
 _ELLIPTIC_NEW: Final = re.compile(
-    r",\s+(?:(?:but|and)\s+)?(?!(?:I|we|my|our|you|your|he|she|they|it|this|that|there)\b)"
+    r",\s+(?:(?:but|and)\s+)?(?!(?:I|we|my|our|you|your|he|she|they|it|this|that|there|always|never|please|"
+    r"don't|do)\b)"
     r"(?:(?:now|these days|nowadays)\s+(?P<a>[^,;]{1,40}?)|(?P<b>[^,;]{1,40}?)\s+(?:now|instead|these days|nowadays))"
     r"\s*$",
     I,
@@ -1709,15 +1777,20 @@ _AND_VERB: Final = re.compile(r",?\s+and\s+(?:then\s+)?(?P<w>[a-z]+)\b", I)
 _INVERTED: Final = re.compile(r"^(?P<a>will|shall|would|may|can|must|should|do|does)\s+(?P<s>we|I|you)\s+", I)
 
 
-def _split_and_verb(clause: str) -> list[str]:
-    """Split "sold X and bought Y" at "and" + a past/-s verb form: two propositions with one subject."""
+def _split_and_verb(clause: str, *, base_ok: bool = False) -> list[str]:
+    """Split "sold X and bought Y" at "and" + a past/-s verb form: two propositions with one subject.
+
+    ``base_ok`` also splits at a bare form ("you cycle to work and take the train"), for clauses whose
+    subject is "you"/"I"/"we", where the bare form is the agreeing one.
+    """
     if " and " not in clause:
         return [clause]
     out: list[str] = []
     pos = 0
+    kinds = ("past", "s", "base") if base_ok else ("past", "s")
     for m in _AND_VERB.finditer(clause):
         vf = _VERB_FORM.get(m.group("w").lower())
-        if vf is None or vf[1] not in ("past", "s"):
+        if vf is None or vf[1] not in kinds:
             continue
         out.append(clause[pos : m.start()])
         pos = m.start("w")
@@ -1757,13 +1830,30 @@ _TOOL_QUERY_KEYS: Final = _words(
 )
 #: Bare acknowledgements ({"ok": true}) carry no result.
 _TOOL_ACK_KEYS: Final = _words("ok success succeeded acknowledged ack done")
+_FORWARDED: Final = r"(?:forwarded|fwd)\s+(?:e-?mail|mail|promo(?:tion)?|message|newsletter|offer|tip|flyer)\b"
 _RELAY: Final = re.compile(
     r"^\s*(?P<src>[\w .\-/]{1,60}?)\s*\((?P<paren>[^()\n]{0,120}?\b(?:unverified|unofficial|third[- ]party|"
     r"external|forwarded|scraped|user[- ]generated)\b[^()\n]{0,80})\)\s*:\s*(?P<body>.+)$|"
     r"^\s*(?P<src2>(?:forwarded email|scraped[_ ]page|web[_ ]search(?: result)?|rss(?: item)?|review[_ ]site|"
-    r"news\.fetch))\s*(?:\((?P<paren2>[^()\n]{0,120})\))?\s*:\s*(?P<body2>.+)$",
+    r"news\.fetch))\s*(?:\((?P<paren2>[^()\n]{0,120})\))?\s*:\s*(?P<body2>.+)$|"
+    r"^\s*(?P<src3>[\w.\-/]{1,40})\s+" + _FORWARDED + r"[^:\n]{0,60}:\s*(?P<body3>\S.*)$",
     I,
 )
+#: The first line of a relayed message spread over several lines ("mail.forward (forwarded email)").
+_RELAY_HEAD: Final = re.compile(
+    r"[ \t]*(?P<src>[\w .\-/]{1,60}?)\s*\([^()\n]{0,120}?\b(?:unverified|unofficial|third[- ]party|external|"
+    r"forwarded|scraped|user[- ]generated)\b[^()\n]{0,80}\)\s*:?[ \t]*$|"
+    r"[ \t]*(?P<src2>[\w.\-/]{1,40})\s+" + _FORWARDED + r"[^:\n]{0,60}:?[ \t]*$",
+    I,
+)
+#: A relayed statement's envelope ("From Harbour Gear — ", "Fwd: "): who sent it, not what it says.
+_RELAY_ENVELOPE: Final = re.compile(
+    r"^(?:(?:fwd?|fw|re)\s*:\s*)*(?:from:?\s+[^\u2014\u2013:\n]{1,60}?\s*(?:[\u2014\u2013:]|\s-)\s*)?", I
+)
+_ENVELOPE_KEYS: Final = _words("from to cc bcc date sent sender reply-to received")
+_BODY_KEYS: Final = _words("body text message content")
+#: A command-style first line: a dotted or underscored tool name, then its arguments ("ci.build_status build=482").
+_COMMAND_HEAD: Final = re.compile(r"^\s*[a-z][\w-]*(?:[._][\w-]+)+\s+[A-Za-z_][\w.\-]*=")
 _RELAY_STATEMENT: Final = re.compile(r"\"(?P<q>[^\"\n]{3,300})\"|\u201c(?P<q2>[^\u201d\n]{3,300})\u201d")
 _ID_KEY: Final = re.compile(r"(?:^|_)(?:id|uuid|version|phone|zip|postcode|year|date|sha|hash|port)$")
 _KV_EQ: Final = re.compile(r"(?P<key>[A-Za-z_][\w.\-]{0,40})=(?P<val>\"[^\"\n]*\"|[^\s,;]+)")
@@ -1987,7 +2077,10 @@ class RuleExtractor:
                 elliptic = _ELLIPTIC_NEW.search(seg)
         if elliptic is not None:
             seg = seg[: elliptic.start()]
-        for part in self._CLAUSE_SPLIT.split(seg):
+        parts = self._CLAUSE_SPLIT.split(seg)
+        if _INSTR_PAIR_START.match(seg) and "," in seg:
+            parts = _INSTR_PAIR_SPLIT.split(seg)
+        for part in parts:
             for clause in _split_and_verb(part):
                 got, subject = parser.parse(clause, subject)
                 protos.extend(got)
@@ -2006,19 +2099,37 @@ class RuleExtractor:
                 return [p for part in parts if part.strip() for p in self._assistant_one(part.strip(), parser, attrib)]
         return self._assistant_one(seg, parser, attrib)
 
+    def _restated(self, clause: str, attrib: _Parser) -> list[_Proto]:
+        """Every fact of a restatement ("you keep bees, and you sell the honey"), the subject carried over."""
+        if " and " not in clause and "," not in clause:
+            return attrib.parse(clause, None)[0]
+        protos: list[_Proto] = []
+        subject: str | None = None
+        for part in self._CLAUSE_SPLIT.split(clause):
+            for sub in _RESTATE_AND.split(part):
+                for one in _split_and_verb(sub, base_ok=True):
+                    got, subject = attrib.parse(one, subject)
+                    protos.extend(got)
+        return protos
+
     def _assistant_one(self, seg: str, parser: _Parser, attrib: _Parser | None) -> list[_Proto]:
         m = _ATTRIBUTION.search(seg)
         if m is None and attrib is not None:
             m = _DIRECT_ATTRIBUTION.match(seg)
         if m is not None and attrib is not None:
             found = m.groupdict()
-            protos, _ = attrib.parse(found.get("clause") or found.get("clause2") or found.get("sub") or "", None)
+            clause = found.get("clause") or found.get("clause2") or found.get("clause3") or found.get("sub") or ""
+            protos = self._restated(clause, attrib)
             for p in protos:
                 p.epistemic = EpistemicType.INFERRED
             return [p for p in protos if p.subject != "assistant"]
         m = _COMMITMENT.match(seg)
         if m is not None:
-            act = _action(m.group("body"), "will")
+            body = m.group("body")
+            km = _KEEP_WATCH.match(body)
+            # "I'll keep an eye on the shipment": the watched thing is the object, not "eye"
+            act = (_snake("will_keep", km.group("how"), km.group("prep")), body[km.end() :]) if km else _action(
+                body, "will")
             if act is None:
                 return []
             protos = parser._cue_claim("assistant", act, _Flags(), NodeType.TASK)
@@ -2049,6 +2160,13 @@ class RuleExtractor:
         if relay is not None:
             self._tool_relay(out, relay)
             return out
+        lines = _line_spans(content)
+        head = next(((ls, le) for ls, le in lines if content[ls:le].strip()), None)
+        if head is not None and ("forward" in content or "(" in content):
+            hm = _RELAY_HEAD.match(content, head[0], head[1])
+            if hm is not None:
+                self._tool_relay_lines(out, hm.group("src") or hm.group("src2"), content, lines, head)
+                return out
         stripped = content.strip()
         if stripped.startswith("{"):
             try:
@@ -2066,7 +2184,8 @@ class RuleExtractor:
                     val = value if isinstance(value, str) else lit
                     self._tool_pair(out, subject, key, str(val), m.group())
                 return out
-        for ls, le in _line_spans(content):
+        multi = len([1 for ls, le in lines if content[ls:le].strip()]) > 1
+        for ls, le in lines:
             line = content[ls:le]
             if not line.strip() or _LOGLIKE.search(line) or _FORMATTING.match(line):
                 continue
@@ -2074,9 +2193,13 @@ class RuleExtractor:
                 continue  # progress bars and step counters are logs, not results
             pairs = list(_KV_EQ.finditer(line))
             if pairs:
+                # "ci.build_status build=482" over "key: value" lines: the header names the record queried
+                header = multi and head is not None and ls == head[0] and _COMMAND_HEAD.match(line) is not None
                 for i, pm in enumerate(pairs):
                     key, val = pm.group("key"), pm.group("val").strip('"')
                     if i == 0 and len(pairs) > 1 and _is_selector(key, val):
+                        continue
+                    if header and (_ID_KEY.search(key.lower()) or (key.isalpha() and key.lower() not in _RESULT_KEYS)):
                         continue
                     self._tool_pair(out, subject, key, val, pm.group())
                 continue
@@ -2092,17 +2215,45 @@ class RuleExtractor:
         EXTERNAL_DOCUMENT; the claim is "<source> reports <statement>" rather than the statement's
         own triple, because nothing vouches for it.
         """
-        src = (m.group("src") or m.group("src2") or "source").strip()
-        body = m.group("body") or m.group("body2") or ""
+        src = (m.group("src") or m.group("src2") or m.group("src3") or "source").strip()
+        body = m.group("body") or m.group("body2") or m.group("body3") or ""
         statements = [q.group("q") or q.group("q2") for q in _RELAY_STATEMENT.finditer(body)] or [body]
         for st in statements:
-            text = st.strip().rstrip(".!").strip()
-            if not text or len(text) > 200 or len(text.split()) < 2:
+            self._relay_statement(out, src, st)
+
+    def _tool_relay_lines(
+        self, out: list[_Proposal], src: str, content: str, lines: list[tuple[int, int]], head: tuple[int, int]
+    ) -> None:
+        """A relayed message over several lines: its body (or subject) lines are what the source says.
+
+        Envelope fields (from, to, date, ...) only say where it came from, and a subject line is a
+        headline, used only when there is no body.
+        """
+        bodies: list[str] = []
+        subjects: list[str] = []
+        for ls, le in lines:
+            if ls <= head[0]:
                 continue
-            proto = _Proto(src, "reports", text, NodeType.FACT,
-                           epistemic=EpistemicType.UNVERIFIED)
-            proto.metadata["relayed_source"] = src
-            out.append(_Proposal(proto, text, None, False, SourceType.EXTERNAL_DOCUMENT))
+            line = content[ls:le].strip()
+            if not line or _FORMATTING.match(line) or _LOGLIKE.search(line):
+                continue
+            cm = _KV_COLON.match(line)
+            key = cm.group("key").strip().lower() if cm is not None else ""
+            if key in _ENVELOPE_KEYS:
+                continue
+            text = cm.group("val") if cm is not None and key in _BODY_KEYS | {"subject"} else line
+            # the quote runs from the header (which names the source) to the statement's line
+            (subjects if key == "subject" else bodies).append((text, content[head[0] : le].strip()))
+        for st, quote in bodies or subjects:
+            self._relay_statement(out, src.strip(), st, quote)
+
+    def _relay_statement(self, out: list[_Proposal], src: str, statement: str, quote: str | None = None) -> None:
+        text = _RELAY_ENVELOPE.sub("", statement.strip()).strip().rstrip(".!").strip()
+        if not text or len(text) > 200 or len(text.split()) < 2:
+            return
+        proto = _Proto(src, "reports", text, NodeType.FACT, epistemic=EpistemicType.UNVERIFIED)
+        proto.metadata["relayed_source"] = src
+        out.append(_Proposal(proto, quote or text, None, False, SourceType.EXTERNAL_DOCUMENT))
 
     def _tool_pair(self, out: list[_Proposal], subject: str, key: str, value: str, quote: str) -> None:
         pred = _snake(key)

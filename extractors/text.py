@@ -290,7 +290,18 @@ SPEECH_ACT_STEMS: Final = (
 ASSISTANT_ACK: Final = (
     r"(?:noted|understood|got it|gotcha|okay|ok|right|thanks|perfect|just to confirm|to confirm|so|sure|great|"
     r"alright|all right|good to know|thanks for letting me know|makes sense|duly noted|ah|oh)"
-    r"(?:\s+that)?\s*[.,:!;\u2014\u2013-]*\s+"
+    r"(?:\s+that)?\s*[.,:!;\u2014\u2013-]*\s+(?:so,?\s+)?"
+)
+#: A firm acknowledgement, then a colon, comma or dash, then a fact about a third party the user just gave
+#: ("Got it, the herd is now mostly Jerseys", "Noted: the warehouse closes at 6pm"). Generic advice and
+#: explanations ("Noted: generally, pruning is best ...", "... the ferry is usually faster") are excluded
+#: by their wording anywhere in the sentence.
+ACK_THIRD_PARTY: Final = (
+    r"(?:noted|duly noted|understood|got it|gotcha|okay|ok|good to know|thanks for letting me know|"
+    r"just to confirm|to confirm|all right|alright)\s*[,:\u2014\u2013-]\s*(?:so,?\s+)?"
+    r"(?=(?:the|your|our)\s+[\w-]+|(?-i:[A-Z][a-z]+)\s+(?-i:[a-z]))"
+    r"(?![^.!?]*\b(?:usually|generally|typically|normally|often|tends?\s+to|best|most\s+people|many\s+people|"
+    r"should|could|might|may|can|would|recommend|suggest|worth)\b)"
 )
 #: "you're"/"you are" after an acknowledgement restates the user, except stock phrases ("you're welcome").
 ACK_YOU_ARE: Final = (

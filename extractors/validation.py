@@ -38,6 +38,7 @@ from engine.roles import source_type_for_role
 from extractors import reasons
 from extractors.secrets import SecretMatch, find_secrets, is_secret_predicate, mask, may_contain_secret
 from extractors.text import (
+    ACK_THIRD_PARTY,
     ACK_YOU_ARE,
     ASSISTANT_ACK,
     CHOICE_VERB,
@@ -86,7 +87,7 @@ _ATTRIBUTION_CUE: Final = re.compile(
     rf"^(?:{ASSISTANT_ACK})?"
     r"(?:you|your\s+[\w-]+(?:\s+[\w-]+)?)\s+(?!(?:could|should|might|may|can|would|will|must|"
     r"need|want|'ll|'d|'re|are|were|have to|got)\b)|"
-    rf"^{ASSISTANT_ACK}{ACK_YOU_ARE}",
+    rf"^{ASSISTANT_ACK}{ACK_YOU_ARE}|^{ACK_THIRD_PARTY}",
     re.IGNORECASE,
 )
 _RECOMMENDATION_REQUEST: Final = re.compile(

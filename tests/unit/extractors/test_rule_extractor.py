@@ -1113,3 +1113,178 @@ def test_tool_keys_that_name_the_record_are_not_claims(event: EventFactory) -> N
 )
 def test_transfer_progress_lines_are_logs(event: EventFactory, text: str) -> None:
     assert claims(event, text, role="tool", speaker="backup") == []
+
+
+# --- assistant commitments, completed actions and restatements (round 3) ----------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "predicate", "obj"),
+    [
+        ("I'll keep an eye on the ferry timetable for you.", "will_keep_eye_on", "ferry timetable"),
+        ("I'll keep track of your running mileage.", "will_keep_track_of", "running mileage"),
+        ("I'll keep tabs on the kiln temperature.", "will_keep_tabs_on", "kiln temperature"),
+    ],
+)
+def test_assistant_watch_commitment_names_the_watched_thing(
+    event: EventFactory, text: str, predicate: str, obj: str
+) -> None:
+    c = one(event, text, role="assistant")
+    assert (c.subject, c.predicate, c.object, c.node_type) == ("assistant", predicate, obj, NodeType.TASK)
+    assert c.epistemic_type is EpistemicType.INFERRED
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'll keep that in mind.",
+        "Shall I keep an eye on the forecast?",
+        "You might want to keep an eye on the oil level.",
+        "I've added a couple of notes below.",
+    ],
+)
+def test_assistant_look_alikes_of_commitments_yield_nothing(event: EventFactory, text: str) -> None:
+    assert claims(event, text, role="assistant") == []
+
+
+def test_assistant_added_is_a_completed_action(event: EventFactory) -> None:
+    c = one(event, "I've added the vet visit to your calendar for 3 April.", role="assistant")
+    assert (c.subject, c.predicate, c.node_type) == ("assistant", "added", NodeType.FACT)
+    assert c.object is not None and c.object.startswith("vet visit")
+
+
+def test_restatement_after_colon_gives_every_listed_fact(event: EventFactory) -> None:
+    cs = claims(event, "Noted: you walk to the studio and take the bus on Fridays.", role="assistant")
+    assert triples(cs) == [("user", "walk_to", "studio", "positive"), ("user", "take", "bus", "positive")]
+    assert {c.epistemic_type for c in cs} == {EpistemicType.INFERRED}
+
+
+def test_restatement_of_a_habitual_sale_is_not_giving_it_up(event: EventFactory) -> None:
+    cs = claims(event, "Got it: you grow plums, and you sell the jam at the fair.", role="assistant")
+    assert ("user", "sell", "jam", "positive") in triples(cs)
+
+
+def test_restatement_with_a_third_party_subject_after_an_acknowledgement(event: EventFactory) -> None:
+    cs = claims(event, "Got it, the kennel now opens at 8am and the groomer closes at 4pm.", role="assistant")
+    assert [(c.subject, c.object) for c in cs] == [("kennel", "8am"), ("groomer", "4pm")]
+    assert all(c.replaces_object is None for c in cs)  # an inferred restatement retires nothing
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Noted: generally, the ferry is faster than the bus.",
+        "Got it, the best season for kayaking is usually summer.",
+        "Okay, the cheapest option might be the night train.",
+        "Understood. It's usually best to prune in late winter.",
+        "Sure, the museum is a good choice.",
+    ],
+)
+def test_acknowledgement_then_advice_or_explanation_yields_nothing(event: EventFactory, text: str) -> None:
+    assert claims(event, text, role="assistant") == []
+
+
+# --- system declarative policies ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "subject", "predicate", "obj"),
+    [
+        ("Maps in this atlas are released under the ODbL licence.", "Maps in this atlas", "released_under",
+         "ODbL licence"),
+        ("Refunds over $300 must be approved by a supervisor.", "Refunds over $300", "must_be_approved_by",
+         "supervisor"),
+        ("Controlled medicines must be countersigned by a pharmacist.", "Controlled medicines",
+         "must_be_countersigned_by", "pharmacist"),
+        ("Safety reports must be filed within 48 hours.", "Safety reports", "must_be_filed_within", "48 hours"),
+        ("Prices on this site are shown in AUD.", "Prices on this site", "shown_in", "AUD"),
+        ("Expense claims above £90 need a receipt.", "Expense claims above £90", "needs", "receipt"),
+    ],
+)
+def test_system_declarative_policy_keeps_the_noun_phrase_subject(
+    event: EventFactory, text: str, subject: str, predicate: str, obj: str
+) -> None:
+    c = one(event, text, role="system")
+    assert (c.subject, c.predicate, c.object) == (subject, predicate, obj)
+    assert (c.node_type, c.epistemic_type) == (NodeType.FACT, EpistemicType.INFERRED)
+
+
+def test_system_identity_then_policy_sentence_gives_both(event: EventFactory) -> None:
+    cs = claims(event, "You are the desk assistant for Kea Clinic. Sessions are 30 minutes long.", role="system")
+    assert [(c.subject, c.predicate) for c in cs] == [("assistant", "is"), ("Sessions", "is")]
+    assert cs[1].object == "30 minutes long"  # a measure, not an age
+
+
+@pytest.mark.parametrize("text", ["Transcript exported to PDF.", "Cache warmed.", "Plugin list refreshed."])
+def test_system_housekeeping_yields_nothing(event: EventFactory, text: str) -> None:
+    assert claims(event, text, role="system") == []
+
+
+# --- user statements -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "predicate", "obj"),
+    [
+        ("For 2026 we're capping the choir at 40 singers.", "cap", "choir"),
+        ("Next term we're limiting classes to 25 pupils.", "limit", "classes to 25 pupils"),
+        ("In summer I swim at the Tepid Baths.", "swim_at", "Tepid Baths"),
+        ("From May we're freezing prices at the café.", "freeze", "prices"),
+    ],
+)
+def test_leading_time_phrase_before_the_subject(event: EventFactory, text: str, predicate: str, obj: str) -> None:
+    c = one(event, text)
+    assert (c.subject, c.predicate, c.object) == ("user", predicate, obj)
+
+
+def test_leading_phrase_does_not_swallow_a_condition_or_clause(event: EventFactory) -> None:
+    assert claims(event, "In case I forget, can you remind me?") == []
+    c = one(event, "If it rains, we're moving the picnic indoors.")
+    assert c.epistemic_type is EpistemicType.CONDITIONAL
+
+
+def test_never_then_always_gives_two_instructions(event: EventFactory) -> None:
+    cs = claims(event, "Never book me into hostels, always pick a guesthouse instead.")
+    assert triples(cs) == [
+        ("assistant", "should", "book me into hostels", "negative"),
+        ("assistant", "should", "pick a guesthouse instead", "positive"),
+    ]
+    assert {c.node_type for c in cs} == {NodeType.INSTRUCTION}
+
+
+def test_never_mind_is_not_an_instruction(event: EventFactory) -> None:
+    assert claims(event, "Never mind, all sorted now.") == []
+
+
+# --- tool headers and relayed messages ---------------------------------------------------------
+
+
+def test_tool_command_header_key_names_the_record(event: EventFactory) -> None:
+    cs = claims(event, "ci.pipeline run=77\nstatus: passed\ncoverage_pct: 91", role="tool", speaker="ci")
+    assert [(c.predicate, c.object) for c in cs] == [("status", "passed"), ("coverage_pct", "91")]
+
+
+def test_tool_command_header_with_only_progress_yields_nothing(event: EventFactory) -> None:
+    assert claims(event, "deploy.run env=prod\nrunning step 2/5 ...", role="tool", speaker="deploy") == []
+
+
+def test_single_line_key_values_keep_their_results(event: EventFactory) -> None:
+    cs = claims(event, "weather.get temp_c=14 wind_kmh=30", role="tool", speaker="weather")
+    assert [(c.predicate, c.object) for c in cs] == [("temp_c", "14"), ("wind_kmh", "30")]
+
+
+def test_forwarded_promo_is_unverified_and_drops_the_envelope(event: EventFactory) -> None:
+    c = one(event, "mail.inbox (forwarded email): From Kayak Hut — paddles are 15% off until Friday.",
+            role="tool", speaker="mail")
+    assert (c.object, c.epistemic_type) == ("paddles are 15% off until Friday", EpistemicType.UNVERIFIED)
+    assert c.source_type is SourceType.EXTERNAL_DOCUMENT
+    c2 = one(event, "mail.inbox forwarded promo from Brewhaus: all kegs 10% off this week.", role="tool",
+             speaker="mail")
+    assert (c2.object, c2.epistemic_type) == ("all kegs 10% off this week", EpistemicType.UNVERIFIED)
+
+
+def test_multi_line_forwarded_email_gives_its_body_not_its_envelope(event: EventFactory) -> None:
+    text = "mail.forward (forwarded email)\nFrom: promo@shop.example\nSubject: Sale\nBody: Tents are half price today."
+    c = one(event, text, role="tool", speaker="mail")
+    assert (c.subject, c.object, c.epistemic_type) == ("mail.forward", "Tents are half price today",
+                                                      EpistemicType.UNVERIFIED)
