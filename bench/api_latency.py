@@ -38,7 +38,7 @@ with contextlib.suppress(ImportError):
 
 import uvicorn
 
-from epistream.runtime import freeze_loaded_heap
+from epistream.runtime import freeze_loaded_heap, tune_gc_for_throughput
 from epistream.settings import Settings
 from retrieval.api import ApiKey, ApiKeyRing, Permission, create_app, hash_key_sha256
 from retrieval.api.gate import DEFAULT_READERS
@@ -236,6 +236,7 @@ def main() -> None:
     parser.add_argument("--readers", type=int, default=DEFAULT_READERS,
                         help="server reader threads (0: every call on the single runner thread)")
     args = parser.parse_args()
+    tune_gc_for_throughput()  # as ``epistream api`` runs
     for n in args.nodes or [10_000]:
         run(n, args)
 

@@ -30,6 +30,7 @@ with contextlib.suppress(ImportError):
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from extraction_throughput import corpus
 
+from epistream.runtime import tune_gc_for_throughput
 from epistream.settings import Settings
 from sinks.clickhouse import OperationLog
 from sinks.embedded_index import embedded_text
@@ -62,6 +63,7 @@ def main() -> None:
     ap.add_argument("--messages", type=int, default=3000)
     ap.add_argument("--embedder", default="minilm", choices=["minilm", "hash"])
     args = ap.parse_args()
+    tune_gc_for_throughput()  # as the epistream command does
     data = lines(args.messages)
     embedder = default_embedder(args.embedder)
     with tempfile.TemporaryDirectory() as tmp:

@@ -906,6 +906,9 @@ def rebuild_index(data_dir: DataDir = None, json_output: JsonOut = False) -> Non
 
 
 def main() -> None:  # pragma: no cover - console script entry
+    from epistream.runtime import tune_gc_for_throughput
+
+    tune_gc_for_throughput()
     app()
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import fcntl
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -88,6 +89,50 @@ class BatchResult:
     extractions: list[ExtractionResult]
     operations: list[Operation]
     dead_letters: list[DeadLetter]
+
+
+def _count(operations: Sequence[Operation], report: IngestReport) -> list[MemoryNode]:
+    """Tally a batch's operations in the report; returns the nodes it changed (latest versions)."""
+    nodes = agents.latest_nodes(operations)
+    report.operations += len(operations)
+    report.nodes_changed += len(nodes)
+    for op in operations:
+        report.op_counts[op.op_type.value] = report.op_counts.get(op.op_type.value, 0) + 1
+    return nodes
+
+
+class _BatchWriter:
+    """Stores micro-batch N on a second thread while batch N+1 is extracted and reduced.
+
+    Storing is mostly GIL-free work (chDB inserts, the embedding model, tantivy), extraction and
+    the reducer are Python: overlapping them uses the second core, so ingestion runs at about the
+    slower of the two instead of their sum. At most one batch is in flight and batches are stored
+    in order, so the log on disk is always a prefix of what was reduced; the first failure is
+    raised from the next ``submit`` or from leaving the ``with`` block. Only one thread touches
+    chDB and the index during an ingest.
+    """
+
+    def __init__(self) -> None:
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="epistream-store")
+        self._pending: Future[None] | None = None
+
+    def submit(self, fn: Callable[..., None], *args: Any) -> None:
+        self.wait()
+        self._pending = self._pool.submit(fn, *args)
+
+    def wait(self) -> None:
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            pending.result()
+
+    def __enter__(self) -> _BatchWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            self.wait()
+        finally:
+            self._pool.shutdown(wait=True)
 
 
 class DataDirLock:
@@ -206,6 +251,19 @@ class EmbeddedRunner:
     ) -> IngestReport:
         """Admit raw JSON lines (bad ones become dead letters), then process in micro-batches."""
         report = IngestReport()
+        with _BatchWriter() as writer:
+            self._ingest_lines(lines, source, progress, report, writer)
+        self.index.commit()
+        return report
+
+    def _ingest_lines(
+        self,
+        lines: Iterable[bytes | str],
+        source: str,
+        progress: Callable[[int], None] | None,
+        report: IngestReport,
+        writer: _BatchWriter,
+    ) -> None:
         for batch in _chunks(lines, self.settings.batch_size):
             events: list[ConversationEvent] = []
             letters: list[DeadLetter] = []
@@ -230,20 +288,25 @@ class EmbeddedRunner:
                     )
                 else:
                     events.append(admitted)
-            self._process(events, letters, report)
+            self._process(events, letters, report, writer)
             if progress is not None:
                 progress(len(batch))
-        self.index.commit()
-        return report
 
     def ingest_events(self, events: Sequence[ConversationEvent]) -> IngestReport:
         report = IngestReport(received=len(events))
-        for batch in _chunks(events, self.settings.batch_size):
-            self._process(batch, [], report)
+        with _BatchWriter() as writer:
+            for batch in _chunks(events, self.settings.batch_size):
+                self._process(batch, [], report, writer)
         self.index.commit()
         return report
 
-    def _process(self, events: Sequence[ConversationEvent], letters: list[DeadLetter], report: IngestReport) -> None:
+    def _process(
+        self,
+        events: Sequence[ConversationEvent],
+        letters: list[DeadLetter],
+        report: IngestReport,
+        writer: _BatchWriter,
+    ) -> None:
         fresh = agents.unique_events(events, self.store)
         report.duplicates += len(events) - len(fresh)
         report.events += len(fresh)
@@ -255,25 +318,34 @@ class EmbeddedRunner:
             report.rejected_claims += len(result.rejected)
             report.failed_extractions += result.status == "failed"
             operations.extend(agents.materialize(self.store, self.reducer, result).operations)
+        nodes = _count(operations, report)
+        writer.submit(self._store_batch, fresh, extractions, letters, operations, nodes)
+
+    def _store_batch(
+        self,
+        fresh: Sequence[ConversationEvent],
+        extractions: Sequence[ExtractionResult],
+        letters: Sequence[DeadLetter],
+        operations: Sequence[Operation],
+        nodes: Sequence[MemoryNode],
+    ) -> None:
         mask = None if self.settings.retain_raw_secrets else agents.masked_content
         if fresh:
             self.log.write_events(fresh, mask=mask)
             self.log.write_extractions(extractions)
         if letters:
             self.log.write_dead_letters(letters)
-        self._sink(operations, report)
+        self._store(operations, nodes)
 
-    def _sink(self, operations: Sequence[Operation], report: IngestReport) -> None:
+    def _store(self, operations: Sequence[Operation], nodes: Sequence[MemoryNode]) -> None:
         if not operations:
             return
-        nodes = agents.latest_nodes(operations)
         self.log.write_operations(operations)
         self.log.write_node_snapshots(nodes)
         self.index.upsert(nodes)
-        report.operations += len(operations)
-        report.nodes_changed += len(nodes)
-        for op in operations:
-            report.op_counts[op.op_type.value] = report.op_counts.get(op.op_type.value, 0) + 1
+
+    def _sink(self, operations: Sequence[Operation], report: IngestReport) -> None:
+        self._store(operations, _count(operations, report))
 
     def submit(self, command: CommandBase) -> ApplyResult:
         """Apply one command; its operations are stored and indexed before returning."""

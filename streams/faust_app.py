@@ -442,6 +442,9 @@ def run_worker(
     """Run one worker until SIGTERM/SIGINT (what ``epistream worker`` calls)."""
     import faust
 
+    from epistream.runtime import tune_gc_for_throughput
+
+    tune_gc_for_throughput()
     prepare(settings, options)
     app = create_app(settings, data_dir=data_dir, opensearch_url=opensearch_url, options=options)
     worker = faust.Worker(app, loglevel=loglevel, quiet=True, redirect_stdouts=False)

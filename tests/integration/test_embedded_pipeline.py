@@ -265,3 +265,52 @@ def test_demo_command_runs_end_to_end(tmp_path: Path) -> None:
     assert out["operation_counts"]["SUPERSEDENCE_APPLIED"] >= 2
     assert out["seconds"] < 60
     assert out["provenance"]["node"]["lifecycle"] == "CONTESTED"
+
+
+class _FailingOnce(OperationLog):
+    """The real log, with the n-th operations write failing (a full disk, a killed engine)."""
+
+    def __init__(self, log: OperationLog, fail_on_call: int) -> None:
+        super().__init__(log.client, log.database)
+        self.calls = 0
+        self.fail_on_call = fail_on_call
+
+    def write_operations(self, ops):  # type: ignore[no-untyped-def]
+        self.calls += 1
+        if self.calls == self.fail_on_call:
+            raise OSError("disk full")
+        return super().write_operations(ops)
+
+
+def test_a_failed_background_write_stops_the_ingest_and_the_log_stays_a_prefix(
+    tmp_path: Path, chdb_path: Path, chdb_database: str
+) -> None:
+    log = _FailingOnce(OperationLog.connect(None, path=chdb_path, database=chdb_database), fail_on_call=2)
+    runner = EmbeddedRunner(tmp_path / "data", Settings(data_dir=tmp_path / "data", batch_size=7),
+                            embedder=HashEmbedder(), log=log, clock=lambda: REFERENCE_TIME)
+    lines = demo_lines()
+    try:
+        with pytest.raises(OSError, match="disk full"):
+            runner.ingest_lines(lines, source="demo")
+    finally:
+        runner.close()
+    # Batch 1 (7 events) is stored in full; batch 2's operations never reached the log, and nothing
+    # reduced after it (batches 3+) was written either.
+    rows = log.client.query(f"SELECT DISTINCT event_id FROM {log.database}.raw_events").result_rows
+    stored_events = {e for (e,) in rows}
+    first_batch = {json.loads(line)["event_id"] for line in lines[:7]}
+    later = {json.loads(line)["event_id"] for line in lines[14:]}
+    assert first_batch <= stored_events
+    assert not (later & stored_events)
+    causes = {op.caused_by for op in log.stream_operations()}
+    assert causes and all(c.split("/", 1)[1] in first_batch for c in causes)
+    # Restarting folds the stored prefix; ingesting the same lines again completes the log exactly.
+    log.fail_on_call = 0
+    again = EmbeddedRunner(tmp_path / "data", Settings(data_dir=tmp_path / "data", batch_size=7),
+                           embedder=HashEmbedder(), log=log, clock=lambda: REFERENCE_TIME)
+    try:
+        report = again.ingest_lines(lines, source="demo")
+        assert report.duplicates == 7 and report.events == len(lines) - 7
+        assert again.verify_replay() == []  # no difference between live state and the log
+    finally:
+        again.close()

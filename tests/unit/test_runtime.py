@@ -4,7 +4,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from epistream.runtime import freeze_loaded_heap
+from epistream.runtime import GC_YOUNG_THRESHOLD, freeze_loaded_heap, tune_gc_for_throughput
 
 
 @pytest.fixture
@@ -36,3 +36,20 @@ def test_garbage_at_the_freeze_is_collected_first(unfrozen: None) -> None:
     assert ref() is not None  # the cycle keeps it alive until a collection
     freeze_loaded_heap()
     assert ref() is None
+
+
+def test_throughput_tuning_raises_the_young_threshold_and_keeps_collecting() -> None:
+    before = gc.get_threshold()
+    try:
+        tune_gc_for_throughput()
+        young, middle, old = gc.get_threshold()
+        assert young == GC_YOUNG_THRESHOLD > before[0]
+        assert middle >= 1 and old >= 1
+        assert gc.isenabled()
+        garbage = Node()
+        ref = weakref.ref(garbage)
+        del garbage
+        gc.collect(0)
+        assert ref() is None  # cycles are still found
+    finally:
+        gc.set_threshold(*before)
