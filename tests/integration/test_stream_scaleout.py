@@ -1,7 +1,8 @@
 """Crash and scale-out of the faust pipeline against the real broker and OpenSearch.
 
-* SIGKILL a worker mid-run (twice), restart it: nothing lost, nothing duplicated,
-  node states equal to the in-process run on the same records.
+* SIGKILL a worker at three random points of a run of several thousand events,
+  restart it: nothing lost, nothing duplicated, node states equal to the
+  in-process run on the same records.
 * Two workers in one consumer group split the partitions; their combined output
   equals the single-writer result (per-key order preserved: the reducer's
   operations would differ otherwise, since ids and checksums depend on order).
@@ -9,6 +10,9 @@
 
 from __future__ import annotations
 
+import json
+import os
+import random
 import signal
 import time
 from pathlib import Path
@@ -32,23 +36,45 @@ def _operations_end(dep: Deployment) -> int:
     return lag[dep.topics.operations]  # nothing committed by the probe group: lag == records written
 
 
+def several_thousand_events(copies: int = 2) -> list[bytes]:
+    """Every labelled message and contradiction pair, then ``copies`` more runs of it for other owners.
+
+    Each copy renames the owner (so pairs still meet within one owner) and the event ids.
+    """
+    base = sample_events(n_labelled=10_000, n_pairs=10_000)
+    out = list(base)
+    for k in range(1, copies + 1):
+        for raw in base:
+            event = json.loads(raw)
+            event["event_id"] = f"{event['event_id']}-c{k}"
+            event["owner_id"] = f"{event['owner_id']}-c{k}"
+            out.append(json.dumps(event).encode())
+    return out
+
+
 def test_sigkill_mid_run_loses_and_duplicates_nothing(services: tuple[str, str], tmp_path: Path) -> None:
     dep = Deployment(*services, tmp_path)
-    lines = sample_events(n_labelled=300, n_pairs=150)
+    lines = several_thousand_events()
+    assert len(lines) >= 3000
     report = dep.publish(lines)
     assert report.ok
     ops, nodes = expected_state(lines, report)
+    # Kill points drawn at random (op batches written so far: one per input); the seed is in every
+    # failure message, and EPISTREAM_CRASH_SEED replays a run.
+    seed = int(os.environ.get("EPISTREAM_CRASH_SEED", time.time_ns() % 1_000_000))
+    rng = random.Random(seed)
+    thresholds = sorted(rng.sample(range(len(lines) // 10, len(lines) * 9 // 10), 3))
     kills = 0
-    for threshold in (len(lines) // 5, len(lines) // 2):  # op batches: one per input
+    for threshold in thresholds:
         proc = dep.start()
-        deadline = time.monotonic() + 90
+        deadline = time.monotonic() + 120
         while _operations_end(dep) < threshold:
-            assert proc.poll() is None, dep.log_tail()
-            assert time.monotonic() < deadline, "worker made no progress\n" + dep.log_tail()
-            time.sleep(0.2)
+            assert proc.poll() is None, f"seed={seed}\n" + dep.log_tail()
+            assert time.monotonic() < deadline, f"seed={seed}: worker made no progress\n" + dep.log_tail()
+            time.sleep(0.1)
         dep.stop(signal.SIGKILL)
         kills += 1
-    assert kills == 2
+    assert kills == 3, f"seed={seed}"
     dep.start()
     try:
         dep.wait_idle(expect_events=len(lines))
