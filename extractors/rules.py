@@ -1919,20 +1919,7 @@ class RuleExtractor:
         source_hash = sha256_hex(event.content)
         # Every field below comes from an already validated event, claims the validator built, or constants,
         # so re-validating them would only cost time (about a tenth of the per-message budget).
-        ref = EventRef.model_construct(
-            tenant_id=event.tenant_id,
-            owner_id=event.owner_id,
-            scope=event.scope,
-            scope_id=event.scope_id,
-            event_id=event.event_id,
-            conversation_id=event.conversation_id,
-            session_id=event.session_id,
-            role=event.role,
-            speaker=event.speaker,
-            occurred_at=event.occurred_at,
-            recorded_at=event.recorded_at,
-            content_sha256=source_hash,
-        )
+        ref = EventRef.of(event, content_sha256=source_hash, trusted=True)
         return ExtractionResult.model_construct(
             event=ref,
             extractor=self.name,

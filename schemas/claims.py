@@ -6,7 +6,7 @@ engine decides lifecycle and confidence.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field, JsonValue, model_validator
 
@@ -92,21 +92,26 @@ class EventRef(ScopeRef):
     content_sha256: str
 
     @classmethod
-    def of(cls, event: ConversationEvent) -> EventRef:
-        return cls(
-            tenant_id=event.tenant_id,
-            owner_id=event.owner_id,
-            scope=event.scope,
-            scope_id=event.scope_id,
-            event_id=event.event_id,
-            conversation_id=event.conversation_id,
-            session_id=event.session_id,
-            role=event.role,
-            speaker=event.speaker,
-            occurred_at=event.occurred_at,
-            recorded_at=event.recorded_at,
-            content_sha256=event.content_sha256,
-        )
+    def of(cls, event: ConversationEvent, *, content_sha256: str | None = None, trusted: bool = False) -> EventRef:
+        """The reference to ``event``; ``trusted`` skips re-validating fields of an already validated event.
+
+        ``content_sha256`` passes a hash the caller already computed (hashing the content is not free).
+        """
+        values: dict[str, Any] = {
+            "tenant_id": event.tenant_id,
+            "owner_id": event.owner_id,
+            "scope": event.scope,
+            "scope_id": event.scope_id,
+            "event_id": event.event_id,
+            "conversation_id": event.conversation_id,
+            "session_id": event.session_id,
+            "role": event.role,
+            "speaker": event.speaker,
+            "occurred_at": event.occurred_at,
+            "recorded_at": event.recorded_at,
+            "content_sha256": content_sha256 if content_sha256 is not None else event.content_sha256,
+        }
+        return cls.model_construct(**values) if trusted else cls(**values)
 
 
 class ExtractionResult(Contract):
