@@ -5,13 +5,17 @@ The corpus is generated here from templates so the figure is reproducible
 questions and requests that yield nothing, plus facts, preferences, hedges,
 conditions, updates, instructions, assistant replies and tool output.
 
-Run: .venv/bin/python bench/extraction_throughput.py [--messages N]
+Run: .venv/bin/python bench/extraction_throughput.py [--messages N] [--repeat 5]
+
+Several passes over the same corpus: the first one still warms per-pattern caches, and other work
+on a shared box only ever slows a pass down, so the median and best are the figures to read.
 """
 
 from __future__ import annotations
 
 import argparse
 import random
+import statistics
 import time
 from datetime import UTC, datetime
 
@@ -81,23 +85,31 @@ def corpus(n: int, seed: int = 7) -> list[ConversationEvent]:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--messages", type=int, default=20000)
+    ap.add_argument("--repeat", type=int, default=5,
+                    help="timed passes; best and median are printed (other work on the box only slows a pass)")
     args = ap.parse_args()
     events = corpus(args.messages)
     extractor = RuleExtractor()
     for e in events[:200]:  # warm caches
         extractor.extract(e)
+    rates: list[float] = []
+    walls: list[float] = []
     claims = rejected = 0
-    start, cpu_start = time.perf_counter(), time.process_time()
-    for e in events:
-        res = extractor.extract(e)
-        claims += len(res.claims)
-        rejected += len(res.rejected)
-    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu_start
-    print(f"messages:        {len(events)}")
-    print(f"claims accepted: {claims}   rejected: {rejected}")
-    print(f"elapsed:         {elapsed:.3f} s wall, {cpu:.3f} s CPU")
-    print(f"throughput:      {len(events) / cpu:,.0f} messages/s per CPU-second (single core, target >= 5,000)")
-    print(f"                 {len(events) / elapsed:,.0f} messages/s wall clock (lower when the machine is shared)")
+    for _ in range(max(1, args.repeat)):
+        claims = rejected = 0
+        start, cpu_start = time.perf_counter(), time.process_time()
+        for e in events:
+            res = extractor.extract(e)
+            claims += len(res.claims)
+            rejected += len(res.rejected)
+        elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu_start
+        rates.append(len(events) / cpu)
+        walls.append(len(events) / elapsed)
+    print(f"messages:        {len(events)} x {len(rates)} passes")
+    print(f"claims accepted: {claims}   rejected: {rejected}  (per pass)")
+    print(f"throughput:      best {max(rates):,.0f} / median {statistics.median(rates):,.0f} / worst {min(rates):,.0f} "
+          "messages/s per CPU-second (single core, target >= 5,000)")
+    print(f"                 best {max(walls):,.0f} messages/s wall clock (lower when the machine is shared)")
 
 
 if __name__ == "__main__":
