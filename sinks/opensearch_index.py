@@ -25,7 +25,7 @@ from opensearchpy import OpenSearch
 from engine.filters import condition_state_of
 from retrieval.backend import SearchFilter, SearchHit
 from retrieval.fusion import competition_ranks
-from schemas.enums import EpistemicType
+from schemas.enums import EpistemicType, Scope
 from schemas.errors import BackendUnavailable, ValidationFailed
 from schemas.nodes import MemoryNode
 from sinks.opensearch_client import DEFAULT_TIMEOUT_S, as_client, guarded
@@ -457,6 +457,35 @@ class OpenSearchIndex:
                 continue
             out.append(MemoryNode.model_validate(src["node"]))
         return out
+
+    def owner_nodes(
+        self,
+        *,
+        tenant_id: str,
+        owner_id: str,
+        scope: Scope | None = None,
+        scope_id: str | None = None,
+        limit: int = 10_000,
+    ) -> list[MemoryNode]:
+        """One owner's nodes as the index holds them (written by any worker), at most ``limit``.
+
+        What the world view of a distributed deployment is built from: the API process's own store
+        only knows what that process ingested. Searches see refreshed documents (about a second).
+        """
+        flt = SearchFilter(tenant_id=tenant_id, owner_id=owner_id, scope=scope, scope_id=scope_id)
+        body = {"query": {"bool": {"filter": filter_clauses(flt)}}, "size": limit, "sort": [{"node_id": "asc"}]}
+        with guarded("owner_nodes", index=self.alias):
+            result = self.client.search(
+                index=self.alias,
+                body=body,
+                params={"filter_path": "hits.hits._source.node,timed_out", "_source_includes": "node"},
+                request_timeout=self.timeout,
+            )
+        if result.get("timed_out"):
+            raise BackendUnavailable(
+                "OpenSearch owner_nodes timed out", operation="owner_nodes", error_type="timed_out"
+            )
+        return [MemoryNode.model_validate(h["_source"]["node"]) for h in result.get("hits", {}).get("hits", [])]
 
     def count(self, flt: SearchFilter | None = None) -> int:
         body: dict[str, Any] = {}

@@ -384,6 +384,24 @@ class EmbeddedRunner:
         self, *, tenant_id: str, owner_id: str, scope: ScopeRef | None = None, at: datetime | None = None
     ) -> WorldContext:
         nodes = self.nodes_of(scope, tenant_id=tenant_id, owner_id=owner_id)
+        shared = getattr(self.index, "owner_nodes", None)
+        if shared is not None:
+            # An index other writers fill too (stream workers into OpenSearch): their nodes count,
+            # and of two copies of a node the newer version wins.
+            merged = {
+                n.node_id: n
+                for n in shared(
+                    tenant_id=tenant_id,
+                    owner_id=owner_id,
+                    scope=scope.scope if scope is not None else None,
+                    scope_id=scope.scope_id if scope is not None else None,
+                )
+            }
+            for n in nodes:
+                held = merged.get(n.node_id)
+                if held is None or n.version > held.version:
+                    merged[n.node_id] = n
+            nodes = list(merged.values())
         edges = self.edges_of_owner(tenant_id=tenant_id, owner_id=owner_id)
         return world_context(
             nodes,

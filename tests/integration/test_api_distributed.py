@@ -30,6 +30,7 @@ from engine.reducer import Reducer
 from engine.store import InMemoryStateStore
 from extractors.base import get_extractor
 from retrieval.api import create_app
+from retrieval.world import world_context
 from schemas.commands import ReinforceCommand
 from schemas.events import ConversationEvent
 from streams import agents
@@ -180,3 +181,26 @@ def test_unknown_target_is_404_and_not_published(env: Env) -> None:
     r = env.client.post("/v1/nodes/no-such-node/reinforce?wait=true", json={}, headers=env.keys.auth("writer"))
     assert r.status_code == 404
     assert r.json()["error"]["code"] == "node_not_found"
+
+
+def test_world_context_shows_what_the_workers_wrote(env: Env) -> None:
+    """The API process ingested nothing itself: its world view comes from the workers' index."""
+    auth = env.keys.auth("writer")
+    r = env.client.post("/v1/events", json={"events": EVENTS}, headers=auth)
+    assert r.status_code == 200, r.text
+    wait_visible(env, env.node_id)
+    expected = world_context(
+        env.store.iter_nodes(), tuple(env.store.iter_edges()), tenant_id=TENANT, owner_id="u1", reference_time=ISSUED
+    )
+    assert {c.node_id for c in expected.facts} >= {env.node_id}
+    deadline = time.monotonic() + VISIBLE_TIMEOUT_S
+    facts: set[str] = set()
+    while time.monotonic() < deadline:  # search visibility follows the index refresh (~1 s)
+        w = env.client.get("/v1/world-context", params={"owner_id": "u1", "at": ISSUED.isoformat()}, headers=auth)
+        assert w.status_code == 200, w.text
+        facts = {c["node_id"] for c in w.json()["facts"]}
+        if facts >= {c.node_id for c in expected.facts}:
+            break
+        time.sleep(0.3)
+    assert facts >= {c.node_id for c in expected.facts}
+    assert not env.runner.nodes_of(tenant_id=TENANT, owner_id="u1")  # nothing came from the API's own store

@@ -15,7 +15,7 @@ from opensearchpy import OpenSearch
 from test_opensearch_support import WordEmbedder, drop_alias, make_node, opensearch_client, unique_alias
 
 from retrieval.backend import SearchBackend, SearchFilter
-from schemas.enums import EpistemicType, LifecycleState
+from schemas.enums import EpistemicType, LifecycleState, Scope
 from schemas.errors import BackendUnavailable, ValidationFailed
 from sinks.opensearch_index import OpenSearchIndex, rebuild_from_snapshots
 from sinks.opensearch_mapping import (
@@ -348,3 +348,19 @@ def test_noop_embedder_gives_a_lexical_only_index(client: OpenSearch, alias: str
     index.refresh()
     assert index.vector("aisle seats", ALICE, 5) == []
     assert [h.node_id for h in index.lexical("aisle", ALICE, 5)] == ["n1"]
+
+
+def test_owner_nodes_lists_one_owner_only_at_the_newest_version(client: OpenSearch, alias: str) -> None:
+    index = _index(client, alias)
+    mine = [make_node(f"a{i}") for i in range(5)] + [make_node("p1", scope=Scope.PROJECT, scope_id="p")]
+    others = [make_node("b1", owner_id="bob"), make_node("t2a", tenant_id="t2")]
+    index.upsert(mine + others)
+    index.upsert([make_node("a2", "alice likes tea now", version=2)])
+    index.refresh()
+    got = index.owner_nodes(tenant_id="t1", owner_id="alice")
+    assert [n.node_id for n in got] == ["a0", "a1", "a2", "a3", "a4", "p1"]
+    assert next(n for n in got if n.node_id == "a2").version == 2
+    personal = index.owner_nodes(tenant_id="t1", owner_id="alice", scope=Scope.PERSONAL)
+    assert "p1" not in {n.node_id for n in personal} and len(personal) == 5
+    assert index.owner_nodes(tenant_id="t2", owner_id="bob") == []
+    assert [n.node_id for n in index.owner_nodes(tenant_id="t1", owner_id="alice", limit=2)] == ["a0", "a1"]
