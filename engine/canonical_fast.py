@@ -103,6 +103,9 @@ _OP_CACHE_LIMIT = 16384
 #: id(op) -> (op, canonical template of the op with placeholders); sealing order.
 _op_cache: dict[int, tuple[Operation, bytes]] = {}
 #: id(model) -> [model, json dict or None, canonical bytes or None]; LRU order.
+#: Both caches are shared by the reducer and the threads that store its output (the embedded
+#: runner's store thread, the worker's ClickHouse thread): every access is one dict operation,
+#: atomic under the GIL, and an entry evicted by the other thread is simply recomputed.
 _cache: dict[int, list[Any]] = {}
 #: UUID variant nibble (RFC 4122: 10xx) for each hex digit of the raw hash.
 _VARIANT = {c: "89ab"[int(c, 16) & 0x3] for c in "0123456789abcdef"}
@@ -139,7 +142,7 @@ def _entry(model: object) -> list[Any]:
         hit = [model, None, None]
         if len(_cache) >= _CACHE_LIMIT:
             for stale in list(_cache)[: _CACHE_LIMIT // 8]:
-                del _cache[stale]
+                _cache.pop(stale, None)  # pop: a sink thread may have evicted it first
     _cache[key] = hit  # most recently used last
     return hit
 
@@ -266,7 +269,7 @@ def remember_operation(op: Operation, template: bytes | None) -> None:
         return
     if len(_op_cache) >= _OP_CACHE_LIMIT:
         for stale in list(_op_cache)[: _OP_CACHE_LIMIT // 8]:
-            del _op_cache[stale]
+            _op_cache.pop(stale, None)
     _op_cache[id(op)] = (op, template)
 
 
