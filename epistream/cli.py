@@ -457,8 +457,11 @@ def sql(
     try:
         if not settings.clickhouse_url:
             lock.acquire()  # chDB in the data directory: one process at a time
-        # EPISTREAM_CLICKHOUSE_URL points at the server a distributed deployment writes to.
-        log = OperationLog.connect(settings.clickhouse_url, path=settings.data_dir)
+        # EPISTREAM_CLICKHOUSE_URL points at the server a distributed deployment writes to; an analyst's
+        # account there may be read-only, so migrations run only on the data directory's own chDB.
+        log = OperationLog.connect(
+            settings.clickhouse_url, path=settings.data_dir, run_migrations=not settings.clickhouse_url
+        )
         try:
             result = log.read_only_query(text, max_rows=max_rows)
         finally:

@@ -164,3 +164,8 @@ def test_sql_answers_analyst_reads_and_refuses_writes(data_dir: Path) -> None:
     # The refused statements changed nothing.
     again = cli(data_dir, "sql", "SELECT count() FROM (SELECT DISTINCT event_id FROM raw_events)")
     assert again["rows"] == [[len(events)]]
+
+
+def test_sql_on_a_data_directory_with_nothing_ingested_yet_answers_empty(tmp_path: Path) -> None:
+    result = cli(tmp_path / "fresh", "sql", "SELECT count() FROM operations")
+    assert result == {"columns": ["count()"], "rows": [[0]], "truncated": False}
