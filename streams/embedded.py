@@ -385,9 +385,10 @@ class EmbeddedRunner:
     ) -> WorldContext:
         nodes = self.nodes_of(scope, tenant_id=tenant_id, owner_id=owner_id)
         shared = getattr(self.index, "owner_nodes", None)
-        if shared is not None:
-            # An index other writers fill too (stream workers into OpenSearch): their nodes count,
-            # and of two copies of a node the newer version wins.
+        if shared is not None and self.settings.api_mode == "distributed":
+            # In a distributed deployment the stream workers fill this index, not this process:
+            # their nodes count, and of two copies of a node the newer version wins. Otherwise the
+            # store already holds every node the index has, and the extra query is skipped.
             merged = {
                 n.node_id: n
                 for n in shared(
