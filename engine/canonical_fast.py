@@ -26,6 +26,7 @@ from typing import Any
 from engine.fastjson import Unsupported, changes_json, datetime_json, model_json
 from schemas.canonical import EPISTREAM_NAMESPACE, canonical_json
 from schemas.common import ActorRef
+from schemas.errors import ChecksumMismatch
 from schemas.nodes import Edge, MemoryNode
 from schemas.operations import Operation
 
@@ -42,6 +43,7 @@ __all__ = [
     "remember_derived",
     "remember_operation",
     "seal_fields",
+    "verify_fast",
 ]
 
 _orjson: Any
@@ -284,6 +286,19 @@ def operation_bytes(op: Operation) -> bytes:
 def operation_text(op: Operation) -> str:
     """``op.canonical()``: the operation log's stored record, usually without a new dump."""
     return operation_bytes(op).decode("utf-8")
+
+
+def verify_fast(op: Operation) -> Operation:
+    """``schemas.operations.verify_operation`` at stream speed: the same check, the same error.
+
+    Consumers of ``memory.operations`` verify every operation they read; the reference encoder
+    (``json.dumps`` over a full model dump) made that the largest item of the log sink.
+    """
+    body = model_json(op)
+    checksum = body.pop("checksum", "")
+    if not checksum or checksum != _sha256(canonical_bytes(body)).hexdigest():
+        raise ChecksumMismatch("operation checksum does not match its content", op_id=op.op_id)
+    return op
 
 
 def model_bytes(model: MemoryNode | Edge) -> bytes:

@@ -4,9 +4,10 @@ Agents (see ARCHITECTURE.md "Flow"); each calls the shared steps in
 ``streams.agents`` so behaviour tested in-process holds here:
 
 * ``extract``      conversation.events -> admit -> raw events + extraction journals to ClickHouse
-                   -> memory.extractions (or the DLQ)
+                   -> memory.extractions, one record per partition of a batch (or the DLQ)
 * ``materialize``  memory.extractions + memory.commands (co-partitioned) -> reducer
-                   -> memory.operations (one :class:`~streams.kafka_store.OpBatch` per input)
+                   -> memory.operations (one record per input record: the
+                   :class:`~streams.kafka_store.OpBatch` of each input in it)
 * ``oplog_sink``   memory.operations -> operations + node snapshots to ClickHouse, and
                    memory.nodes (compacted, latest snapshot per node)
 * ``oplog_dead_letters`` dead-letter topics -> ClickHouse
@@ -68,7 +69,7 @@ from schemas.events import ConversationEvent
 from schemas.nodes import MemoryNode
 from schemas.operations import Operation
 from sinks.clickhouse import DeadLetter, OperationLog
-from streams import agents
+from streams import agents, extraction_records
 from streams import topics as tn
 from streams.kafka_store import OpBatch, PartitionStates
 
@@ -299,11 +300,15 @@ def create_app(
             # The raw events and journals are durable before the batch is acked (the next
             # take_events), as they were when separate sink agents re-read these topics.
             writing = asyncio.ensure_future(in_clickhouse(_write_inputs, list(raw_events.values()), results))
-            for (event, msg), result in zip(valid, results, strict=True):
+            # One record per partition of the batch (see streams.extraction_records), in input order.
+            by_partition: dict[int, list[ExtractionResult]] = {}
+            for (_event, msg), result in zip(valid, results, strict=True):
+                by_partition.setdefault(msg.partition, []).append(result)
+            for partition, group in by_partition.items():
                 t_extractions.send_soon(
-                    key=event.partition_key.encode(),
-                    value=result.model_dump_json().encode(),
-                    partition=msg.partition,
+                    key=group[0].event.partition_key.encode(),
+                    value=extraction_records.dumps(group),
+                    partition=partition,
                 )
             await writing
 
@@ -314,15 +319,13 @@ def create_app(
             for ev in batch:
                 msg = ev.message
                 raw: bytes = ev.value or b""
-                item: ExtractionResult | Any
+                is_command = msg.topic == topics.commands
+                items: list[ExtractionResult] | list[Any]
                 try:
-                    if msg.topic == topics.extractions:
-                        item = ExtractionResult.model_validate_json(raw)
-                    else:
-                        item = parse_command(raw)
+                    items = [parse_command(raw)] if is_command else extraction_records.loads(raw)
                 except ValueError as exc:  # pydantic ValidationError / JSON errors
-                    target = t_commands_dlq if msg.topic == topics.commands else t_events_dlq
-                    code = "invalid_command" if msg.topic == topics.commands else "invalid_extraction"
+                    target = t_commands_dlq if is_command else t_events_dlq
+                    code = "invalid_command" if is_command else "invalid_extraction"
                     await dead_letter(_bad_record(raw, msg, code, type(exc).__name__), msg.key, target)
                     continue
                 store = await states.get(msg.partition)
@@ -331,24 +334,24 @@ def create_app(
                 # From the ownership check to the last enqueue nothing yields: the revocation handler
                 # (which flushes the producer) cannot run in between, so no write lands after a
                 # new owner has loaded this partition's state.
-                try:
-                    result = agents.materialize(store, reducer, item)
-                except EpistreamError as exc:  # the reducer journals rule breaks; this is a broken invariant
-                    target = t_commands_dlq if msg.topic == topics.commands else t_events_dlq
-                    target.send_soon(
-                        key=msg.key,
-                        value=raw,
-                        headers=_headers(_bad_record(raw, msg, exc.code, exc.message)),
-                    )
-                    continue
-                if not result.operations:
-                    continue
-                key = item.event.partition_key if isinstance(item, ExtractionResult) else item.partition_key
-                t_operations.send_soon(
-                    key=key.encode(),
-                    value=OpBatch(item.input_id, tuple(result.operations)).dumps(),
-                    partition=msg.partition,
-                )
+                produced: list[OpBatch] = []
+                for item in items:
+                    try:
+                        result = agents.materialize(store, reducer, item)
+                    except EpistreamError as exc:  # the reducer journals rule breaks; this is a broken invariant
+                        target = t_commands_dlq if is_command else t_events_dlq
+                        one = raw if is_command else item.model_dump_json().encode()
+                        target.send_soon(
+                            key=msg.key,
+                            value=one,
+                            headers=_headers(_bad_record(one, msg, exc.code, exc.message)),
+                        )
+                        continue
+                    if result.operations:
+                        produced.append(OpBatch(item.input_id, tuple(result.operations)))
+                if produced:
+                    # All inputs of one record in one record: it is in the log entirely or not at all.
+                    t_operations.send_soon(key=msg.key, value=OpBatch.dumps_record(produced), partition=msg.partition)
 
     @app.on_partitions_revoked.connect
     async def _on_revoked(sender: Any, revoked: Any = None, **kwargs: Any) -> None:
@@ -377,12 +380,11 @@ def create_app(
         async for batch in stream.take_events(opts.sink_batch, within=opts.oplog_within_s):
             ops: list[Operation] = []
             for ev in batch:
-                ob = OpBatch.loads(ev.value)
-                ops.extend(ob.operations)
-                key = (ev.message.key or b"").decode()
-                for node in agents.latest_nodes(ob.operations):
+                record_ops = [op for ob in OpBatch.loads_record(ev.value) for op in ob.operations]
+                ops.extend(record_ops)
+                for node in agents.latest_nodes(record_ops):
                     t_nodes.send_soon(
-                        key=f"{key}/{node.node_id}".encode(),
+                        key=f"{node.partition_key}/{node.node_id}".encode(),
                         value=node.model_dump_json().encode(),
                         partition=ev.message.partition,
                     )

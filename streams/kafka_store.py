@@ -10,13 +10,14 @@ to be a single atomic record.
 
 The operation log already is that record: ``StateStore.apply_operation`` is the
 only way state changes, so state == fold(operations). The materialize agent
-therefore publishes all operations of one input as **one** message (an
-:class:`OpBatch`) to ``memory.operations``, on the same partition number as the
-input, and this module rebuilds a partition's :class:`InMemoryStateStore` by
+therefore publishes all operations of one input *record* as **one** message
+to ``memory.operations`` (an :class:`OpBatch` for a command; the batches of
+every extraction in the record for an extract batch), on the same partition
+number as the input, and this module rebuilds a partition's :class:`InMemoryStateStore` by
 folding that partition from offset 0 when the partition is (re)assigned. It is
 the faust-table changelog pattern with the operation log as the changelog:
 
-* a batch is either fully in the log or absent, so after a crash an input is
+* a record is either fully in the log or absent, so after a crash an input is
   either "seen" with all its operations durable, or unseen and processed again
   from the same state (deterministic reducer -> byte-identical operations);
 * there is no second copy of state to drift from the log ClickHouse stores.
@@ -35,12 +36,16 @@ from typing import Any, Final
 
 from pydantic import BaseModel, ConfigDict
 
+from engine.canonical_fast import verify_fast
 from engine.store import InMemoryStateStore
-from schemas.operations import Operation, verify_operation
+from schemas.operations import Operation
 
 log = logging.getLogger("epistream.worker")
 
 BATCH_VERSION: Final = 1
+#: A record holding the batches of several inputs (one extraction record of the extract agent).
+RECORD_VERSION: Final = 2
+_MANY_PREFIX: Final = b'{"v":2,'
 
 
 class _Envelope(BaseModel):
@@ -57,6 +62,26 @@ class _Envelope(BaseModel):
     ops: tuple[Operation, ...]
 
 
+class _Inner(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    input_id: str
+    ops: tuple[Operation, ...]
+
+
+class _ManyEnvelope(BaseModel):
+    """Several inputs' batches in one record: ``{"v":2,"batches":[{"input_id":..,"ops":[..]},..]}``.
+
+    Still atomic (a record is in the log entirely or not at all), so the recovery argument
+    of this module holds per record; it only saves the per-record cost of Kafka and faust.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    v: int = RECORD_VERSION
+    batches: tuple[_Inner, ...]
+
+
 @dataclass(frozen=True)
 class OpBatch:
     """All operations one input produced: the atomic unit of state change."""
@@ -69,9 +94,32 @@ class OpBatch:
 
     @classmethod
     def loads(cls, raw: bytes | str) -> OpBatch:
+        """One batch from a single-input record (v1)."""
         body = _Envelope.model_validate_json(raw)
-        ops = tuple(verify_operation(op) for op in body.ops)  # every checksum, on every read
-        return cls(input_id=body.input_id, operations=ops)
+        return cls(input_id=body.input_id, operations=_verified(body.ops))
+
+    @staticmethod
+    def dumps_record(batches: Sequence[OpBatch]) -> bytes:
+        """One record for the batches of one input record: v1 for a single batch, v2 for several."""
+        if len(batches) == 1:
+            return batches[0].dumps()
+        inner = tuple(_Inner(input_id=b.input_id, ops=b.operations) for b in batches)
+        return _ManyEnvelope(batches=inner).model_dump_json().encode("utf-8")
+
+    @classmethod
+    def loads_record(cls, raw: bytes | str) -> list[OpBatch]:
+        """Every batch of a ``memory.operations`` record (v1 or v2), each operation verified."""
+        data = raw.encode("utf-8") if isinstance(raw, str) else raw
+        if data.startswith(_MANY_PREFIX):
+            body = _ManyEnvelope.model_validate_json(data)
+            return [cls(input_id=b.input_id, operations=_verified(b.ops)) for b in body.batches]
+        return [cls.loads(data)]
+
+
+def _verified(ops: tuple[Operation, ...]) -> tuple[Operation, ...]:
+    for op in ops:  # every checksum, on every read
+        verify_fast(op)
+    return ops
 
 
 def fold(batches: Sequence[OpBatch], store: InMemoryStateStore | None = None) -> InMemoryStateStore:
@@ -194,8 +242,9 @@ class PartitionStates:
                 for msg in messages:
                     if msg.offset >= ends[tp]:
                         break
-                    store.apply_all(OpBatch.loads(msg.value).operations)
-                    self.loaded_batches += 1
+                    for batch in OpBatch.loads_record(msg.value):
+                        store.apply_all(batch.operations)
+                        self.loaded_batches += 1
             pending = [tp for tp in pending if await consumer.position(tp) < ends[tp]]
         return stores
 

@@ -5,7 +5,7 @@ mode the same validated event or command is published instead (events to
 ``conversation.events``, commands to ``memory.commands``, keyed by
 ``tenant/owner/scope`` so per-owner order holds) and the ``materialize`` worker
 is the single writer. A caller that wants the result can wait: the worker
-emits one :class:`~streams.kafka_store.OpBatch` per input on
+emits one :class:`~streams.kafka_store.OpBatch` per command (one record each) on
 ``memory.operations``, so the outcome of a command is derived from the batch
 whose ``input_id`` equals ``command.input_id`` -- exactly what the embedded
 reducer would have returned (:func:`engine.results.outcome_from_operations`).
@@ -37,7 +37,7 @@ from pydantic import BaseModel
 
 from engine.results import Outcome, outcome_from_operations
 from schemas.commands import CommandBase
-from schemas.errors import BackendUnavailable
+from schemas.errors import BackendUnavailable, EpistreamError
 from schemas.events import ConversationEvent
 from schemas.nodes import MemoryNode
 from streams import topics as tn
@@ -180,10 +180,14 @@ class KafkaDispatch:
 
     def _observe(self, raw: bytes) -> None:
         try:
-            batch = OpBatch.loads(raw)
-        except ValueError:
+            batches = OpBatch.loads_record(raw)
+        except (ValueError, EpistreamError):  # not JSON / not a batch / a checksum that does not match
             log.warning("operations follower: undecodable batch skipped")
             return
+        for batch in batches:
+            self._settle(batch)
+
+    def _settle(self, batch: OpBatch) -> None:
         request_id = next((op.request_id for op in batch.operations if op.request_id is not None), None)
         outcome = outcome_from_operations(batch.input_id, request_id, batch.operations)
         self._seen[batch.input_id] = outcome

@@ -59,7 +59,8 @@ def test_sigkill_mid_run_loses_and_duplicates_nothing(services: tuple[str, str],
     report = dep.publish(lines)
     assert report.ok
     ops, nodes = expected_state(lines, report)
-    # Kill points drawn at random (op batches written so far: one per input); the seed is in every
+    # Kill points drawn at random (events the group has committed so far; materialize and the sinks
+    # trail extract, so each kill lands with work in flight in every stage); the seed is in every
     # failure message, and EPISTREAM_CRASH_SEED replays a run.
     seed = int(os.environ.get("EPISTREAM_CRASH_SEED", time.time_ns() % 1_000_000))
     rng = random.Random(seed)
@@ -68,10 +69,11 @@ def test_sigkill_mid_run_loses_and_duplicates_nothing(services: tuple[str, str],
     for threshold in thresholds:
         proc = dep.start()
         deadline = time.monotonic() + 120
-        while _operations_end(dep) < threshold:
+        while dep.committed_events(0) < threshold:
             assert proc.poll() is None, f"seed={seed}\n" + dep.log_tail()
             assert time.monotonic() < deadline, f"seed={seed}: worker made no progress\n" + dep.log_tail()
-            time.sleep(0.1)
+            time.sleep(0.2)
+        assert _operations_end(dep) > 0, f"seed={seed}: killed before materialize wrote anything"
         dep.stop(signal.SIGKILL)
         kills += 1
     assert kills == 3, f"seed={seed}"

@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 from engine_factories import SCOPE, USER, at, claim, event_ref, extraction, new_store, penalize, reinforce
 
-from engine.canonical_fast import fast_derive_id
+from engine.canonical_fast import fast_derive_id, verify_fast
 from engine.reducer import apply
 from schemas.canonical import derive_id
 from schemas.enums import OpType, SignalType
 from schemas.errors import ChecksumMismatch, NotFound, RequestIdConflict, ScopeMismatch
-from schemas.operations import load_operation, verify_operation
+from schemas.operations import Operation, load_operation, verify_operation
 
 RID = "0b6f2d9e-54d1-4c55-9a53-5b0f7a3f9e11"
 
@@ -105,6 +105,10 @@ def test_fast_ids_and_checksums_match_schema_definitions() -> None:
         assert load_operation(op.canonical()) == op
 
 
+def load_operation_unchecked(text: str) -> Operation:
+    return Operation.model_validate_json(text)
+
+
 def test_checksum_detects_tampering() -> None:
     store = new_store()
     res = apply(store, extraction(claim()))
@@ -120,6 +124,29 @@ def test_checksum_detects_tampering() -> None:
     ):
         with pytest.raises(ChecksumMismatch):
             verify_operation(bad)
+        with pytest.raises(ChecksumMismatch):  # the stream consumers' fast check refuses the same records
+            verify_fast(bad)
+        # a re-parsed copy (what a Kafka consumer holds) is refused too
+        with pytest.raises(ChecksumMismatch):
+            verify_fast(load_operation_unchecked(bad.canonical()))
+    assert verify_fast(op) is op
+    assert verify_fast(load_operation_unchecked(op.canonical())) == op
+    with pytest.raises(ChecksumMismatch):
+        verify_fast(op.model_copy(update={"checksum": ""}))
+
+
+def test_fast_verification_agrees_with_the_reference_on_a_mixed_log() -> None:
+    store = new_store()
+    ops = [*apply(store, extraction(claim())).operations]
+    # a tiny float and non-ASCII text: where a fast encoder most plausibly differs from the reference
+    odd = claim("Alice", "uses", "Gö", metadata={"ratio": 1e-05, "n": "ü"})
+    ops += apply(store, extraction(odd, event_id="e2")).operations
+    [node_id] = apply(store, extraction(claim("Alice", "uses", "Rust"), event_id="e3")).outcome.created_node_ids
+    ops += apply(store, reinforce(node_id, issued_at=at(4))).operations
+    assert len(ops) >= 5
+    for op in ops:
+        parsed = load_operation_unchecked(op.canonical())
+        assert verify_fast(parsed) == verify_operation(parsed)
 
 
 def test_scope_and_actor_recorded_on_operations() -> None:
