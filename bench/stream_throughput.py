@@ -101,7 +101,7 @@ def run(n_events: int, rate: float, workers: int, bootstrap: str, os_url: str, p
     lines = make_events(n_events)
     targets = first_nodes(lines)
     index = OpenSearchIndex(os_url, alias, HashEmbedder())
-    names = [topics.events, topics.extractions, topics.operations, topics.nodes, *topics.dlqs]
+    names = [topics.events, topics.extractions, topics.nodes, *topics.dlqs]
     # warm up: wait for the group to form (a probe event must come through)
     warm = make_events(1)[0].replace(b'"b-0"', b'"warm"')
     asyncio.run(_publish([warm], bootstrap, topics.events, rate))

@@ -4,12 +4,12 @@ Agents (see ARCHITECTURE.md "Flow"); each calls the shared steps in
 ``streams.agents`` so behaviour tested in-process holds here:
 
 * ``extract``      conversation.events -> admit -> raw events + extraction journals to ClickHouse
-                   -> memory.extractions, one record per partition of a batch (or the DLQ)
+                   -> memory.extractions, one record per partition of a batch (up to
+                   ``streams.record_size`` limits), or the DLQ
 * ``materialize``  memory.extractions + memory.commands (co-partitioned) -> reducer
-                   -> memory.operations (one record per input record: the
-                   :class:`~streams.kafka_store.OpBatch` of each input in it)
-* ``oplog_sink``   memory.operations -> operations + node snapshots to ClickHouse, and
-                   memory.nodes (compacted, latest snapshot per node)
+                   -> operations + node snapshots to ClickHouse, latest snapshots to
+                   memory.nodes (compacted), and last memory.operations (records of whole
+                   inputs: the :class:`~streams.kafka_store.OpBatch` of each input)
 * ``oplog_dead_letters`` dead-letter topics -> ClickHouse
 * ``index_sink``   memory.nodes -> OpenSearch (``_id`` = node id, external version = node version)
 
@@ -17,7 +17,10 @@ Each record is consumed by as few agents as possible (every consumption costs
 faust/aiokafka machinery and a parse): the stage that already holds the parsed
 value writes it to ClickHouse, instead of a separate sink agent re-reading the
 topic. A stage acks its input batch only after those writes returned, so the
-guarantees below hold unchanged.
+guarantees below hold unchanged. ``memory.operations`` is the changelog of
+materialize's state (and what the API follows for command outcomes); materialize
+writes it *after* ClickHouse and memory.nodes, so an input the log calls done has
+everything derived from it durable (see ``_publish_outputs``).
 
 Processing guarantee shipped: **at-least-once, made exact by idempotency.**
 faust-streaming 0.15's ``exactly_once`` runs one transactional producer per
@@ -29,10 +32,11 @@ idempotent on its own:
 * faust flushes the producer before committing input offsets, so nothing is
   committed before what it produced is durable (no loss);
 * the reducer ignores input ids it has seen; its state is the fold of
-  ``memory.operations`` and one input's operations are a single Kafka record,
-  so a crash leaves an input either fully applied (redelivery -> duplicate,
-  nothing emitted) or not at all (redelivery -> the same bytes again, the
-  reducer is deterministic);
+  ``memory.operations`` and one input's operations are always in a single Kafka
+  record, written after their ClickHouse rows and node snapshots, so a crash
+  leaves an input either fully applied (redelivery -> duplicate, nothing
+  emitted) or not at all (redelivery -> the same bytes again, the reducer is
+  deterministic, the second copies are deduplicated);
 * ClickHouse writes carry insert-dedup tokens over derived ids and the tables
   are ReplacingMergeTree on those ids; dead letters are keyed by source
   topic/partition/offset;
@@ -72,6 +76,7 @@ from sinks.clickhouse import DeadLetter, OperationLog
 from streams import agents, extraction_records
 from streams import topics as tn
 from streams.kafka_store import OpBatch, PartitionStates
+from streams.record_size import split_to_fit
 
 log = logging.getLogger("epistream.worker")
 
@@ -92,8 +97,6 @@ class WorkerOptions:
     #: extract writes raw events and journals (two chDB inserts) per batch: a longer window than
     #: materialize's keeps that at a few inserts per second.
     extract_within_s: float = 0.2
-    #: memory.operations -> ClickHouse + memory.nodes; on the publish-to-retrievable path.
-    oplog_within_s: float = 0.25
     #: ClickHouse sinks: a chDB insert costs ~25 ms whatever its size, so few large ones.
     sink_batch: int = 5000
     sink_within_s: float = 1.0
@@ -305,17 +308,18 @@ def create_app(
             for (_event, msg), result in zip(valid, results, strict=True):
                 by_partition.setdefault(msg.partition, []).append(result)
             for partition, group in by_partition.items():
-                t_extractions.send_soon(
-                    key=group[0].event.partition_key.encode(),
-                    value=extraction_records.dumps(group),
-                    partition=partition,
-                )
+                key = group[0].event.partition_key.encode()
+                for record in split_to_fit(group, extraction_records.dumps):
+                    t_extractions.send_soon(key=key, value=record, partition=partition)
             await writing
 
     # -------------------------------------------------------------- materialize
     @app.agent(t_materialize_in, name="materialize")
     async def materialize(stream: Any) -> None:
         async for batch in stream.take_events(opts.batch, within=opts.within_s):
+            generation = states.generation
+            # (partition, key, batches) of every input record of this take, in order
+            outputs: list[tuple[int, bytes | None, list[OpBatch]]] = []
             for ev in batch:
                 msg = ev.message
                 raw: bytes = ev.value or b""
@@ -331,9 +335,8 @@ def create_app(
                 store = await states.get(msg.partition)
                 if not states.owns(msg.partition):
                     continue  # revoked while loading: the new owner processes it from the committed offset
-                # From the ownership check to the last enqueue nothing yields: the revocation handler
-                # (which flushes the producer) cannot run in between, so no write lands after a
-                # new owner has loaded this partition's state.
+                if states.generation != generation:
+                    break  # rebalanced while loading: everything from here is redelivered (see below)
                 produced: list[OpBatch] = []
                 for item in items:
                     try:
@@ -350,8 +353,43 @@ def create_app(
                     if result.operations:
                         produced.append(OpBatch(item.input_id, tuple(result.operations)))
                 if produced:
-                    # All inputs of one record in one record: it is in the log entirely or not at all.
-                    t_operations.send_soon(key=msg.key, value=OpBatch.dumps_record(produced), partition=msg.partition)
+                    outputs.append((msg.partition, msg.key, produced))
+            if outputs:
+                await _publish_outputs(outputs, generation)
+
+    async def _publish_outputs(outputs: list[tuple[int, bytes | None, list[OpBatch]]], generation: int) -> None:
+        """ClickHouse and memory.nodes first, the log record last: the log never gets ahead of them.
+
+        An input whose record is in ``memory.operations`` is "seen" and never processed again, so
+        everything derived from its operations must be durable before that record is: the
+        operations and snapshots in ClickHouse (idempotent inserts) and the node snapshots on
+        memory.nodes (the index refuses a version it has). A crash before the log record leaves
+        the input unseen: it is redelivered and yields byte-identical operations, so the second
+        copies change nothing. This is why no sink re-reads ``memory.operations``: the stage that
+        holds the operations, with their canonical texts already built, writes them.
+        """
+        ops = [op for _p, _k, batches in outputs for b in batches for op in b.operations]
+        writing = asyncio.ensure_future(in_clickhouse(_write_operations, ops))
+        for partition, _key, batches in outputs:
+            for node in agents.latest_nodes(op for b in batches for op in b.operations):
+                t_nodes.send_soon(
+                    key=f"{node.partition_key}/{node.node_id}".encode(),
+                    value=node.model_dump_json().encode(),
+                    partition=partition,
+                )
+        await writing
+        await app.producer.flush()
+        if states.generation != generation:
+            # A rebalance ran while we waited: the partitions were revoked (eager protocol) and their
+            # state dropped; a new owner may already have loaded it without these inputs. They are
+            # redelivered from the committed offset, so publishing them now could only add a second copy.
+            return
+        # From this check to the last enqueue nothing yields (see the revocation handler).
+        for partition, key, batches in outputs:
+            if states.owns(partition):
+                # Each input's operations stay in one record (split_to_fit cuts between inputs only).
+                for record in split_to_fit(batches, OpBatch.dumps_record):
+                    t_operations.send_soon(key=key, value=record, partition=partition)
 
     @app.on_partitions_revoked.connect
     async def _on_revoked(sender: Any, revoked: Any = None, **kwargs: Any) -> None:
@@ -371,25 +409,6 @@ def create_app(
         log_ = oplog()
         log_.write_operations(ops)
         log_.write_node_snapshots([op.after for op in ops if op.after is not None])
-
-    @app.agent(t_operations, name="oplog_sink")
-    async def oplog_sink(stream: Any) -> None:
-        # memory.nodes is a projection of the log, not a second output of materialize: a crash
-        # between the two writes could otherwise leave an input "seen" with its snapshots lost.
-        # One consumer parses (and verifies) each batch once for both outputs.
-        async for batch in stream.take_events(opts.sink_batch, within=opts.oplog_within_s):
-            ops: list[Operation] = []
-            for ev in batch:
-                record_ops = [op for ob in OpBatch.loads_record(ev.value) for op in ob.operations]
-                ops.extend(record_ops)
-                for node in agents.latest_nodes(record_ops):
-                    t_nodes.send_soon(
-                        key=f"{node.partition_key}/{node.node_id}".encode(),
-                        value=node.model_dump_json().encode(),
-                        partition=ev.message.partition,
-                    )
-            if ops:
-                await in_clickhouse(_write_operations, ops)
 
     @app.agent(t_dlqs, name="oplog_dead_letters")
     async def oplog_dead_letters(stream: Any) -> None:

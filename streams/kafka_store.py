@@ -10,11 +10,12 @@ to be a single atomic record.
 
 The operation log already is that record: ``StateStore.apply_operation`` is the
 only way state changes, so state == fold(operations). The materialize agent
-therefore publishes all operations of one input *record* as **one** message
-to ``memory.operations`` (an :class:`OpBatch` for a command; the batches of
-every extraction in the record for an extract batch), on the same partition
-number as the input, and this module rebuilds a partition's :class:`InMemoryStateStore` by
-folding that partition from offset 0 when the partition is (re)assigned. It is
+therefore publishes all operations of one input in **one** message to
+``memory.operations`` (an :class:`OpBatch`; the batches of several inputs of one
+extraction record share a message, split between inputs only, see
+``streams.record_size``), on the same partition number as the input, and this
+module rebuilds a partition's :class:`InMemoryStateStore` by folding that
+partition from offset 0 when the partition is (re)assigned. It is
 the faust-table changelog pattern with the operation log as the changelog:
 
 * a record is either fully in the log or absent, so after a crash an input is
@@ -253,6 +254,11 @@ class PartitionStates:
         self._all_owned = False
         self._owned |= set(partitions)
         self._generation += 1
+
+    @property
+    def generation(self) -> int:
+        """Changes with every assignment change: work started under another generation is stale."""
+        return self._generation
 
     def owns(self, partition: int) -> bool:
         return self._all_owned or partition in self._owned

@@ -130,7 +130,7 @@ class Deployment:
 
     def wait_idle(self, run: int = 0, *, expect_events: int) -> None:
         """Until every topic is fully consumed by the group (listed in pipeline order, so lag 0 is causal)."""
-        names = [self.topics.events, self.topics.commands, self.topics.extractions, self.topics.operations,
+        names = [self.topics.events, self.topics.commands, self.topics.extractions,
                  self.topics.nodes, *self.topics.dlqs]
         deadline = time.monotonic() + IDLE_TIMEOUT_S
         lag: dict[str, int] = {}
@@ -142,6 +142,32 @@ class Deployment:
                 return
             time.sleep(0.5)
         raise AssertionError(f"pipeline not idle after {IDLE_TIMEOUT_S}s: {lag}\n{self.log_tail()}")
+
+    def wait_for_members(self, n: int, run: int = 0, timeout_s: float = 90.0) -> None:
+        """Until the group is Stable with ``n`` members (each then holds its share of partitions)."""
+
+        async def state() -> tuple[str, int]:
+            from aiokafka.admin import AIOKafkaAdminClient
+
+            admin = AIOKafkaAdminClient(bootstrap_servers=self.bootstrap)
+            await admin.start()
+            try:
+                [response] = await admin.describe_consumer_groups([self.app_id(run)])
+            finally:
+                await admin.close()
+            group = response.groups[0]
+            return group[2], len(group[5])
+
+        deadline = time.monotonic() + timeout_s
+        seen: tuple[str, int] = ("", 0)
+        while time.monotonic() < deadline:
+            for p in self.procs:
+                assert p.poll() is None, f"worker exited with {p.returncode}\n{self.log_tail()}"
+            seen = asyncio.run(state())
+            if seen == ("Stable", n):
+                return
+            time.sleep(0.5)
+        raise AssertionError(f"group not stable with {n} members after {timeout_s}s: {seen}\n{self.log_tail()}")
 
     def committed_events(self, run: int) -> int:
         async def go() -> int:
