@@ -89,3 +89,21 @@ def test_tampered_operation_in_a_batched_record_is_refused() -> None:
     data["batches"][2]["ops"][-1]["after"]["confidence"] = 0.01
     with pytest.raises(ChecksumMismatch):
         OpBatch.loads_record(json.dumps(data, separators=(",", ":")).encode())
+
+
+def test_records_carry_each_operation_as_its_canonical_json() -> None:
+    batches = _batches(3)
+    for raw in (OpBatch.dumps_record(batches[:1]), OpBatch.dumps_record(batches)):
+        data = json.loads(raw)
+        inner = [data] if data["v"] == 1 else data["batches"]
+        assert [b["input_id"] for b in inner] == [b.input_id for b in batches[: len(inner)]]
+        for wire, batch in zip(inner, batches, strict=False):
+            assert wire["ops"] == [json.loads(op.canonical()) for op in batch.operations]
+
+
+def test_input_ids_with_quotes_and_non_ascii_round_trip() -> None:
+    [batch] = _batches(1)
+    odd = OpBatch('event:t/"é\\\n', batch.operations)
+    assert OpBatch.loads(odd.dumps()).input_id == odd.input_id
+    assert [b.input_id for b in OpBatch.loads_record(OpBatch.dumps_record([odd, batch]))] == [odd.input_id,
+                                                                                             batch.input_id]
