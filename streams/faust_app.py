@@ -383,6 +383,8 @@ def create_app(
             # A rebalance ran while we waited: the partitions were revoked (eager protocol) and their
             # state dropped; a new owner may already have loaded it without these inputs. They are
             # redelivered from the committed offset, so publishing them now could only add a second copy.
+            # Stores that survived (none under eager rebalancing) must not keep them as "seen" either.
+            states.invalidate(partition for partition, _key, _batches in outputs)
             return
         # From this check to the last enqueue nothing yields (see the revocation handler).
         for partition, key, batches in outputs:

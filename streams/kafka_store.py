@@ -280,6 +280,15 @@ class PartitionStates:
     def owns(self, partition: int) -> bool:
         return self._all_owned or partition in self._owned
 
+    def invalidate(self, partitions: Iterable[int]) -> None:
+        """Forget the stores (not the ownership) of ``partitions``: they hold inputs the log does not.
+
+        Used when applied operations could not be published: the next input reloads the
+        partition from the log, so its state is again exactly fold(log).
+        """
+        for p in partitions:
+            self._stores.pop(p, None)
+
     def drop(self, partitions: Sequence[int] | None = None) -> None:
         """Forget state of revoked partitions (all when None); it is reloaded on next use."""
         self._generation += 1
