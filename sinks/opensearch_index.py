@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
+import orjson
 from opensearchpy import OpenSearch
 
 from engine.filters import condition_state_of
@@ -94,6 +95,16 @@ def content_hash(text: str) -> str:
 
 def _iso_or_none(value: Any) -> str | None:
     return None if value is None else value.isoformat()
+
+
+def bulk_body(actions: Sequence[Mapping[str, Any]]) -> bytes:
+    """The NDJSON body of a bulk request, encoded by orjson.
+
+    The client's own encoder (stdlib json, with a fallback call per numpy value) spent more
+    time on the 384 floats of each vector than on everything else in an index write.
+    """
+    option = orjson.OPT_SERIALIZE_NUMPY
+    return b"".join(orjson.dumps(action, option=option) + b"\n" for action in actions)
 
 
 def node_document(
@@ -300,7 +311,7 @@ class OpenSearchIndex:
             params["require_alias"] = "true"
         with guarded("bulk", index=self.alias, docs=len(fresh)):
             result = self.client.bulk(
-                body=actions,
+                body=bulk_body(actions),
                 params=params,
                 request_timeout=self.bulk_timeout,
             )
