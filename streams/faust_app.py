@@ -63,6 +63,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from engine.canonical_fast import model_bytes
 from engine.reducer import Reducer
 from epistream.settings import Settings
 from extractors.base import Extractor, get_extractor
@@ -374,7 +375,7 @@ def create_app(
             for node in agents.latest_nodes(op for b in batches for op in b.operations):
                 t_nodes.send_soon(
                     key=f"{node.partition_key}/{node.node_id}".encode(),
-                    value=node.model_dump_json().encode(),
+                    value=model_bytes(node),  # its canonical text, built when the operation was sealed
                     partition=partition,
                 )
         await writing

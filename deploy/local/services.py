@@ -330,12 +330,39 @@ def kafka_metadata(bootstrap: str | None = None, timeout: float = 3.0) -> dict:
     return {"brokers": brokers, "cluster_id": cluster_id, "controller_id": controller, "topics": ntopics}
 
 
+def kafka_group_coordinator(bootstrap: str | None = None, timeout: float = 3.0) -> int:
+    """FindCoordinator v0 for a probe group: the Kafka error code (0 = consumer groups work).
+
+    Right after a broker starts, Metadata already answers while the offsets topic is still
+    being created; a consumer group (every worker, every lag query) then fails with
+    COORDINATOR_NOT_AVAILABLE (15). "Up" must mean groups work too.
+    """
+    host, port = _split_hostport(bootstrap or kafka_bootstrap())
+    client_id = b"epistream-services"
+    group = b"epistream-services-probe"
+    corr = 11
+    header = struct.pack(">hhih", 10, 0, corr, len(client_id)) + client_id
+    req = header + struct.pack(">h", len(group)) + group
+    with socket.create_connection((host, port), timeout=timeout) as s:
+        s.settimeout(timeout)
+        s.sendall(struct.pack(">i", len(req)) + req)
+        size = struct.unpack(">i", _recv_exact(s, 4))[0]
+        data = _recv_exact(s, size)
+    got_corr, error_code = struct.unpack_from(">ih", data, 0)
+    if got_corr != corr:
+        raise ConnectionError("bad correlation id in FindCoordinator response")
+    return int(error_code)
+
+
 def kafka_healthy(bootstrap: str | None = None) -> tuple:
     try:
         md = kafka_metadata(bootstrap)
-        return True, f"metadata ok, cluster_id={md['cluster_id']} brokers={md['brokers']}"
+        error = kafka_group_coordinator(bootstrap)
     except (OSError, struct.error, ValueError) as e:
         return False, f"{type(e).__name__}: {e}"
+    if error != 0:
+        return False, f"metadata ok, group coordinator not available yet (error {error})"
+    return True, f"metadata ok, group coordinator ok, cluster_id={md['cluster_id']} brokers={md['brokers']}"
 
 
 def _http(method: str, url: str, timeout: float = 5.0) -> tuple:

@@ -134,6 +134,17 @@ def test_kafka_round_trip(services):
     assert b"tx-aborted" not in r["seen"]
 
 
+def test_up_means_consumer_groups_work(services):
+    """'UP' is only reported once a group coordinator answers (a worker started right after needs one)."""
+    svc, _info = services
+    ok, detail = svc.kafka_healthy()
+    assert ok and "group coordinator ok" in detail
+    assert svc.kafka_group_coordinator() == 0
+    # a port where nothing listens is refused, not reported healthy
+    ok, _detail = svc.kafka_healthy("127.0.0.1:1")
+    assert not ok
+
+
 # --------------------------------------------------------------------------- OpenSearch
 
 
