@@ -37,7 +37,7 @@ def as_client(client_or_url: OpenSearch | str, *, timeout: float = DEFAULT_TIMEO
     return make_client(client_or_url, timeout=timeout) if isinstance(client_or_url, str) else client_or_url
 
 
-def _error_type(exc: TransportError) -> str:
+def server_error_type(exc: TransportError) -> str:
     """The server's error type (``index_not_found_exception``), never its reason text."""
     info = exc.info
     if isinstance(info, dict):
@@ -60,7 +60,7 @@ def guarded(operation: str, **details: Any) -> Iterator[None]:
         ) from None
     except TransportError as exc:
         status = exc.status_code if isinstance(exc.status_code, int) else None
-        error_type = _error_type(exc)
+        error_type = server_error_type(exc)
         raise BackendUnavailable(
             f"OpenSearch {operation} failed: {error_type} (status {status})",
             operation=operation,

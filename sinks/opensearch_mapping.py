@@ -15,9 +15,10 @@ from __future__ import annotations
 from typing import Any
 
 from opensearchpy import OpenSearch
+from opensearchpy.exceptions import RequestError
 
 from schemas.errors import BackendUnavailable, ValidationFailed
-from sinks.opensearch_client import guarded
+from sinks.opensearch_client import guarded, server_error_type
 
 DEFAULT_ALIAS = "epistream-nodes"
 #: Increment when the mapping below changes shape; recorded in the index ``_meta``.
@@ -201,9 +202,15 @@ def create_version(
     )
     with guarded("create_index", index=name):
         if not client.indices.exists(index=name, request_timeout=timeout):
-            client.indices.create(
-                index=name, body=body, params={"wait_for_active_shards": "1"}, request_timeout=timeout
-            )
+            try:
+                client.indices.create(
+                    index=name, body=body, params={"wait_for_active_shards": "1"}, request_timeout=timeout
+                )
+            except RequestError as exc:
+                # Two workers starting on a fresh deployment both saw no index; the other one created
+                # it (from the same template and body) between our check and our create.
+                if server_error_type(exc) != "resource_already_exists_exception":
+                    raise
     return name
 
 

@@ -104,6 +104,9 @@ class WorkerOptions:
     #: memory.nodes -> OpenSearch: this window is most of the publish-to-retrievable latency.
     index_batch: int = 2000
     index_within_s: float = 0.2
+    #: Backoff of a sink write (OpenSearch, ClickHouse) that failed: it is retried, never dropped.
+    sink_retry_initial_s: float = 0.5
+    sink_retry_max_s: float = 10.0
     commit_interval_s: float = 1.0
     producer_linger_s: float = 0.005
     processing_guarantee: str = GUARANTEE
@@ -238,9 +241,33 @@ def create_app(
     # the event loop instead of stalling every agent, and one thread keeps the session single-user.
     ch_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="clickhouse")
 
+    async def until_written(sink: str, write: Any) -> None:
+        """Await ``write()`` until it succeeds, with backoff; the batch is acked only afterwards.
+
+        Letting a failed sink write crash the agent is not an option: faust restarts a crashed
+        agent and acknowledges the batch it held, so those records would never be written (an
+        OpenSearch outage lost every node document that way). Every sink write here is
+        idempotent (ClickHouse deduplication tokens, OpenSearch external versions), so a retry
+        adds nothing. While a sink is down its agent waits and its lag grows, which is what
+        operators watch; nothing is lost.
+        """
+        delay = opts.sink_retry_initial_s
+        attempt = 0
+        while True:
+            try:
+                await write()
+                return
+            except Exception as exc:  # driver and backend errors alike; the type is logged, never the rows
+                attempt += 1
+                detail = exc.message if isinstance(exc, EpistreamError) else type(exc).__name__
+                log.warning("%s write failed: %s (attempt %d); retrying in %.1f s", sink, detail, attempt, delay)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, opts.sink_retry_max_s)
+
     async def in_clickhouse(fn: Any, *args: Any) -> None:
         # Awaited inside the agent: the batch is acked (and its offsets committed) only after the write.
-        await asyncio.get_running_loop().run_in_executor(ch_pool, fn, *args)
+        loop = asyncio.get_running_loop()
+        await until_written("ClickHouse", lambda: loop.run_in_executor(ch_pool, fn, *args))
     app.epistream = {"topics": topics, "states": states, "sinks": sinks, "options": opts}  # type: ignore[attr-defined]
 
     def oplog() -> OperationLog:
@@ -432,8 +459,11 @@ def create_app(
                 if held is None or node.version > held.version:
                     latest[node.node_id] = node
             if latest:
-                idx = index()
-                await asyncio.to_thread(idx.upsert, list(latest.values()))
+                await _index_until_written(list(latest.values()))
+
+    async def _index_until_written(nodes: list[MemoryNode]) -> None:
+        # Opening the index (first use, or again after a failure) is blocking HTTP too.
+        await until_written("index sink: OpenSearch", lambda: asyncio.to_thread(lambda: index().upsert(nodes)))
 
     @app.on_before_shutdown.connect
     def _close_sinks(sender: Any, **kwargs: Any) -> None:

@@ -364,3 +364,26 @@ def test_owner_nodes_lists_one_owner_only_at_the_newest_version(client: OpenSear
     assert "p1" not in {n.node_id for n in personal} and len(personal) == 5
     assert index.owner_nodes(tenant_id="t2", owner_id="bob") == []
     assert [n.node_id for n in index.owner_nodes(tenant_id="t1", owner_id="alice", limit=2)] == ["a0", "a1"]
+
+
+def test_workers_creating_the_same_fresh_index_at_once_all_succeed(client: OpenSearch) -> None:
+    """Two workers on a new deployment both find no index and both create it; neither may fail."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    aliases = [unique_alias() for _ in range(4)]
+    try:
+        for alias in aliases:
+            start = threading.Barrier(3)
+
+            def create(alias: str = alias, start: threading.Barrier = start) -> str:
+                start.wait()
+                return ensure_index(client, alias, dimension=8)
+
+            with ThreadPoolExecutor(3) as pool:
+                names = [f.result() for f in [pool.submit(create) for _ in range(3)]]
+            assert len(set(names)) == 1
+            assert indices_of(client, alias) == [names[0]]
+    finally:
+        for alias in aliases:
+            drop_alias(client, alias)

@@ -6,17 +6,24 @@
 * Two workers in one consumer group split the partitions; their combined output
   equals the single-writer result (per-key order preserved: the reducer's
   operations would differ otherwise, since ids and checksums depend on order).
+* OpenSearch unreachable while events flow: the index sink waits and retries,
+  the rest of the pipeline carries on, and once OpenSearch is back every node
+  is indexed (nothing acknowledged unwritten).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
 import signal
+import socket
+import threading
 import time
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 from test_stream_pipeline import Deployment, assert_matches, expected_state, sample_events, start_services
@@ -109,3 +116,82 @@ def test_two_workers_split_partitions_and_match_one(services: tuple[str, str], t
     dumps = [dep.dump(d) for d in dirs]
     assert all(d["counts"]["operations"] > 0 for d in dumps), "one worker got no partitions"
     assert_matches(dep, _merge(dumps), ops, nodes)
+
+
+class _Gate:
+    """A TCP forwarder to OpenSearch on a port of its own that is closed until :meth:`open`.
+
+    While closed nothing listens on the port (connection refused, as when OpenSearch is down);
+    once open, every connection is piped to the real node.
+    """
+
+    def __init__(self, upstream_url: str) -> None:
+        parts = urlsplit(upstream_url)
+        self.upstream = (parts.hostname or "127.0.0.1", parts.port or 9200)
+        probe = socket.socket()
+        probe.bind(("127.0.0.1", 0))
+        self.port = probe.getsockname()[1]
+        probe.close()
+        self._server: socket.socket | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def open(self) -> None:
+        server = socket.socket()
+        server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        server.bind(("127.0.0.1", self.port))
+        server.listen(64)
+        self._server = server
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def close(self) -> None:
+        if self._server is not None:
+            self._server.close()
+
+    def _accept(self) -> None:
+        assert self._server is not None
+        while True:
+            try:
+                client, _ = self._server.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(self.upstream)
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pipe(src: socket.socket, dst: socket.socket) -> None:
+        with contextlib.suppress(OSError):
+            while data := src.recv(65536):
+                dst.sendall(data)
+        for sock in (src, dst):
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+
+
+def test_an_opensearch_outage_delays_the_index_and_loses_nothing(services: tuple[str, str], tmp_path: Path) -> None:
+    bootstrap, os_url = services
+    gate = _Gate(os_url)
+    dep = Deployment(bootstrap, gate.url, tmp_path)
+    lines = sample_events(n_labelled=120, n_pairs=30)
+    report = dep.publish(lines)
+    ops, nodes = expected_state(lines, report)
+    try:
+        dep.start()
+        # OpenSearch "down": extraction, materialize and ClickHouse go on; the index sink waits.
+        deadline = time.monotonic() + 90
+        while dep.committed_events(0) < len(lines):
+            assert time.monotonic() < deadline, "the pipeline stopped while OpenSearch was down\n" + dep.log_tail()
+            time.sleep(0.5)
+        time.sleep(3)  # a few retries
+        assert dep.procs[0].poll() is None, dep.log_tail()
+        assert "index sink: OpenSearch" in dep.log_tail(), "the index sink did not report its retries"
+        gate.open()
+        dep.wait_idle(expect_events=len(lines))
+    finally:
+        dep.stop()
+    got = dep.dump()
+    assert_matches(dep, got, ops, nodes)  # every node is in OpenSearch, at its latest version
+    gate.close()
