@@ -51,12 +51,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import json
 import logging
 import os
 import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -112,6 +113,37 @@ class WorkerOptions:
     processing_guarantee: str = GUARANTEE
     #: How long a dead (SIGKILLed) worker keeps its partitions before the group reassigns them.
     session_timeout_s: float = 30.0
+
+
+#: Exit status of a worker that stopped itself because an agent failed (see :func:`fail_stop`).
+EXIT_AGENT_FAILED = 70
+
+
+def fail_stop(body: Callable[[Any], Awaitable[None]]) -> Callable[[Any], Awaitable[None]]:
+    """Turn an unexpected error in an agent into the end of the worker process, uncommitted.
+
+    faust restarts a crashed agent, and ``take_events`` acknowledges the batch the agent held
+    when it is closed, so an error would silently skip that batch's records. Exiting at once
+    instead (no shutdown, no commit) is exactly a SIGKILL, which the pipeline is proven to
+    survive: the records are redelivered to the restarted worker. Expected failures never get
+    here: sinks retry (``until_written``), bad input goes to dead letters.
+    """
+
+    @functools.wraps(body)
+    async def run(stream: Any) -> None:
+        try:
+            await body(stream)
+        except asyncio.CancelledError:
+            raise  # rebalance or shutdown: faust's own business
+        except Exception as exc:
+            log.critical(
+                "agent %s failed (%s); stopping this worker without committing: its inputs are redelivered",
+                getattr(body, "__name__", "?"),
+                type(exc).__name__,
+            )
+            os._exit(EXIT_AGENT_FAILED)
+
+    return run
 
 
 def _received_at(timestamp_s: float | None) -> datetime:
@@ -307,6 +339,7 @@ def create_app(
             log_.write_extractions(results)
 
     @app.agent(t_events, name="extract")
+    @fail_stop
     async def extract(stream: Any) -> None:
         async for batch in stream.take_events(opts.batch, within=opts.extract_within_s):
             valid: list[tuple[ConversationEvent, Any]] = []
@@ -343,6 +376,7 @@ def create_app(
 
     # -------------------------------------------------------------- materialize
     @app.agent(t_materialize_in, name="materialize")
+    @fail_stop
     async def materialize(stream: Any) -> None:
         async for batch in stream.take_events(opts.batch, within=opts.within_s):
             generation = states.generation
@@ -441,6 +475,7 @@ def create_app(
         log_.write_node_snapshots([op.after for op in ops if op.after is not None])
 
     @app.agent(t_dlqs, name="oplog_dead_letters")
+    @fail_stop
     async def oplog_dead_letters(stream: Any) -> None:
         async for batch in stream.take_events(opts.sink_batch, within=opts.sink_within_s):
             letters = [letter_from_record(ev.value or b"", ev.message.headers) for ev in batch]
@@ -448,16 +483,24 @@ def create_app(
                 await in_clickhouse(lambda ls: oplog().write_dead_letters(ls), letters)
 
     @app.agent(t_nodes, name="index_sink")
+    @fail_stop
     async def index_sink(stream: Any) -> None:
         async for batch in stream.take_events(opts.index_batch, within=opts.index_within_s):
             latest: dict[str, MemoryNode] = {}
+            broken: list[DeadLetter] = []
             for ev in batch:
                 if not ev.value:
                     continue
-                node = MemoryNode.model_validate_json(ev.value)
+                try:
+                    node = MemoryNode.model_validate_json(ev.value)
+                except ValueError as exc:  # only materialize writes here: a bug or a foreign producer
+                    broken.append(_bad_record(ev.value, ev.message, "invalid_node_snapshot", type(exc).__name__))
+                    continue
                 held = latest.get(node.node_id)
                 if held is None or node.version > held.version:
                     latest[node.node_id] = node
+            if broken:  # kept with their bytes in the dead-letter table (ClickHouse keeps the true snapshots)
+                await in_clickhouse(lambda ls: oplog().write_dead_letters(ls), broken)
             if latest:
                 await _index_until_written(list(latest.values()))
 

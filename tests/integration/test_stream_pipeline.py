@@ -381,6 +381,29 @@ def test_poison_input_goes_to_dead_letters_and_pipeline_keeps_running(
     assert {k: v for k, v in got["nodes"].items() if k in nodes} == nodes
 
 
+def test_a_broken_node_record_is_dead_lettered_and_the_rest_indexed(
+    services: tuple[str, str], tmp_path: Path
+) -> None:
+    dep = Deployment(*services, tmp_path)
+    good = sample_events(n_labelled=30, n_pairs=0)
+    report = dep.publish(good)
+    ops, nodes = expected_state(good, report)
+    junk = [b'{"node_id": "n-broken", "version": 1}', b"\xff\xfe not json"]
+    coords = asyncio.run(_send_raw(dep.bootstrap, dep.topics.nodes, junk))
+    dep.start()
+    try:
+        dep.wait_idle(expect_events=len(good))
+        assert all(p.poll() is None for p in dep.procs), dep.log_tail()
+    finally:
+        dep.stop()
+    got = dep.dump()
+    letters = {(d["partition"], d["offset"]): d for d in got["dead_letters"]}
+    for coord in coords:
+        assert letters[coord]["reason_code"] == "invalid_node_snapshot"
+        assert letters[coord]["source"] == dep.topics.nodes
+    assert_matches(dep, got, ops, nodes)  # every real node indexed, the junk not
+
+
 def test_valid_command_reaches_the_reducer(services: tuple[str, str], tmp_path: Path) -> None:
     """memory.commands is co-partitioned with extractions: a reinforce lands on the node's state."""
     dep = Deployment(*services, tmp_path)
