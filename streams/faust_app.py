@@ -146,6 +146,20 @@ def fail_stop(body: Callable[[Any], Awaitable[None]]) -> Callable[[Any], Awaitab
     return run
 
 
+def _leave_uncommitted(events: Iterable[Any]) -> None:
+    """Keep these records out of the offsets faust commits, so they are delivered again.
+
+    ``take_events`` acknowledges every record of a batch when the agent asks for the next one;
+    an acknowledged offset is committed even when it belongs to a partition that was revoked and
+    assigned back meanwhile. A record already marked acknowledged is skipped by that bookkeeping
+    (faust's ``Message.ack`` does nothing twice), so its offset stays uncommitted: the commit
+    cannot pass it, and the consumer, which re-reads from the committed offsets after the
+    rebalance, delivers it again.
+    """
+    for event in events:
+        event.message.acked = True
+
+
 def _received_at(timestamp_s: float | None) -> datetime:
     # faust exposes the record timestamp in seconds; a record always has one on Kafka >= 0.10.
     return datetime.fromtimestamp(timestamp_s or 0.0, UTC)
@@ -382,6 +396,7 @@ def create_app(
             generation = states.generation
             # (partition, key, batches) of every input record of this take, in order
             outputs: list[tuple[int, bytes | None, list[OpBatch]]] = []
+            stale = False
             for ev in batch:
                 msg = ev.message
                 raw: bytes = ev.value or b""
@@ -395,10 +410,12 @@ def create_app(
                     await dead_letter(_bad_record(raw, msg, code, type(exc).__name__), msg.key, target)
                     continue
                 store = await states.get(msg.partition)
-                if not states.owns(msg.partition):
-                    continue  # revoked while loading: the new owner processes it from the committed offset
-                if states.generation != generation:
-                    break  # rebalanced while loading: everything from here is redelivered (see below)
+                if states.generation != generation or not states.owns(msg.partition):
+                    stale = True  # a rebalance ran while we waited: see below
+                    break
+                # From the ownership check to the last enqueue nothing yields: the revocation handler
+                # (which flushes the producer) cannot run in between, so no write lands after a
+                # new owner has loaded this partition's state.
                 produced: list[OpBatch] = []
                 for item in items:
                     try:
@@ -416,10 +433,19 @@ def create_app(
                         produced.append(OpBatch(item.input_id, tuple(result.operations)))
                 if produced:
                     outputs.append((msg.partition, msg.key, produced))
-            if outputs:
-                await _publish_outputs(outputs, generation)
+            if not stale and outputs:
+                stale = not await _publish_outputs(outputs, generation)
+            if stale:
+                # Nothing of this take reaches the log. Its records must come back: a rebalance
+                # (eager: every partition revoked) makes the consumer fetch from the committed
+                # offsets again, and they are left out of the commit. Stores that took the
+                # unpublished inputs are reloaded from the log. Re-delivered inputs that were
+                # published already are duplicates; the rest yield the same operations again.
+                log.info("materialize: a rebalance overlapped a batch of %d records; left for redelivery", len(batch))
+                _leave_uncommitted(batch)
+                states.invalidate(partition for partition, _key, _batches in outputs)
 
-    async def _publish_outputs(outputs: list[tuple[int, bytes | None, list[OpBatch]]], generation: int) -> None:
+    async def _publish_outputs(outputs: list[tuple[int, bytes | None, list[OpBatch]]], generation: int) -> bool:
         """ClickHouse and memory.nodes first, the log record last: the log never gets ahead of them.
 
         An input whose record is in ``memory.operations`` is "seen" and never processed again, so
@@ -443,17 +469,15 @@ def create_app(
         await app.producer.flush()
         if states.generation != generation:
             # A rebalance ran while we waited: the partitions were revoked (eager protocol) and their
-            # state dropped; a new owner may already have loaded it without these inputs. They are
-            # redelivered from the committed offset, so publishing them now could only add a second copy.
-            # Stores that survived (none under eager rebalancing) must not keep them as "seen" either.
-            states.invalidate(partition for partition, _key, _batches in outputs)
-            return
+            # state dropped; a new owner may already have loaded it without these inputs. Publishing
+            # now could only add a second copy; the caller leaves the inputs for redelivery.
+            return False
         # From this check to the last enqueue nothing yields (see the revocation handler).
         for partition, key, batches in outputs:
-            if states.owns(partition):
-                # Each input's operations stay in one record (split_to_fit cuts between inputs only).
-                for record in split_to_fit(batches, OpBatch.dumps_record):
-                    t_operations.send_soon(key=key, value=record, partition=partition)
+            # Each input's operations stay in one record (split_to_fit cuts between inputs only).
+            for record in split_to_fit(batches, OpBatch.dumps_record):
+                t_operations.send_soon(key=key, value=record, partition=partition)
+        return True
 
     @app.on_partitions_revoked.connect
     async def _on_revoked(sender: Any, revoked: Any = None, **kwargs: Any) -> None:

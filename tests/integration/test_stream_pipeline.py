@@ -99,13 +99,15 @@ class Deployment:
         self.data_dir = tmp / f"worker-{tag}"
         self.tmp = tmp
         self.procs: list[subprocess.Popen[bytes]] = []
+        self._starts = 0
         tn.ensure_topics(bootstrap, self.topics)
 
     def app_id(self, run: int = 0) -> str:
         return f"{self.prefix}app{run}"
 
     def start(self, run: int = 0, *, data_dir: Path | None = None) -> subprocess.Popen[bytes]:
-        logf = (self.tmp / f"{self.app_id(run)}-{len(self.procs)}.log").open("wb")
+        self._starts += 1  # one log per start: a restarted worker must not overwrite the killed one's log
+        logf = (self.tmp / f"{self.app_id(run)}-{self._starts}.log").open("wb")
         proc = subprocess.Popen(
             [
                 sys.executable, "-m", "streams.faust_app", "worker",
