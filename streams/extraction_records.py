@@ -13,20 +13,17 @@ still read, so a topic written by an older worker replays.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Final
 
 from pydantic import BaseModel, ConfigDict
 
 from schemas.claims import ExtractionResult
-
-RECORD_VERSION: Final = 2
-_MANY_PREFIX: Final = b'{"v":2,'
+from streams.record_size import BATCH_RECORD_PREFIX, BATCH_RECORD_VERSION
 
 
 class _Record(BaseModel):
     model_config = ConfigDict(frozen=True)
 
-    v: int = RECORD_VERSION
+    v: int = BATCH_RECORD_VERSION
     results: tuple[ExtractionResult, ...]
 
 
@@ -39,6 +36,6 @@ def dumps(results: Sequence[ExtractionResult]) -> bytes:
 
 def loads(raw: bytes) -> list[ExtractionResult]:
     """The results of a record, either form; raises ``ValueError`` (pydantic's) on anything else."""
-    if raw.startswith(_MANY_PREFIX):
+    if raw.startswith(BATCH_RECORD_PREFIX):
         return list(_Record.model_validate_json(raw).results)
     return [ExtractionResult.model_validate_json(raw)]

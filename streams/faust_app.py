@@ -493,6 +493,9 @@ def create_app(
         states.preload_soon(parts)
 
     # ------------------------------------------------- operations and node snapshots
+    def _write_dead_letters(letters: list[DeadLetter]) -> None:
+        oplog().write_dead_letters(letters)
+
     def _write_operations(ops: list[Operation]) -> None:
         log_ = oplog()
         log_.write_operations(ops)
@@ -504,7 +507,7 @@ def create_app(
         async for batch in stream.take_events(opts.sink_batch, within=opts.sink_within_s):
             letters = [letter_from_record(ev.value or b"", ev.message.headers) for ev in batch]
             if letters:
-                await in_clickhouse(lambda ls: oplog().write_dead_letters(ls), letters)
+                await in_clickhouse(_write_dead_letters, letters)
 
     @app.agent(t_nodes, name="index_sink")
     @fail_stop
@@ -524,7 +527,7 @@ def create_app(
                 if held is None or node.version > held.version:
                     latest[node.node_id] = node
             if broken:  # kept with their bytes in the dead-letter table (ClickHouse keeps the true snapshots)
-                await in_clickhouse(lambda ls: oplog().write_dead_letters(ls), broken)
+                await in_clickhouse(_write_dead_letters, broken)
             if latest:
                 await _index_until_written(list(latest.values()))
 

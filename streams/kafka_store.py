@@ -41,34 +41,30 @@ from pydantic import BaseModel, ConfigDict
 from engine.canonical_fast import operation_bytes, verify_fast
 from engine.store import InMemoryStateStore
 from schemas.operations import Operation
+from streams.record_size import BATCH_RECORD_PREFIX, BATCH_RECORD_VERSION
 
 log = logging.getLogger("epistream.worker")
 
 BATCH_VERSION: Final = 1
-#: A record holding the batches of several inputs (one extraction record of the extract agent).
-RECORD_VERSION: Final = 2
-_MANY_PREFIX: Final = b'{"v":2,'
 
 
-class _Envelope(BaseModel):
-    """Wire form of an :class:`OpBatch`; pydantic-core (de)serializes it without a dict detour.
+class _Batch(BaseModel):
+    """One input's operations as they appear inside a record; pydantic-core parses it directly.
 
     Going through ``json`` + ``model_validate(dict)`` per operation cost ~5x more and was the
-    largest CPU item of a worker (each batch is decoded by three consumers).
+    largest CPU item of a worker.
     """
 
     model_config = ConfigDict(frozen=True)
 
+    input_id: str
+    ops: tuple[Operation, ...]
+
+
+class _Envelope(_Batch):
+    """A single-input record: ``{"v":1,"input_id":..,"ops":[..]}`` (commands, older workers)."""
+
     v: int = BATCH_VERSION
-    input_id: str
-    ops: tuple[Operation, ...]
-
-
-class _Inner(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    input_id: str
-    ops: tuple[Operation, ...]
 
 
 class _ManyEnvelope(BaseModel):
@@ -80,8 +76,8 @@ class _ManyEnvelope(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    v: int = RECORD_VERSION
-    batches: tuple[_Inner, ...]
+    v: int = BATCH_RECORD_VERSION
+    batches: tuple[_Batch, ...]
 
 
 @dataclass(frozen=True)
@@ -98,7 +94,11 @@ class OpBatch:
         splicing it is far cheaper than a second pydantic dump; any JSON reader, and
         :meth:`loads`, reads it like the pydantic form.
         """
-        return b'{"v":1,"input_id":' + _json_string(self.input_id) + b',"ops":' + _ops_array(self.operations) + b"}"
+        return b'{"v":1,' + self._members() + b"}"
+
+    def _members(self) -> bytes:
+        """``"input_id":..,"ops":[..]``: the members both record forms give a batch."""
+        return b'"input_id":' + json.dumps(self.input_id).encode("ascii") + b',"ops":' + _ops_array(self.operations)
 
     @classmethod
     def loads(cls, raw: bytes | str) -> OpBatch:
@@ -111,23 +111,17 @@ class OpBatch:
         """One record for the batches of one input record: v1 for a single batch, v2 for several."""
         if len(batches) == 1:
             return batches[0].dumps()
-        inner = b",".join(
-            b'{"input_id":' + _json_string(b.input_id) + b',"ops":' + _ops_array(b.operations) + b"}" for b in batches
-        )
-        return _MANY_PREFIX + b'"batches":[' + inner + b"]}"
+        inner = b",".join(b"{" + b._members() + b"}" for b in batches)
+        return BATCH_RECORD_PREFIX + b'"batches":[' + inner + b"]}"
 
     @classmethod
     def loads_record(cls, raw: bytes | str) -> list[OpBatch]:
         """Every batch of a ``memory.operations`` record (v1 or v2), each operation verified."""
         data = raw.encode("utf-8") if isinstance(raw, str) else raw
-        if data.startswith(_MANY_PREFIX):
+        if data.startswith(BATCH_RECORD_PREFIX):
             body = _ManyEnvelope.model_validate_json(data)
             return [cls(input_id=b.input_id, operations=_verified(b.ops)) for b in body.batches]
         return [cls.loads(data)]
-
-
-def _json_string(text: str) -> bytes:
-    return json.dumps(text).encode("ascii")
 
 
 def _ops_array(ops: Sequence[Operation]) -> bytes:

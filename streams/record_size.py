@@ -14,6 +14,10 @@ from typing import Final, TypeVar
 
 T = TypeVar("T")
 
+#: Version and first bytes of a batched record (``{"v":2,...}``) on memory.extractions and
+#: memory.operations; a record without them holds a single item (the earlier form).
+BATCH_RECORD_VERSION: Final = 2
+BATCH_RECORD_PREFIX: Final = b'{"v":2,'
 #: Items per record: enough to amortise the per-record cost, small enough that a record of typical
 #: items (2-6 KiB each) stays well under MAX_RECORD_BYTES without a second encoding.
 MAX_RECORD_ITEMS: Final = 64
