@@ -75,7 +75,7 @@ from schemas.events import ConversationEvent
 from schemas.nodes import MemoryNode
 from schemas.operations import Operation
 from sinks.clickhouse import DeadLetter, OperationLog
-from streams import agents, extraction_records
+from streams import agents, eager_delivery, extraction_records
 from streams import topics as tn
 from streams.kafka_store import OpBatch, PartitionStates
 from streams.record_size import split_to_fit
@@ -534,6 +534,9 @@ def create_app(
     async def _index_until_written(nodes: list[MemoryNode]) -> None:
         # Opening the index (first use, or again after a failure) is blocking HTTP too.
         await until_written("index sink: OpenSearch", lambda: asyncio.to_thread(lambda: index().upsert(nodes)))
+
+    # Record delivery without four asyncio tasks per record (a third of the worker's event loop).
+    eager_delivery.install(app.consumer)
 
     @app.on_before_shutdown.connect
     def _close_sinks(sender: Any, **kwargs: Any) -> None:
