@@ -904,7 +904,13 @@ def rebuild_index(data_dir: DataDir = None, json_output: JsonOut = False) -> Non
         report = rebuild_from_snapshots(index, log.latest_node_snapshots())
     finally:
         log.close()
-    result = {"received": report.received, "written": report.written, "stale": report.stale}
+    result: dict[str, Any] = {"received": report.received, "written": report.written, "stale": report.stale}
+    # Documents OpenSearch refused for good (e.g. the alias points at an index with another mapping):
+    # ids and error types only, never content. Nothing else is held back by them.
+    result["rejected"] = len(report.rejected)
+    if report.rejected:
+        result["rejected_node_ids"] = [node_id for node_id, _ in report.rejected[:20]]
+        result["rejected_error_types"] = sorted({kind for _, kind in report.rejected})
     _emit(result, json_output, lambda: console.print(result))
 
 

@@ -127,6 +127,17 @@ class BackendUnavailable(EpistreamError):
     http_status = 503
 
 
+class DocumentRejected(EpistreamError):
+    """A search backend refused a document for good (e.g. a mapping conflict); retrying cannot help.
+
+    The worker dead-letters such documents (reason ``index_rejected``) instead of stalling; the
+    node snapshot stays in ClickHouse, so ``epistream rebuild-index`` re-feeds it once fixed.
+    """
+
+    code = "document_rejected"
+    http_status = 502
+
+
 class ExtractionFailed(EpistreamError):
     """An extractor could not produce a result; ``code`` is a sanitised category."""
 

@@ -27,7 +27,7 @@ from engine.filters import condition_state_of
 from retrieval.backend import SearchFilter, SearchHit
 from retrieval.fusion import competition_ranks
 from schemas.enums import EpistemicType, Scope
-from schemas.errors import BackendUnavailable, ValidationFailed
+from schemas.errors import BackendUnavailable, DocumentRejected, ValidationFailed
 from schemas.nodes import MemoryNode
 from sinks.opensearch_client import DEFAULT_TIMEOUT_S, as_client, guarded
 from sinks.opensearch_mapping import (
@@ -69,7 +69,12 @@ class EmbedderLike(Protocol):
 
 @dataclass
 class UpsertReport:
-    """Counts of one or more upserts; ``failed`` holds (node_id, error type) only, never content."""
+    """Counts of one or more upserts; ``failed`` and ``rejected`` hold (node_id, error type), never content.
+
+    ``failed``: documents OpenSearch could not take now (back-pressure, a blocked or missing index,
+    server errors); the write is worth retrying. ``rejected``: documents it refused for good (see
+    ``PERMANENT_REJECTIONS``); retrying cannot help, the caller decides where they go.
+    """
 
     received: int = 0
     written: int = 0
@@ -78,6 +83,7 @@ class UpsertReport:
     reused_vectors: int = 0
     vectors_omitted: int = 0
     failed: list[tuple[str, str]] = field(default_factory=list)
+    rejected: list[tuple[str, str]] = field(default_factory=list)
 
     def add(self, other: UpsertReport) -> None:
         self.received += other.received
@@ -87,6 +93,18 @@ class UpsertReport:
         self.reused_vectors += other.reused_vectors
         self.vectors_omitted += other.vectors_omitted
         self.failed.extend(other.failed)
+        self.rejected.extend(other.rejected)
+
+
+#: Bulk item statuses that say the document itself is unacceptable (mapping conflict, unparsable
+#: field, too large): the same bytes will be refused again. Every other failure (429 back-pressure,
+#: 403 read-only block on a full disk, 404 missing index, 5xx) is the cluster's state, which an
+#: operator fixes; those writes are retried.
+PERMANENT_REJECTIONS = frozenset({400, 413})
+
+
+def is_permanent_rejection(status: int) -> bool:
+    return status in PERMANENT_REJECTIONS
 
 
 def content_hash(text: str) -> str:
@@ -239,19 +257,33 @@ class OpenSearchIndex:
     # ------------------------------------------------------------------ writes
 
     def upsert(self, nodes: Sequence[MemoryNode], vectors: Mapping[str, Sequence[float]] | None = None) -> None:
-        """Write newer node versions; see ``upsert_report`` for the counts."""
-        self.upsert_report(nodes, vectors)
+        """Write newer node versions; a document OpenSearch refuses is an error here (see ``upsert_report``)."""
+        report = self.upsert_report(nodes, vectors)
+        if report.rejected:
+            raise DocumentRejected(
+                "OpenSearch refused some node documents",
+                rejected=len(report.rejected),
+                node_ids=[node_id for node_id, _ in report.rejected[:20]],
+                error_types=sorted({kind for _, kind in report.rejected}),
+            )
 
     def upsert_report(
         self, nodes: Sequence[MemoryNode], vectors: Mapping[str, Sequence[float]] | None = None
     ) -> UpsertReport:
+        """Write newer node versions and count what happened.
+
+        Raises :class:`BackendUnavailable` when some documents could not be written *now* (the
+        caller retries; documents already written are skipped as stale next time). Documents
+        refused for good come back in ``rejected`` instead of raising: one bad document must not
+        hold back the rest, and retrying it forever would stall the index sink.
+        """
         report = UpsertReport()
         for start in range(0, len(nodes), self.batch_size):
             report.add(self._upsert_batch(nodes[start : start + self.batch_size], vectors or {}))
         self.stats.add(report)
         if report.failed:
             raise BackendUnavailable(
-                "OpenSearch rejected some node documents",
+                "OpenSearch could not take some node documents",
                 operation="bulk",
                 failed=len(report.failed),
                 node_ids=[node_id for node_id, _ in report.failed[:20]],
@@ -324,7 +356,8 @@ class OpenSearchIndex:
             elif status == 409:
                 report.stale += 1
             else:
-                report.failed.append((str(outcome.get("_id")), str(outcome.get("error", {}).get("type", status))))
+                entry = (str(outcome.get("_id")), str(outcome.get("error", {}).get("type", status)))
+                (report.rejected if is_permanent_rejection(status) else report.failed).append(entry)
         return report
 
     def _vectors_for(

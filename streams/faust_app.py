@@ -287,7 +287,7 @@ def create_app(
     # the event loop instead of stalling every agent, and one thread keeps the session single-user.
     ch_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="clickhouse")
 
-    async def until_written(sink: str, write: Any) -> None:
+    async def until_written(sink: str, write: Any) -> Any:
         """Await ``write()`` until it succeeds, with backoff; the batch is acked only afterwards.
 
         Letting a failed sink write crash the agent is not an option: faust restarts a crashed
@@ -301,8 +301,7 @@ def create_app(
         attempt = 0
         while True:
             try:
-                await write()
-                return
+                return await write()
             except Exception as exc:  # driver and backend errors alike; the type is logged, never the rows
                 attempt += 1
                 detail = exc.message if isinstance(exc, EpistreamError) else type(exc).__name__
@@ -513,7 +512,7 @@ def create_app(
     @fail_stop
     async def index_sink(stream: Any) -> None:
         async for batch in stream.take_events(opts.index_batch, within=opts.index_within_s):
-            latest: dict[str, MemoryNode] = {}
+            latest: dict[str, tuple[MemoryNode, Any]] = {}  # node id -> newest snapshot and its record
             broken: list[DeadLetter] = []
             for ev in batch:
                 if not ev.value:
@@ -524,16 +523,27 @@ def create_app(
                     broken.append(_bad_record(ev.value, ev.message, "invalid_node_snapshot", type(exc).__name__))
                     continue
                 held = latest.get(node.node_id)
-                if held is None or node.version > held.version:
-                    latest[node.node_id] = node
+                if held is None or node.version > held[0].version:
+                    latest[node.node_id] = (node, ev)
+            if latest:
+                report = await _index_until_written([node for node, _ev in latest.values()])
+                # Refused for good (e.g. a mapping conflict): dead-lettered, not retried forever, so one
+                # document cannot stall the index. ClickHouse keeps the snapshot; rebuild-index re-feeds it.
+                for node_id, error_type in report.rejected:
+                    ev = latest[node_id][1]
+                    broken.append(
+                        _bad_record(ev.value, ev.message, "index_rejected", f"OpenSearch refused it: {error_type}")
+                    )
+                if report.rejected:
+                    log.warning("index sink: OpenSearch refused %d node documents; dead-lettered", len(report.rejected))
             if broken:  # kept with their bytes in the dead-letter table (ClickHouse keeps the true snapshots)
                 await in_clickhouse(_write_dead_letters, broken)
-            if latest:
-                await _index_until_written(list(latest.values()))
 
-    async def _index_until_written(nodes: list[MemoryNode]) -> None:
+    async def _index_until_written(nodes: list[MemoryNode]) -> Any:
         # Opening the index (first use, or again after a failure) is blocking HTTP too.
-        await until_written("index sink: OpenSearch", lambda: asyncio.to_thread(lambda: index().upsert(nodes)))
+        return await until_written(
+            "index sink: OpenSearch", lambda: asyncio.to_thread(lambda: index().upsert_report(nodes))
+        )
 
     # Record delivery without four asyncio tasks per record (a third of the worker's event loop).
     eager_delivery.install(app.consumer)
@@ -703,7 +713,13 @@ def dump_state(data_dir: str | os.PathLike[str], database: str = "epistream") ->
         "operations": [[op.op_id, op.checksum] for op in ops],
         "nodes": {n.node_id: n.model_dump(mode="json") for n in nodes},
         "dead_letters": [
-            {"source": d.source, "partition": d.partition, "offset": d.offset, "reason_code": d.reason_code}
+            {
+                "source": d.source,
+                "partition": d.partition,
+                "offset": d.offset,
+                "reason_code": d.reason_code,
+                "original": d.original_bytes.decode("utf-8", "replace"),
+            }
             for d in letters
         ],
         "counts": counts,

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from opensearchpy import OpenSearch
 
 from engine.reducer import Reducer
 from engine.store import InMemoryStateStore
@@ -36,6 +37,8 @@ from schemas.enums import EpistemicType
 from schemas.nodes import MemoryNode
 from sinks.embedding import HashEmbedder
 from sinks.opensearch_index import OpenSearchIndex
+from sinks.opensearch_mapping import embedder_meta, index_name, mappings
+from sinks.opensearch_mapping import settings as index_settings
 from streams import agents
 from streams import topics as tn
 from streams.faust_app import consumer_lag, dlq_list, dlq_replay, enrich
@@ -196,6 +199,16 @@ class Deployment:
                 p.kill()
                 p.wait()
         self.procs.clear()
+
+    def run_until_idle(self, *, expect_events: int) -> dict[str, Any]:
+        """Start one worker, wait until it has consumed everything (and is still alive), stop, dump."""
+        self.start()
+        try:
+            self.wait_idle(expect_events=expect_events)
+            assert all(p.poll() is None for p in self.procs), self.log_tail()
+        finally:
+            self.stop()
+        return self.dump()
 
     def dump(self, data_dir: Path | None = None) -> dict[str, Any]:
         out = subprocess.run(
@@ -392,18 +405,48 @@ def test_a_broken_node_record_is_dead_lettered_and_the_rest_indexed(
     ops, nodes = expected_state(good, report)
     junk = [b'{"node_id": "n-broken", "version": 1}', b"\xff\xfe not json"]
     coords = asyncio.run(_send_raw(dep.bootstrap, dep.topics.nodes, junk))
-    dep.start()
-    try:
-        dep.wait_idle(expect_events=len(good))
-        assert all(p.poll() is None for p in dep.procs), dep.log_tail()
-    finally:
-        dep.stop()
-    got = dep.dump()
+    got = dep.run_until_idle(expect_events=len(good))
     letters = {(d["partition"], d["offset"]): d for d in got["dead_letters"]}
     for coord in coords:
         assert letters[coord]["reason_code"] == "invalid_node_snapshot"
         assert letters[coord]["source"] == dep.topics.nodes
     assert_matches(dep, got, ops, nodes)  # every real node indexed, the junk not
+
+
+def test_a_node_document_opensearch_refuses_is_dead_lettered_and_the_rest_indexed(
+    services: tuple[str, str], tmp_path: Path
+) -> None:
+    """One unacceptable document must not stall the index sink (it used to be retried forever)."""
+    dep = Deployment(*services, tmp_path)
+    # The alias already points at an index (another version's, say) where `condition` is numeric:
+    # OpenSearch refuses every conditional claim's document and takes the others.
+    embedder = HashEmbedder()
+    mapping = mappings(embedder.dimension, embedder_meta(embedder.model_name, embedder.model_version))
+    mapping["properties"]["condition"] = {"type": "long"}
+    client = OpenSearch(dep.os_url)
+    client.indices.create(
+        index=index_name(dep.alias, 1),
+        body={"settings": index_settings(), "mappings": mapping, "aliases": {dep.alias: {"is_write_index": True}}},
+    )
+    good = sample_events(n_labelled=80, n_pairs=0)
+    report = dep.publish(good)
+    ops, nodes = expected_state(good, report)
+    conditional = {node_id for node_id, node in nodes.items() if node["condition"]}
+    assert conditional and len(conditional) < len(nodes)  # the sample has both kinds
+    got = dep.run_until_idle(expect_events=len(good))
+    refused = [d for d in got["dead_letters"] if d["reason_code"] == "index_rejected"]
+    assert refused and all(d["source"] == dep.topics.nodes for d in refused)
+    assert {json.loads(d["original"])["node_id"] for d in refused} == conditional
+    # The log is complete (every operation and snapshot in ClickHouse) ...
+    assert {(a, b) for a, b in got["operations"]} == ops
+    assert got["nodes"] == nodes
+    # ... and the index holds every node but the refused ones.
+    index = dep.index()
+    index.refresh()
+    docs = index.get(sorted(nodes))
+    assert {d.node_id: d.model_dump(mode="json") for d in docs} == {
+        node_id: node for node_id, node in nodes.items() if node_id not in conditional
+    }
 
 
 def test_valid_command_reaches_the_reducer(services: tuple[str, str], tmp_path: Path) -> None:
