@@ -82,7 +82,7 @@ def first_nodes(lines: list[bytes]) -> dict[int, str]:
 
 
 def run(n_events: int, rate: float, workers: int, bootstrap: str, os_url: str, partitions: int,
-        latency_dump: Path | None = None) -> dict[str, Any]:
+        latency_dump: Path | None = None, worker_options: tuple[str, ...] = ()) -> dict[str, Any]:
     tag = uuid.uuid4().hex[:8]
     prefix = f"bench-{tag}-"
     topics = tn.Topics(prefix=prefix, partitions=partitions)
@@ -96,7 +96,8 @@ def run(n_events: int, rate: float, workers: int, bootstrap: str, os_url: str, p
             subprocess.Popen(
                 [sys.executable, "-m", "streams.faust_app", "worker", "--app-id", app_id, "--prefix", prefix,
                  "--partitions", str(partitions), "--bootstrap", bootstrap, "--data-dir", str(tmp / f"w{w}"),
-                 "--opensearch-url", os_url, "--index", alias, "--embedder", "hash", "--session-timeout", "6"],
+                 "--opensearch-url", os_url, "--index", alias, "--embedder", "hash", "--session-timeout", "6",
+                 *(arg for option in worker_options for arg in ("--option", option))],
                 cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
                 stdout=(tmp / f"w{w}.log").open("wb"), stderr=subprocess.STDOUT,
             )
@@ -172,6 +173,7 @@ def run(n_events: int, rate: float, workers: int, bootstrap: str, os_url: str, p
         "embedder": "hash",
         "extractor": "rules",
         "load_avg_1m": round(os.getloadavg()[0], 2),
+        **({"worker_options": list(worker_options)} if worker_options else {}),
     }
 
 
@@ -215,6 +217,8 @@ def main() -> None:
     ap.add_argument("--workers", default="1,2")
     ap.add_argument("--phases", default="capacity,latency")
     ap.add_argument("--latency-dump", type=Path, help="write (publish time, latency) of each sampled event as JSON")
+    ap.add_argument("--worker-option", action="append", default=[], metavar="NAME=VALUE",
+                    help="passed to each worker as --option (WorkerOptions windows and sizes)")
     args = ap.parse_args()
     sys.path.insert(0, str(ROOT / "deploy" / "local"))
     import services  # type: ignore[import-not-found]
@@ -224,7 +228,7 @@ def main() -> None:
     for w in (int(x) for x in args.workers.split(",")):
         for phase in args.phases.split(","):
             figures = run(args.events, rates[phase], w, services.kafka_bootstrap(), services.opensearch_url(),
-                          args.partitions, args.latency_dump)
+                          args.partitions, args.latency_dump, tuple(args.worker_option))
             print(json.dumps({"phase": phase, **figures}), flush=True)
 
 

@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import functools
 import json
 import logging
@@ -727,6 +728,23 @@ def dump_state(data_dir: str | os.PathLike[str], database: str = "epistream") ->
     }
 
 
+def numeric_options(pairs: Sequence[str]) -> dict[str, float | int]:
+    """``NAME=VALUE`` pairs for the numeric :class:`WorkerOptions` fields, typed like the field."""
+    fields = {f.name: f.type for f in dataclasses.fields(WorkerOptions)}
+    out: dict[str, float | int] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        kind = fields.get(name.strip())
+        if not sep or kind not in ("float", "int"):
+            numeric = sorted(n for n, t in fields.items() if t in ("float", "int"))
+            raise SystemExit(f"--option {pair!r}: expected NAME=VALUE with NAME one of {', '.join(numeric)}")
+        try:
+            out[name.strip()] = float(value) if kind == "float" else int(value)
+        except ValueError:
+            raise SystemExit(f"--option {pair!r}: {value!r} is not a number") from None
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m streams.faust_app")
     sub = parser.add_subparsers(dest="cmd", required=True)
@@ -741,6 +759,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     w.add_argument("--embedder")
     w.add_argument("--loglevel", default="warning")
     w.add_argument("--session-timeout", type=float, default=30.0)
+    w.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME=SECONDS_OR_COUNT",
+        help="override a numeric WorkerOptions field (batch windows, sizes), e.g. within_s=0.1; for experiments",
+    )
     d = sub.add_parser("dump", help="print what a stopped worker stored in chDB (JSON)")
     d.add_argument("--data-dir", required=True)
     args = parser.parse_args(argv)
@@ -756,7 +781,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         overrides["embedder"] = args.embedder
     settings = Settings(**overrides)
     options = WorkerOptions(
-        app_id=args.app_id, topic_prefix=args.prefix, index_alias=args.index, session_timeout_s=args.session_timeout
+        app_id=args.app_id,
+        topic_prefix=args.prefix,
+        index_alias=args.index,
+        session_timeout_s=args.session_timeout,
+        **numeric_options(args.option),
     )
     run_worker(
         settings,
