@@ -15,10 +15,11 @@ already running before the first event):
   above capacity it measures the backlog.
 
 Workers run the rule extractor and the deterministic hash embedder (``--embedder hash``): the
-figure is the pipeline's, not an embedding model's. ``worker_cpu_ms_per_event`` (user + system CPU
-of the worker processes / events) is printed too, because events/s on this shared 2-core box moves
-with whatever else runs (``load_avg_1m``). ``EPISTREAM_PROFILE=/tmp/w.prof`` makes each worker
-write a cProfile (event-loop thread CPU) on exit; py-spy (``py-spy record --pid``) distorts less.
+figure is the pipeline's, not an embedding model's. ``worker_cpu_ms_per_event`` (user + system
+CPU of the worker processes and their extraction processes / events) is printed too, because
+events/s on this shared 2-core box moves with whatever else runs (``load_avg_1m``).
+``EPISTREAM_PROFILE=/tmp/w.prof`` makes each worker write a cProfile (event-loop thread CPU) on
+exit; py-spy (``py-spy record --pid``) distorts less.
 
 A throwaway warm-up run comes first (``--warmup-events``): the services are JVMs and measure far
 slower for their first minutes after a start.
@@ -182,9 +183,19 @@ def run(n_events: int, rate: float, workers: int, bootstrap: str, os_url: str, p
 
 
 def _cpu_s(pid: int) -> float:
-    """User + system CPU seconds of a process (all its threads), from /proc."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    """User + system CPU seconds of a process (all its threads) and of its live child processes
+    (the worker's extraction processes), from /proc."""
+    total = 0.0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # exited meanwhile
+        if int(entry.name) == pid or int(fields[1]) == pid:
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
 
 
 def _committed(bootstrap: str, group: str, topic: str) -> bool:

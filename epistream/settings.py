@@ -33,6 +33,11 @@ class Settings(BaseSettings):
     llm_max_retries: int = Field(default=3, ge=0, le=10)
     llm_timeout_s: float = Field(default=30.0, gt=0)
     llm_concurrency: int = Field(default=4, ge=1)
+    extract_processes: int = Field(
+        default=1,
+        ge=0,
+        description="Processes that run the rule extractor beside a stream worker's event loop (0: in the loop).",
+    )
 
     # --- embeddings --------------------------------------------------------
     embedder: Literal["minilm", "hash", "none"] = "minilm"
