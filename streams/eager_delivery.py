@@ -23,6 +23,8 @@ import types
 from collections.abc import Coroutine, Generator
 from typing import Any
 
+from mode.services import WaitResults
+
 
 async def resume(coro: Coroutine[Any, Any, Any], yielded: Any) -> Any:
     """Finish a coroutine already started by ``send(None)`` that yielded ``yielded``.
@@ -94,9 +96,7 @@ def _close(awaitable: Any) -> None:
         awaitable.close()  # never started: closing it only silences "never awaited"
 
 
-def _results(winner: Any, value: Any) -> Any:
-    from mode.services import WaitResults
-
+def _results(winner: Any, value: Any) -> WaitResults:
     return WaitResults([winner], [value], False)
 
 
