@@ -892,7 +892,7 @@ def dlq_replay_command(
 def rebuild_index(data_dir: DataDir = None, json_output: JsonOut = False) -> None:
     """Rebuild the OpenSearch index from the ClickHouse node snapshots (external versions keep it safe live)."""
     from sinks.clickhouse import OperationLog
-    from sinks.opensearch_index import OpenSearchIndex, rebuild_from_snapshots
+    from sinks.opensearch_index import OpenSearchIndex, UpsertReport, rebuild_from_snapshots
 
     settings = _settings(data_dir)
     if not settings.opensearch_url:
@@ -904,13 +904,10 @@ def rebuild_index(data_dir: DataDir = None, json_output: JsonOut = False) -> Non
         report = rebuild_from_snapshots(index, log.latest_node_snapshots())
     finally:
         log.close()
-    result: dict[str, Any] = {"received": report.received, "written": report.written, "stale": report.stale}
     # Documents OpenSearch refused for good (e.g. the alias points at an index with another mapping):
-    # ids and error types only, never content. Nothing else is held back by them.
-    result["rejected"] = len(report.rejected)
-    if report.rejected:
-        result["rejected_node_ids"] = [node_id for node_id, _ in report.rejected[:20]]
-        result["rejected_error_types"] = sorted({kind for _, kind in report.rejected})
+    # count, first ids and error types, never content. Nothing else is held back by them.
+    result: dict[str, Any] = {"received": report.received, "written": report.written, "stale": report.stale}
+    result["rejected"] = UpsertReport.summary(report.rejected)
     _emit(result, json_output, lambda: console.print(result))
 
 

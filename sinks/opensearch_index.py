@@ -95,6 +95,15 @@ class UpsertReport:
         self.failed.extend(other.failed)
         self.rejected.extend(other.rejected)
 
+    @staticmethod
+    def summary(entries: list[tuple[str, str]]) -> dict[str, Any]:
+        """How many, the first ids and the error types of ``failed`` or ``rejected``: never content."""
+        return {
+            "count": len(entries),
+            "node_ids": [node_id for node_id, _ in entries[:20]],
+            "error_types": sorted({kind for _, kind in entries}),
+        }
+
 
 #: Bulk item statuses that say the document itself is unacceptable (mapping conflict, unparsable
 #: field, too large): the same bytes will be refused again. Every other failure (429 back-pressure,
@@ -260,12 +269,7 @@ class OpenSearchIndex:
         """Write newer node versions; a document OpenSearch refuses is an error here (see ``upsert_report``)."""
         report = self.upsert_report(nodes, vectors)
         if report.rejected:
-            raise DocumentRejected(
-                "OpenSearch refused some node documents",
-                rejected=len(report.rejected),
-                node_ids=[node_id for node_id, _ in report.rejected[:20]],
-                error_types=sorted({kind for _, kind in report.rejected}),
-            )
+            raise DocumentRejected("OpenSearch refused some node documents", **UpsertReport.summary(report.rejected))
 
     def upsert_report(
         self, nodes: Sequence[MemoryNode], vectors: Mapping[str, Sequence[float]] | None = None
@@ -283,11 +287,7 @@ class OpenSearchIndex:
         self.stats.add(report)
         if report.failed:
             raise BackendUnavailable(
-                "OpenSearch could not take some node documents",
-                operation="bulk",
-                failed=len(report.failed),
-                node_ids=[node_id for node_id, _ in report.failed[:20]],
-                error_types=sorted({kind for _, kind in report.failed}),
+                "OpenSearch could not take some node documents", operation="bulk", **UpsertReport.summary(report.failed)
             )
         return report
 

@@ -26,6 +26,7 @@ from typing import Any
 
 from schemas.claims import ExtractionResult
 from schemas.events import ConversationEvent
+from streams import agents
 
 _extractor: Any = None  # set in each pool process by _start
 
@@ -53,8 +54,6 @@ def _exit_with_parent(parent: int, every_s: float = 0.5) -> None:
 
 
 def _extract_batch(events: Sequence[ConversationEvent]) -> list[ExtractionResult]:
-    from streams import agents
-
     return [agents.extract(_extractor, event) for event in events]
 
 

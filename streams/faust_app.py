@@ -276,9 +276,6 @@ def create_app(
     t_materialize_in = raw_topic(topics.extractions, topics.commands)
     t_dlqs = raw_topic(*topics.dlqs)
 
-    the_extractor = extractor or get_extractor(settings.extractor, settings)
-    concurrency = settings.llm_concurrency if settings.extractor == "llm" else 1
-    pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="extract") if concurrency > 1 else None
     # The rule extractor is pure CPU: in processes of its own it runs beside the event loop instead of
     # taking a quarter of its core (an extractor passed in, or the I/O-bound LLM one, stays here).
     procs = (
@@ -286,6 +283,9 @@ def create_app(
         if extractor is None and settings.extractor != "llm" and settings.extract_processes > 0
         else None
     )
+    the_extractor = None if procs is not None else extractor or get_extractor(settings.extractor, settings)
+    concurrency = settings.llm_concurrency if settings.extractor == "llm" else 1
+    pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="extract") if concurrency > 1 else None
     reducer = Reducer()
     states = PartitionStates(
         settings.kafka_bootstrap, topics.operations, read_committed=opts.processing_guarantee == "exactly_once"

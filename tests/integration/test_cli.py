@@ -174,12 +174,10 @@ def test_sql_on_a_data_directory_with_nothing_ingested_yet_answers_empty(tmp_pat
 
 
 def test_rebuild_index_feeds_opensearch_from_the_snapshots_and_reports_refusals(data_dir: Path) -> None:
-    from test_opensearch_support import drop_alias, opensearch_client, unique_alias
+    from test_opensearch_support import create_mismatched_index, drop_alias, opensearch_client, unique_alias
 
     from sinks.embedding import HashEmbedder
     from sinks.opensearch_index import OpenSearchIndex
-    from sinks.opensearch_mapping import embedder_meta, index_name, mappings
-    from sinks.opensearch_mapping import settings as index_settings
 
     client = opensearch_client()
     url = client.transport.hosts[0]
@@ -190,19 +188,13 @@ def test_rebuild_index_feeds_opensearch_from_the_snapshots_and_reports_refusals(
     try:
         env = {"EPISTREAM_OPENSEARCH_URL": url, "EPISTREAM_OPENSEARCH_INDEX": fresh}
         first = cli(data_dir, "rebuild-index", env=env)
-        assert (first["received"], first["written"], first["rejected"]) == (nodes, nodes, 0)
+        assert (first["received"], first["written"], first["rejected"]["count"]) == (nodes, nodes, 0)
         again = cli(data_dir, "rebuild-index", env=env)  # a rerun changes nothing: every version is there
         assert (again["written"], again["stale"]) == (0, nodes)
         assert OpenSearchIndex(client, fresh, HashEmbedder(), create=False).count() == nodes
 
         # An alias over an index where `condition` is numeric: the conditional nodes are refused, by id.
-        embedder = HashEmbedder()
-        mapping = mappings(embedder.dimension, embedder_meta(embedder.model_name, embedder.model_version))
-        mapping["properties"]["condition"] = {"type": "long"}
-        client.indices.create(
-            index=index_name(broken, 1),
-            body={"settings": index_settings(), "mappings": mapping, "aliases": {broken: {"is_write_index": True}}},
-        )
+        create_mismatched_index(client, broken, HashEmbedder(), "condition")
         partial = cli(data_dir, "rebuild-index", env={**env, "EPISTREAM_OPENSEARCH_INDEX": broken})
         conditional = cli(
             data_dir,
@@ -210,9 +202,10 @@ def test_rebuild_index_feeds_opensearch_from_the_snapshots_and_reports_refusals(
             "SELECT count(DISTINCT node_id) FROM node_snapshots WHERE JSONExtractString(node, 'condition') != ''",
         )["rows"][0][0]
         assert conditional > 0
-        assert partial["rejected"] == conditional and partial["written"] == nodes - conditional
-        assert len(partial["rejected_node_ids"]) == min(conditional, 20)
-        assert partial["rejected_error_types"] in (["mapper_parsing_exception"], ["document_parsing_exception"])
+        refused = partial["rejected"]
+        assert refused["count"] == conditional and partial["written"] == nodes - conditional
+        assert len(refused["node_ids"]) == min(conditional, 20)
+        assert refused["error_types"] in (["mapper_parsing_exception"], ["document_parsing_exception"])
     finally:
         drop_alias(client, fresh)
         drop_alias(client, broken)

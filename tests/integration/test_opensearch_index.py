@@ -12,7 +12,14 @@ from typing import Any
 
 import pytest
 from opensearchpy import OpenSearch
-from test_opensearch_support import WordEmbedder, drop_alias, make_node, opensearch_client, unique_alias
+from test_opensearch_support import (
+    WordEmbedder,
+    create_mismatched_index,
+    drop_alias,
+    make_node,
+    opensearch_client,
+    unique_alias,
+)
 
 from retrieval.backend import SearchBackend, SearchFilter
 from schemas.enums import EpistemicType, LifecycleState, Scope
@@ -21,16 +28,12 @@ from sinks.opensearch_index import OpenSearchIndex, rebuild_from_snapshots
 from sinks.opensearch_mapping import (
     check_vector_mapping,
     create_version,
-    embedder_meta,
     ensure_index,
-    index_name,
     indices_of,
-    mappings,
     migrate_alias,
     read_meta,
     swap_alias,
 )
-from sinks.opensearch_mapping import settings as index_settings
 
 pytestmark = pytest.mark.integration
 
@@ -396,19 +399,9 @@ def test_workers_creating_the_same_fresh_index_at_once_all_succeed(client: OpenS
 # ----------------------------------------------------------------------------- refused documents
 
 
-def _index_with_numeric_predicate(client: OpenSearch, alias: str, embedder: WordEmbedder) -> None:
-    """An alias over an index whose ``predicate`` is numeric (another version's mapping, say)."""
-    mapping = mappings(embedder.dimension, embedder_meta(embedder.model_name, embedder.model_version))
-    mapping["properties"]["predicate"] = {"type": "long"}
-    client.indices.create(
-        index=index_name(alias, 1),
-        body={"settings": index_settings(), "mappings": mapping, "aliases": {alias: {"is_write_index": True}}},
-    )
-
-
 def test_a_refused_document_is_reported_and_does_not_hold_back_the_rest(client: OpenSearch, alias: str) -> None:
     embedder = WordEmbedder()
-    _index_with_numeric_predicate(client, alias, embedder)
+    create_mismatched_index(client, alias, embedder, "predicate")
     index = _index(client, alias, embedder)  # the worker's path: the existing alias is used as it is
     fits = [make_node(f"ok{i}", f"alice rated film {i}", predicate=str(40 + i)) for i in range(3)]
     refused = make_node("bad", "alice secret diary entry", predicate="likes")
@@ -426,13 +419,13 @@ def test_a_refused_document_is_reported_and_does_not_hold_back_the_rest(client: 
         index.upsert([refused])
     err = caught.value
     assert err.code == "document_rejected"
-    assert err.details["node_ids"] == ["bad"] and err.details["rejected"] == 1
+    assert err.details == {"count": 1, "node_ids": ["bad"], "error_types": [again.rejected[0][1]]}
     assert "secret" not in repr(err.to_dict()) and "likes" not in repr(err.to_dict())
 
 
 def test_rebuild_reports_refused_documents(client: OpenSearch, alias: str) -> None:
     embedder = WordEmbedder()
-    _index_with_numeric_predicate(client, alias, embedder)
+    create_mismatched_index(client, alias, embedder, "predicate")
     index = _index(client, alias, embedder)
     nodes = [make_node("n1", "alice rated film", predicate="5"), make_node("n2", "alice likes tea")]
     report = rebuild_from_snapshots(index, iter(nodes))

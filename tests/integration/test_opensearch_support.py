@@ -59,6 +59,21 @@ def opensearch_client() -> OpenSearch:
     return OpenSearch(hosts=[info["opensearch"]], timeout=30)
 
 
+def create_mismatched_index(client: OpenSearch, alias: str, embedder: Any, field: str) -> None:
+    """An alias over an index (another version's, say) where ``field`` is numeric.
+
+    OpenSearch refuses, for good, every node document whose ``field`` holds text and takes the rest.
+    """
+    from sinks.opensearch_mapping import embedder_meta, index_name, mappings, settings
+
+    mapping = mappings(embedder.dimension, embedder_meta(embedder.model_name, embedder.model_version))
+    mapping["properties"][field] = {"type": "long"}
+    client.indices.create(
+        index=index_name(alias, 1),
+        body={"settings": settings(), "mappings": mapping, "aliases": {alias: {"is_write_index": True}}},
+    )
+
+
 def unique_alias(prefix: str = "it-nodes") -> str:
     return f"{prefix}-{uuid.uuid4().hex[:10]}"
 

@@ -28,6 +28,7 @@ from typing import Any
 
 import pytest
 from opensearchpy import OpenSearch
+from test_opensearch_support import create_mismatched_index
 
 from engine.reducer import Reducer
 from engine.store import InMemoryStateStore
@@ -37,8 +38,6 @@ from schemas.enums import EpistemicType
 from schemas.nodes import MemoryNode
 from sinks.embedding import HashEmbedder
 from sinks.opensearch_index import OpenSearchIndex
-from sinks.opensearch_mapping import embedder_meta, index_name, mappings
-from sinks.opensearch_mapping import settings as index_settings
 from streams import agents
 from streams import topics as tn
 from streams.faust_app import consumer_lag, dlq_list, dlq_replay, enrich
@@ -420,14 +419,7 @@ def test_a_node_document_opensearch_refuses_is_dead_lettered_and_the_rest_indexe
     dep = Deployment(*services, tmp_path)
     # The alias already points at an index (another version's, say) where `condition` is numeric:
     # OpenSearch refuses every conditional claim's document and takes the others.
-    embedder = HashEmbedder()
-    mapping = mappings(embedder.dimension, embedder_meta(embedder.model_name, embedder.model_version))
-    mapping["properties"]["condition"] = {"type": "long"}
-    client = OpenSearch(dep.os_url)
-    client.indices.create(
-        index=index_name(dep.alias, 1),
-        body={"settings": index_settings(), "mappings": mapping, "aliases": {dep.alias: {"is_write_index": True}}},
-    )
+    create_mismatched_index(OpenSearch(dep.os_url), dep.alias, HashEmbedder(), "condition")
     good = sample_events(n_labelled=80, n_pairs=0)
     report = dep.publish(good)
     ops, nodes = expected_state(good, report)
