@@ -144,6 +144,13 @@ def _schema() -> tantivy.Schema:
     return sb.build()
 
 
+#: Inserting from several threads makes the graph's shape depend on thread scheduling: the same data
+#: gave 16 different graphs in 20 builds, so the same query could find a node in one run and miss it
+#: in the next. One thread builds the same graph every time (an index rebuilt from the log answers as
+#: the original did); graphs exist only for owners past ``EXACT_LIMIT``, so the build time is rare.
+_GRAPH_THREADS: Final = 1
+
+
 def _new_hnsw(dim: int) -> HnswIndex:
     """int8 graph: it only proposes candidates, which are re-scored exactly from the float32 vectors."""
     return HnswIndex(ndim=dim, metric="cos", dtype="i8", connectivity=16, expansion_add=48, expansion_search=96)
@@ -472,7 +479,7 @@ class EmbeddedIndex:
         keys = keys[self._attrs["has_vec"][keys]]
         graph = _new_hnsw(self._dim)
         if keys.size:
-            graph.add(keys.astype(np.uint64), self._vectors[keys])
+            graph.add(keys.astype(np.uint64), self._vectors[keys], threads=_GRAPH_THREADS)
         self._graphs[group] = graph
         self._graphs_unsaved.add(group)
 
@@ -508,7 +515,7 @@ class EmbeddedIndex:
         for group, rows in by_group.items():
             graph = self._graphs.get(group)
             if graph is not None:
-                graph.add(ks[rows].astype(np.uint64), vs[rows])
+                graph.add(ks[rows].astype(np.uint64), vs[rows], threads=_GRAPH_THREADS)
                 self._graphs_unsaved.add(group)
         self._build_missing_graphs([g for g in by_group if g not in self._graphs])
 
@@ -541,6 +548,14 @@ class EmbeddedIndex:
     @property
     def index_embedder(self) -> dict[str, Any]:
         return dict(self._index_embedder)
+
+    def graph_sizes(self) -> dict[tuple[str, str], int]:
+        """Vectors held by each owner's HNSW graph, by (tenant, owner).
+
+        A graph only proposes candidates, so a vector missing from it is a node that vector search can
+        never find: operators and tests compare these counts with the owner's stored vectors.
+        """
+        return {(self._string_list[t], self._string_list[o]): len(g) for (t, o), g in self._graphs.items()}
 
     def __len__(self) -> int:
         return int(self._attrs["alive"][: self._n].sum())

@@ -312,6 +312,16 @@ def _corpus() -> list[MemoryNode]:
     return alice + bob
 
 
+def _assert_close_to_exact(got: list[str], exact: list[str]) -> None:
+    """The graph is approximate by design, so agreement is: same best hit, at most one of the exact
+    top-k missed, and the hits both share in the exact order (graph candidates are re-scored exactly)."""
+    assert got[:1] == exact[:1]
+    assert len(got) == len(exact)
+    assert len(set(exact) - set(got)) <= 1, (got, exact)
+    shared = set(got) & set(exact)
+    assert [n for n in got if n in shared] == [n for n in exact if n in shared]
+
+
 def test_each_large_owner_gets_its_own_graph_which_agrees_with_exact_search(tmp_path: Path) -> None:
     exact = EmbeddedIndex(tmp_path / "exact", HashEmbedder(32), ann=False)
     exact.upsert(_corpus())
@@ -321,17 +331,21 @@ def test_each_large_owner_gets_its_own_graph_which_agrees_with_exact_search(tmp_
     # Only alice (160 vectors) is over the limit; bob (30) is searched exactly.
     assert len(list((tmp_path / "index" / "graphs").glob("*.usearch"))) == 1
     assert not (tmp_path / "index" / "vectors.usearch").exists()
+    assert idx.graph_sizes() == {("t1", "alice"): 160}
     bob = SearchFilter(tenant_id="t1", owner_id="bob")
     queries = ["species7 near pond7", "species12", "field note 33", "species39 pond3"]
     for q in queries:
         got = [h.node_id for h in idx.vector(q, ALICE, 5)]
-        assert got == [h.node_id for h in exact.vector(q, ALICE, 5)], q
+        _assert_close_to_exact(got, [h.node_id for h in exact.vector(q, ALICE, 5)])
         assert all(n.startswith("a") for n in got)
+        # bob is under the limit: his search is exact, so it must agree exactly.
         assert [h.node_id for h in idx.vector(q, bob, 5)] == [h.node_id for h in exact.vector(q, bob, 5)]
     idx.close()
     again = _index(tmp_path, HashEmbedder(32), exact_limit=50)
+    assert again.graph_sizes() == {("t1", "alice"): 160}
     for q in queries:
-        assert [h.node_id for h in again.vector(q, ALICE, 5)] == [h.node_id for h in exact.vector(q, ALICE, 5)]
+        _assert_close_to_exact([h.node_id for h in again.vector(q, ALICE, 5)],
+                               [h.node_id for h in exact.vector(q, ALICE, 5)])
 
 
 def test_an_owner_crossing_the_limit_later_gets_a_graph_with_all_its_vectors(tmp_path: Path) -> None:
@@ -340,12 +354,32 @@ def test_an_owner_crossing_the_limit_later_gets_a_graph_with_all_its_vectors(tmp
     for start in range(0, len(corpus), 20):  # alice crosses 50 vectors in the third batch
         idx.upsert(corpus[start : start + 20])
         idx.commit()
+    # The vectors stored before alice crossed the limit are in her graph too.
+    assert idx.graph_sizes() == {("t1", "alice"): 160}
     exact = EmbeddedIndex(tmp_path / "exact", HashEmbedder(32), ann=False)
     exact.upsert(corpus)
     for q in ("species5 near pond5", "field note 2 on species2"):
-        assert [h.node_id for h in idx.vector(q, ALICE, 10)] == [h.node_id for h in exact.vector(q, ALICE, 10)]
+        _assert_close_to_exact([h.node_id for h in idx.vector(q, ALICE, 10)],
+                               [h.node_id for h in exact.vector(q, ALICE, 10)])
     # A node moved from alice to bob leaves alice's graph.
     idx.upsert([make_node("a5", "field note 5 on species5 near pond5", owner_id="bob", version=2)])
+    assert idx.graph_sizes() == {("t1", "alice"): 159}
     assert "a5" not in {h.node_id for h in idx.vector("species5 near pond5", ALICE, 50)}
     bob = SearchFilter(tenant_id="t1", owner_id="bob")
     assert "a5" in {h.node_id for h in idx.vector("species5 near pond5", bob, 5)}
+
+
+def test_the_same_data_builds_the_same_graph_so_searches_repeat(tmp_path: Path) -> None:
+    # A graph built from several threads had a different shape on most builds, so a node found by one
+    # build could be missed by the next, and a rebuilt index answered differently from the original.
+    answers = set()
+    for run in range(4):
+        idx = _index(tmp_path / f"run{run}", HashEmbedder(32), exact_limit=50)
+        corpus = _corpus()
+        for start in range(0, len(corpus), 20):
+            idx.upsert(corpus[start : start + 20])
+            idx.commit()
+        answers.add(tuple(tuple(h.node_id for h in idx.vector(q, ALICE, 40))
+                          for q in ("species7 near pond7", "species12", "field note 33", "species39 pond3")))
+        idx.close()
+    assert len(answers) == 1
