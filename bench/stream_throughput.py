@@ -120,6 +120,7 @@ def run(n_events: int, rate: float, workers: int, bootstrap: str, os_url: str, p
             raise SystemExit("workers did not start; see " + str(tmp))
         time.sleep(0.5)
     cpu0 = sum(_cpu_s(p.pid) for p in procs)
+    services_cpu0 = {name: _cpu_s(pid) for name, pid in _service_pids().items()}
     own_cpu0 = time.process_time()
     sample = {i: targets[i] for i in list(targets)[:: max(1, len(targets) // 200)]}
     seen: dict[int, float] = {}
@@ -150,6 +151,8 @@ def run(n_events: int, rate: float, workers: int, bootstrap: str, os_url: str, p
     watcher.join()
     total_s = time.monotonic() - t0
     cpu_s = sum(_cpu_s(p.pid) for p in procs) - cpu0
+    services_cpu_s = {name: _cpu_s(pid) - services_cpu0[name] for name, pid in _service_pids().items()
+                      if name in services_cpu0}
     own_cpu_s = time.process_time() - own_cpu0
     for p in procs:
         p.terminate()
@@ -175,11 +178,24 @@ def run(n_events: int, rate: float, workers: int, bootstrap: str, os_url: str, p
         "worker_cpu_ms_per_event": round(1000 * cpu_s / n_events, 2),
         # The publisher and the watcher (OpenSearch gets, lag queries) share the box with the workers.
         "bench_cpu_ms_per_event": round(1000 * own_cpu_s / n_events, 2),
+        # The broker and the search node run on the same two cores: where the rest of the box went.
+        **{f"{name}_cpu_ms_per_event": round(1000 * v / n_events, 2) for name, v in services_cpu_s.items()},
         "embedder": "hash",
         "extractor": "rules",
         "load_avg_1m": round(os.getloadavg()[0], 2),
         **({"worker_options": list(worker_options)} if worker_options else {}),
     }
+
+
+def _service_pids() -> dict[str, int]:
+    """Kafka and OpenSearch as started by ``deploy/local/services`` (none when run elsewhere)."""
+    out: dict[str, int] = {}
+    for name in ("kafka", "opensearch"):
+        try:
+            out[name] = int((ROOT / "build" / "services" / "pids" / f"{name}.pid").read_text().strip())
+        except (OSError, ValueError):
+            continue
+    return out
 
 
 def _cpu_s(pid: int) -> float:

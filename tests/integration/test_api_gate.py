@@ -102,8 +102,10 @@ def test_a_read_queued_past_its_timeout_answers_503_and_never_runs(runner: Embed
     gate = RunnerGate(runner, timeout_s=10, readers=2)
     ran: list[str] = []
     release = threading.Event()
+    writing = threading.Event()
 
     def slow_write() -> None:
+        writing.set()
         release.wait(5)
 
     def read() -> None:
@@ -111,7 +113,8 @@ def test_a_read_queued_past_its_timeout_answers_503_and_never_runs(runner: Embed
 
     async def main() -> None:
         w = asyncio.ensure_future(gate.call(slow_write))
-        await asyncio.sleep(0.05)
+        # The write must hold the gate before the read queues (a fixed sleep lost that race under load).
+        assert await asyncio.to_thread(writing.wait, 5)
         with pytest.raises(BackendUnavailable):
             await gate.read(read, timeout_s=0.1)
         release.set()
