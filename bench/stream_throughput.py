@@ -143,6 +143,7 @@ def run(n_events: int, rate: float, workers: int, bootstrap: str, os_url: str, p
             time.sleep(0.05)
 
     t0 = time.monotonic()
+    wall_offset = time.time() - t0  # Kafka record timestamps are wall clock (ms)
     watcher = threading.Thread(target=watch, daemon=True)
     watcher.start()
     acked = asyncio.run(_publish(lines, bootstrap, topics.events, rate))
@@ -159,6 +160,7 @@ def run(n_events: int, rate: float, workers: int, bootstrap: str, os_url: str, p
     for p in procs:
         p.wait(60)
     lat = sorted(seen[i] - acked[i] for i in seen)
+    hops = _hops(bootstrap, topics, {i: sample[i] for i in seen}, acked, seen, wall_offset)
     if latency_dump is not None:  # (publish time since start, latency) per sampled event: where the slow ones are
         latency_dump.write_text(json.dumps(sorted((acked[i] - t0, seen[i] - acked[i]) for i in seen)))
     return {
@@ -174,6 +176,9 @@ def run(n_events: int, rate: float, workers: int, bootstrap: str, os_url: str, p
         "latency_p50_s": round(statistics.median(lat), 3) if lat else None,
         "latency_p95_s": round(lat[int(0.95 * (len(lat) - 1))], 3) if lat else None,
         "latency_samples": len(lat),
+        # p50/p95 of each stage for the sampled events, from the Kafka record timestamps: where the
+        # latency is spent (publish -> extraction record -> node record -> readable in OpenSearch).
+        "hops_p50_p95_s": hops,
         # CPU the workers used per event: the figure that does not depend on what else the box runs.
         "worker_cpu_ms_per_event": round(1000 * cpu_s / n_events, 2),
         # The publisher and the watcher (OpenSearch gets, lag queries) share the box with the workers.
@@ -184,6 +189,59 @@ def run(n_events: int, rate: float, workers: int, bootstrap: str, os_url: str, p
         "extractor": "rules",
         "load_avg_1m": round(os.getloadavg()[0], 2),
         **({"worker_options": list(worker_options)} if worker_options else {}),
+    }
+
+
+def _hops(bootstrap: str, topics: tn.Topics, nodes: dict[int, str], acked: dict[int, float],
+          seen: dict[int, float], wall_offset: float) -> dict[str, list[float]]:
+    """Per-stage latency of the sampled events from the record timestamps of the topics in between."""
+    event_index = {f"b-{i}": i for i in nodes}
+    node_index = {node_id: i for i, node_id in nodes.items()}
+    extracted: dict[int, float] = {}
+    materialized: dict[int, float] = {}
+
+    async def scan() -> None:
+        from aiokafka import AIOKafkaConsumer, TopicPartition
+
+        consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
+        await consumer.start()
+        try:
+            for topic, on_record in ((topics.extractions, on_extraction), (topics.nodes, on_node)):
+                parts = [TopicPartition(topic, p) for p in consumer.partitions_for_topic(topic) or ()]
+                if not parts:
+                    parts = [TopicPartition(topic, p) for p in range(topics.partitions)]
+                consumer.assign(parts)
+                await consumer.seek_to_beginning(*parts)
+                end = await consumer.end_offsets(parts)
+                while any([await consumer.position(tp) < end[tp] for tp in parts]):
+                    for records in (await consumer.getmany(timeout_ms=1000)).values():
+                        for r in records:
+                            on_record(r.value or b"", r.timestamp / 1000 - wall_offset)
+        finally:
+            await consumer.stop()
+
+    def on_extraction(raw: bytes, at: float) -> None:
+        for result in json.loads(raw).get("results", []):
+            i = event_index.get(result["event"]["event_id"])
+            if i is not None:
+                extracted.setdefault(i, at)
+
+    def on_node(raw: bytes, at: float) -> None:
+        i = node_index.get(json.loads(raw).get("node_id", ""))
+        if i is not None:
+            materialized.setdefault(i, at)
+
+    asyncio.run(scan())
+
+    def p50_p95(values: list[float]) -> list[float]:
+        values = sorted(values)
+        return [round(statistics.median(values), 3), round(values[int(0.95 * (len(values) - 1))], 3)] if values else []
+
+    both = [i for i in nodes if i in extracted and i in materialized]
+    return {
+        "publish_to_extracted": p50_p95([extracted[i] - acked[i] for i in both]),
+        "extracted_to_node_record": p50_p95([materialized[i] - extracted[i] for i in both]),
+        "node_record_to_readable": p50_p95([seen[i] - materialized[i] for i in both]),
     }
 
 

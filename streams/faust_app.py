@@ -355,12 +355,11 @@ def create_app(
         futures = [loop.run_in_executor(pool, agents.extract, the_extractor, e) for e in events]
         return list(await asyncio.gather(*futures))  # gather keeps input order: per-key order holds
 
-    def _write_inputs(events: list[ConversationEvent], results: list[ExtractionResult]) -> None:
-        log_ = oplog()
-        if events:
-            log_.write_events(events, mask=mask)
-        if results:
-            log_.write_extractions(results)
+    def _write_events(events: list[ConversationEvent]) -> None:
+        oplog().write_events(events, mask=mask)
+
+    def _write_journals(results: list[ExtractionResult]) -> None:
+        oplog().write_extractions(results)
 
     @app.agent(t_events, name="extract")
     @fail_stop
@@ -384,10 +383,16 @@ def create_app(
                     event = enrich(admitted, msg.timestamp)
                     valid.append((event, msg))
                     raw_events.setdefault((event.tenant_id, event.event_id), event)
-            results = await run_extraction([e for e, _ in valid])
             # The raw events and journals are durable before the batch is acked (the next
-            # take_events), as they were when separate sink agents re-read these topics.
-            writing = asyncio.ensure_future(in_clickhouse(_write_inputs, list(raw_events.values()), results))
+            # take_events), as they were when separate sink agents re-read these topics. The raw
+            # events are written while the batch is extracted: their insert no longer adds to the
+            # time an event waits before its extraction record goes out.
+            writes = []
+            if raw_events:
+                writes.append(asyncio.ensure_future(in_clickhouse(_write_events, list(raw_events.values()))))
+            results = await run_extraction([e for e, _ in valid])
+            if results:
+                writes.append(asyncio.ensure_future(in_clickhouse(_write_journals, results)))
             # One record per partition of the batch (see streams.extraction_records), in input order.
             by_partition: dict[int, list[ExtractionResult]] = {}
             for (_event, msg), result in zip(valid, results, strict=True):
@@ -396,7 +401,7 @@ def create_app(
                 key = group[0].event.partition_key.encode()
                 for record in split_to_fit(group, extraction_records.dumps):
                     t_extractions.send_soon(key=key, value=record, partition=partition)
-            await writing
+            await asyncio.gather(*writes)
 
     # -------------------------------------------------------------- materialize
     @app.agent(t_materialize_in, name="materialize")
