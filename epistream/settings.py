@@ -48,6 +48,11 @@ class Settings(BaseSettings):
     clickhouse_url: str | None = Field(default=None, description="http(s)://user:pass@host:8123/db; unset = chDB.")
     opensearch_url: str | None = Field(default=None, description="Unset = embedded search index.")
     opensearch_index: str = "epistream-nodes"
+    opensearch_vector_cache: int = Field(
+        default=20_000,
+        ge=0,
+        description="Vectors an index writer keeps by node id, so a new version of a node it wrote is not read back.",
+    )
 
     # --- API ----------------------------------------------------------------
     api_keys_file: Path | None = None

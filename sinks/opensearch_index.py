@@ -7,14 +7,19 @@ Those refusals (HTTP 409) are the expected outcome of at-least-once delivery
 and are counted, not raised.
 
 Embedding is the expensive part of a write, so a vector is computed only when
-the embedded text or the embedder changed: the stored content hash and vector
-are read back with one ``mget`` per batch and reused otherwise (a reinforcement
-bumps the version but keeps the content).
+the embedded text or the embedder changed (a reinforcement bumps the version but
+keeps the content). The vectors this index object wrote last are kept in a
+bounded cache by node id and content hash; only a node that is neither new
+(version 1) nor in that cache costs a read of the stored content hash and vector
+(one ``mget`` per batch). A stream worker writes every version of the nodes of
+its partitions, so in steady state nothing is read back: new nodes are written
+blind and a repeated or stale one is refused by the external version (409).
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
@@ -49,6 +54,8 @@ from sinks.opensearch_query import (
 
 #: Read back before a write: enough to decide "stale" and "vector reusable" without the vector itself.
 _CHECK_FIELDS = ("content_hash", "embedding_model", "embedding_model_version")
+#: Vectors kept per index object (float32: 1.5 KiB each at 384 dimensions, so ~30 MiB by default).
+DEFAULT_VECTOR_CACHE = 20_000
 
 
 @runtime_checkable
@@ -209,6 +216,7 @@ class OpenSearchIndex:
         replicas: int = 0,
         refresh_interval: str = "1s",
         knn_candidates: int = 100,
+        vector_cache: int = DEFAULT_VECTOR_CACHE,
     ) -> None:
         if embedder is None:
             raise ValidationFailed("an embedder is required", field="embedder")
@@ -227,6 +235,9 @@ class OpenSearchIndex:
         self._meta: dict[str, Any] | None = None
         self._writes_to_alias: bool | None = True if create else None
         self.knn_candidates = knn_candidates
+        #: node id -> (content hash, vector) of the last version written from here; LRU order.
+        self._vector_cache: OrderedDict[str, tuple[str, np.ndarray[Any, np.dtype[np.float32]]]] = OrderedDict()
+        self._vector_cache_size = max(0, vector_cache)
         if create:
             ensure_index(
                 self.client,
@@ -315,7 +326,11 @@ class OpenSearchIndex:
             if held is None or node.version > held.version:
                 latest[node.node_id] = node
         report.stale += len(batch) - len(latest)
-        stored = self._stored(list(latest))
+        # A new node (version 1) has nothing stored unless this is a redelivery, which the external
+        # version refuses anyway; a node whose vector is cached was last written from here.
+        stored = self._stored(
+            [i for i, n in latest.items() if n.version > 1 and self._cached_vector(n) is None and i not in given]
+        )
         fresh: list[MemoryNode] = []
         for node in latest.values():
             have = stored.get(node.node_id)
@@ -351,14 +366,35 @@ class OpenSearchIndex:
         for item in result.get("items", []):
             outcome = next(iter(item.values()))
             status = int(outcome.get("status", 0))
+            node_id = str(outcome.get("_id"))
             if status in (200, 201):
                 report.written += 1
+                self._remember_vector(latest.get(node_id), vectors.get(node_id))
             elif status == 409:
                 report.stale += 1
+                self._vector_cache.pop(node_id, None)  # a newer version is stored: its text is unknown here
             else:
-                entry = (str(outcome.get("_id")), str(outcome.get("error", {}).get("type", status)))
+                entry = (node_id, str(outcome.get("error", {}).get("type", status)))
                 (report.rejected if is_permanent_rejection(status) else report.failed).append(entry)
         return report
+
+    def _cached_vector(self, node: MemoryNode) -> np.ndarray[Any, np.dtype[np.float32]] | None:
+        held = self._vector_cache.get(node.node_id)
+        if held is None or held[0] != content_hash(node.content):
+            return None
+        self._vector_cache.move_to_end(node.node_id)
+        return held[1]
+
+    def _remember_vector(self, node: MemoryNode | None, vec: Sequence[float] | None) -> None:
+        if node is None or not self._vector_cache_size:
+            return
+        if not vec:  # written without a vector: nothing to reuse, and an old entry no longer applies
+            self._vector_cache.pop(node.node_id, None)
+            return
+        self._vector_cache[node.node_id] = (content_hash(node.content), np.asarray(vec, dtype=np.float32))
+        self._vector_cache.move_to_end(node.node_id)
+        while len(self._vector_cache) > self._vector_cache_size:
+            self._vector_cache.popitem(last=False)
 
     def _vectors_for(
         self,
@@ -379,8 +415,12 @@ class OpenSearchIndex:
         todo: list[MemoryNode] = []
         for node in nodes:
             src = stored.get(node.node_id, {}).get("_source", {})
+            cached = None if node.node_id in given else self._cached_vector(node)
             if node.node_id in given:
                 out[node.node_id] = [float(x) for x in given[node.node_id]]
+            elif cached is not None:
+                out[node.node_id] = cached.tolist()
+                report.reused_vectors += 1
             elif (
                 src.get("content_hash") == content_hash(node.content)
                 and src.get("embedding_model") == model_name

@@ -218,7 +218,9 @@ class EmbeddedRunner:
             return EmbeddedIndex(self.data_dir / "index", self.embedder)
         from sinks.opensearch_index import OpenSearchIndex  # the embedded default needs no client
 
-        return OpenSearchIndex(url, self.settings.opensearch_index, self.embedder)
+        return OpenSearchIndex(
+            url, self.settings.opensearch_index, self.embedder, vector_cache=self.settings.opensearch_vector_cache
+        )
 
     def _load_state(self) -> None:
         """Fold the log: the same ``apply_operation`` the reducer uses, so start-up state is exact."""

@@ -186,6 +186,72 @@ def test_embeddings_computed_only_when_content_changes(client: OpenSearch, alias
     assert [h.node_id for h in top] == ["n0"]
 
 
+def _count_reads(index: OpenSearchIndex, monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """The ids of every mget the index sends (the real call still runs)."""
+    reads: list[list[str]] = []
+    real = index.client.mget
+
+    def mget(*args: Any, **kwargs: Any) -> Any:
+        reads.append(list(kwargs["body"]["ids"]))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(index.client, "mget", mget)
+    return reads
+
+
+def test_new_nodes_and_versions_written_from_here_need_no_read_back(
+    client: OpenSearch, alias: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    embedder = WordEmbedder()
+    index = _index(client, alias, embedder)
+    reads = _count_reads(index, monkeypatch)
+    nodes = [make_node(f"n{i}", f"alice grows tomato variety {i}") for i in range(5)]
+    assert index.upsert_report(nodes).written == 5
+    reinforced = [n.model_copy(update={"version": 2, "confidence": 0.8}) for n in nodes]
+    again = index.upsert_report(reinforced)
+    assert (again.written, again.embedded, again.reused_vectors) == (5, 0, 5)
+    assert reads == []  # neither the new nodes nor their next versions were read back
+    index.refresh()
+    stored = _stored(client, alias, "n2")["_source"]
+    assert stored["confidence"] == 0.8
+    assert stored["embedding"] == pytest.approx(embedder.embed([nodes[2].content])[0].tolist(), abs=1e-6)
+    # A redelivered version is refused by OpenSearch itself, not by a read.
+    repeated = index.upsert_report([reinforced[0], nodes[1]])
+    assert (repeated.written, repeated.stale) == (0, 2) and reads == []
+    assert _stored(client, alias, "n0")["_version"] == 2
+
+
+def test_a_node_this_writer_has_not_written_is_read_back_for_its_vector(
+    client: OpenSearch, alias: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    embedder = WordEmbedder()
+    _index(client, alias, embedder).upsert([make_node("n1", "alice repairs old radios")])
+    other = _index(client, alias, embedder)  # a restarted worker: nothing cached
+    reads = _count_reads(other, monkeypatch)
+    v2 = make_node("n1", "alice repairs old radios", version=2)
+    report = other.upsert_report([v2])
+    assert (report.written, report.embedded, report.reused_vectors) == (1, 0, 1)
+    assert reads == [["n1"], ["n1"]]  # stored hash, then the vector itself
+    # Its content changed under a newer version written elsewhere: the 409 drops the cached vector.
+    _index(client, alias, embedder).upsert([make_node("n1", "alice sells old radios", version=4)])
+    assert other.upsert_report([make_node("n1", "alice repairs old radios", version=3)]).stale == 1
+    reads.clear()
+    v5 = make_node("n1", "alice repairs old radios", version=5)
+    report = other.upsert_report([v5])
+    assert report.written == 1 and reads[0] == ["n1"]
+    assert report.embedded == 1  # the stored text differs, so the stored vector was not reused
+
+
+def test_the_vector_cache_is_bounded(client: OpenSearch, alias: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    index = _index(client, alias, vector_cache=2)
+    reads = _count_reads(index, monkeypatch)
+    nodes = [make_node(f"n{i}", f"alice paints harbour scene {i}") for i in range(4)]
+    index.upsert(nodes)
+    report = index.upsert_report([n.model_copy(update={"version": 2}) for n in nodes])
+    assert report.written == 4 and report.reused_vectors == 4 and report.embedded == 0
+    assert reads[0] == ["n0", "n1"]  # the two oldest were evicted and had to be read back
+
+
 def test_precomputed_vectors_are_used_instead_of_the_embedder(client: OpenSearch, alias: str) -> None:
     embedder = WordEmbedder(dimension=8)
     index = _index(client, alias, embedder)
