@@ -728,6 +728,7 @@ def migrate(data_dir: DataDir = None, json_output: JsonOut = False) -> None:
                 dimension=embedder.dimension,
                 embedding_model=embedder.model_name,
                 embedding_model_version=embedder.model_version,
+                refresh_interval=settings.opensearch_refresh_interval,
             )
     except EpistreamError as exc:
         _fail(exc, json_output)
@@ -902,7 +903,7 @@ def rebuild_index(data_dir: DataDir = None, json_output: JsonOut = False) -> Non
     try:
         index = OpenSearchIndex(
             settings.opensearch_url, settings.opensearch_index, _embedder(settings),
-            vector_cache=settings.opensearch_vector_cache,
+            vector_cache=settings.opensearch_vector_cache, refresh_interval=settings.opensearch_refresh_interval,
         )
         report = rebuild_from_snapshots(index, log.latest_node_snapshots())
     finally:

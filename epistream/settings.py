@@ -48,6 +48,11 @@ class Settings(BaseSettings):
     clickhouse_url: str | None = Field(default=None, description="http(s)://user:pass@host:8123/db; unset = chDB.")
     opensearch_url: str | None = Field(default=None, description="Unset = embedded search index.")
     opensearch_index: str = "epistream-nodes"
+    opensearch_refresh_interval: str = Field(
+        default="250ms",  # = sinks.opensearch_mapping.DEFAULT_REFRESH_INTERVAL (a test keeps them equal)
+        pattern=r"^(-1|\d+(ms|s|m|h))$",
+        description="How soon a written node document becomes searchable (an OpenSearch time value).",
+    )
     opensearch_vector_cache: int = Field(
         default=20_000,
         ge=0,

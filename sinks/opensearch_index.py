@@ -37,6 +37,7 @@ from schemas.nodes import MemoryNode
 from sinks.opensearch_client import DEFAULT_TIMEOUT_S, as_client, guarded
 from sinks.opensearch_mapping import (
     DEFAULT_ALIAS,
+    DEFAULT_REFRESH_INTERVAL,
     VECTOR_FIELD,
     embedder_meta,
     ensure_index,
@@ -214,7 +215,7 @@ class OpenSearchIndex:
         tenant_id: str | None = None,
         shards: int = 1,
         replicas: int = 0,
-        refresh_interval: str = "1s",
+        refresh_interval: str = DEFAULT_REFRESH_INTERVAL,
         knn_candidates: int = 100,
         vector_cache: int = DEFAULT_VECTOR_CACHE,
     ) -> None:

@@ -219,7 +219,8 @@ class EmbeddedRunner:
         from sinks.opensearch_index import OpenSearchIndex  # the embedded default needs no client
 
         return OpenSearchIndex(
-            url, self.settings.opensearch_index, self.embedder, vector_cache=self.settings.opensearch_vector_cache
+            url, self.settings.opensearch_index, self.embedder, vector_cache=self.settings.opensearch_vector_cache,
+            refresh_interval=self.settings.opensearch_refresh_interval,
         )
 
     def _load_state(self) -> None:

@@ -7,6 +7,7 @@ test uses its own alias (uuid suffix) and deletes its indices afterwards.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -21,11 +22,13 @@ from test_opensearch_support import (
     unique_alias,
 )
 
+from epistream.settings import Settings
 from retrieval.backend import SearchBackend, SearchFilter
 from schemas.enums import EpistemicType, LifecycleState, Scope
 from schemas.errors import BackendUnavailable, DocumentRejected, ValidationFailed
 from sinks.opensearch_index import OpenSearchIndex, rebuild_from_snapshots
 from sinks.opensearch_mapping import (
+    DEFAULT_REFRESH_INTERVAL,
     check_vector_mapping,
     create_version,
     ensure_index,
@@ -116,6 +119,34 @@ def test_ensure_index_is_idempotent_and_keeps_a_moved_alias(client: OpenSearch, 
     swap_alias(client, alias, new)
     assert ensure_index(client, alias, dimension=8, version=1) == f"{alias}-v2"
     assert indices_of(client, alias) == [f"{alias}-v2"]
+
+
+def _refresh_interval(client: OpenSearch, alias: str) -> str:
+    found = client.indices.get_settings(index=alias, name="index.refresh_interval")
+    return str(next(iter(found.values()))["settings"]["index"]["refresh_interval"])
+
+
+def test_the_refresh_interval_is_set_on_creation_and_follows_the_setting_later(client: OpenSearch, alias: str) -> None:
+    _index(client, alias)
+    assert _refresh_interval(client, alias) == DEFAULT_REFRESH_INTERVAL == Settings().opensearch_refresh_interval
+    # A deployment that changes the setting: the existing index takes it (no silent mismatch).
+    ensure_index(client, alias, dimension=16, refresh_interval="2s")
+    assert _refresh_interval(client, alias) == "2s"
+    _index(client, alias, refresh_interval="500ms")
+    assert _refresh_interval(client, alias) == "500ms"
+    with pytest.raises(ValidationFailed):
+        ensure_index(client, alias, dimension=16, refresh_interval="half a second")
+    assert _refresh_interval(client, alias) == "500ms"
+
+
+def test_a_document_is_searchable_within_the_refresh_interval(client: OpenSearch, alias: str) -> None:
+    index = _index(client, alias)
+    index.upsert([make_node("n1", "alice keeps bees on the roof")])
+    # No explicit refresh: the scheduled one (250 ms) must make it searchable well within a second.
+    deadline = time.monotonic() + 5
+    while not index.lexical("bees roof", ALICE, 5):
+        assert time.monotonic() < deadline, "never became searchable"
+        time.sleep(0.05)
 
 
 # ----------------------------------------------------------------------------- versioning
