@@ -37,6 +37,7 @@ import argparse
 import asyncio
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -91,7 +92,7 @@ def first_nodes(lines: list[bytes]) -> dict[int, str]:
 
 def run(n_events: int, rate: float, workers: int, bootstrap: str, os_url: str, partitions: int,
         latency_dump: Path | None = None, worker_options: tuple[str, ...] = (),
-        refresh_interval: str = DEFAULT_REFRESH_INTERVAL) -> dict[str, Any]:
+        refresh_interval: str = DEFAULT_REFRESH_INTERVAL, keep_data: bool = False) -> dict[str, Any]:
     tag = uuid.uuid4().hex[:8]
     prefix = f"bench-{tag}-"
     topics = tn.Topics(prefix=prefix, partitions=partitions)
@@ -181,6 +182,9 @@ def run(n_events: int, rate: float, workers: int, bootstrap: str, os_url: str, p
     lat = sorted(seen[i] - acked[i] for i in seen)
     read_lat = sorted(readable[i] - acked[i] for i in readable)
     hops = _hops(bootstrap, topics, {i: sample[i] for i in seen}, acked, readable, seen, wall_offset)
+    if not keep_data:
+        _drop_run_data(bootstrap, prefix, index, alias)
+        shutil.rmtree(tmp, ignore_errors=True)
     if latency_dump is not None:  # (publish time since start, latency) per sampled event: where the slow ones are
         latency_dump.write_text(json.dumps(sorted((acked[i] - t0, seen[i] - acked[i]) for i in seen)))
     return {
@@ -269,6 +273,30 @@ def _hops(bootstrap: str, topics: tn.Topics, nodes: dict[int, str], acked: dict[
     }
 
 
+def _drop_run_data(bootstrap: str, prefix: str, index: OpenSearchIndex, alias: str) -> None:
+    """Delete the run's topics (faust's internal ones included) and node index.
+
+    Left behind, every run adds ~80 partitions to the broker and an index to the search node, and
+    the services measured slower the longer a session of benchmark runs went on.
+    """
+    from aiokafka.admin import AIOKafkaAdminClient
+
+    async def drop_topics() -> None:
+        admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+        await admin.start()
+        try:
+            names = [t for t in await admin.list_topics() if t.startswith(prefix)]
+            if names:
+                await admin.delete_topics(names)
+        finally:
+            await admin.close()
+
+    asyncio.run(drop_topics())
+    index.client.indices.delete(index=f"{alias}-v*", params={"ignore_unavailable": "true", "expand_wildcards": "all"})
+    if index.client.indices.exists_index_template(name=f"{alias}-template"):
+        index.client.indices.delete_index_template(name=f"{alias}-template")
+
+
 def _service_pids() -> dict[str, int]:
     """Kafka and OpenSearch as started by ``deploy/local/services`` (none when run elsewhere)."""
     out: dict[str, int] = {}
@@ -334,6 +362,8 @@ def main() -> None:
     ap.add_argument("--latency-dump", type=Path, help="write (publish time, latency) of each sampled event as JSON")
     ap.add_argument("--worker-option", action="append", default=[], metavar="NAME=VALUE",
                     help="passed to each worker as --option (WorkerOptions windows and sizes)")
+    ap.add_argument("--keep-data", action="store_true",
+                    help="keep each run's topics, node index and worker logs (deleted by default)")
     ap.add_argument("--refresh-interval", default=DEFAULT_REFRESH_INTERVAL,
                     help="the node index's refresh_interval: how soon a written document becomes searchable")
     args = ap.parse_args()
@@ -349,12 +379,13 @@ def main() -> None:
         # 540-640 and under 2 s once warm. Production services run warm, so the figures below do too.
         figures = run(args.warmup_events, args.capacity_rate, 1, services.kafka_bootstrap(),
                       services.opensearch_url(), args.partitions, None, tuple(args.worker_option),
-                      args.refresh_interval)
+                      args.refresh_interval, args.keep_data)
         print(json.dumps({"phase": "warmup (not a result)", **figures}), flush=True)
     for w in (int(x) for x in args.workers.split(",")):
         for phase in args.phases.split(","):
             figures = run(args.events, rates[phase], w, services.kafka_bootstrap(), services.opensearch_url(),
-                          args.partitions, args.latency_dump, tuple(args.worker_option), args.refresh_interval)
+                          args.partitions, args.latency_dump, tuple(args.worker_option), args.refresh_interval,
+                          args.keep_data)
             print(json.dumps({"phase": phase, **figures}), flush=True)
 
 
