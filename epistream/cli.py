@@ -901,10 +901,7 @@ def rebuild_index(data_dir: DataDir = None, json_output: JsonOut = False) -> Non
     assert settings.opensearch_url is not None
     log = OperationLog.connect(settings.clickhouse_url, path=settings.data_dir)
     try:
-        index = OpenSearchIndex(
-            settings.opensearch_url, settings.opensearch_index, _embedder(settings),
-            vector_cache=settings.opensearch_vector_cache, refresh_interval=settings.opensearch_refresh_interval,
-        )
+        index = OpenSearchIndex.from_settings(settings, _embedder(settings))
         report = rebuild_from_snapshots(index, log.latest_node_snapshots())
     finally:
         log.close()

@@ -22,7 +22,7 @@ import hashlib
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 import orjson
@@ -52,6 +52,9 @@ from sinks.opensearch_query import (
     split_common,
     term_stats_body,
 )
+
+if TYPE_CHECKING:
+    from epistream.settings import Settings
 
 #: Read back before a write: enough to decide "stale" and "vector reusable" without the vector itself.
 _CHECK_FIELDS = ("content_hash", "embedding_model", "embedding_model_version")
@@ -252,6 +255,23 @@ class OpenSearchIndex:
                 timeout=max(timeout, 30.0),
             )
 
+    @classmethod
+    def from_settings(
+        cls, settings: Settings, embedder: EmbedderLike, *, url: str | None = None, alias: str | None = None
+    ) -> OpenSearchIndex:
+        """The node index a deployment's settings describe: URL and alias (unless given), refresh
+        interval and vector cache. Every process that writes the index opens it this way."""
+        target = url if url is not None else settings.opensearch_url
+        if not target:
+            raise ValidationFailed("no OpenSearch URL is configured", field="opensearch_url")
+        return cls(
+            target,
+            alias if alias is not None else settings.opensearch_index,
+            embedder,
+            refresh_interval=settings.opensearch_refresh_interval,
+            vector_cache=settings.opensearch_vector_cache,
+        )
+
     # ------------------------------------------------------------------ embedder bookkeeping
 
     def index_meta(self, *, reload: bool = False) -> dict[str, Any]:
@@ -327,10 +347,15 @@ class OpenSearchIndex:
             if held is None or node.version > held.version:
                 latest[node.node_id] = node
         report.stale += len(batch) - len(latest)
+        cached = {
+            node_id: reusable
+            for node_id, node in latest.items()
+            if node_id not in given and (reusable := self._cached_vector(node)) is not None
+        }
         # A new node (version 1) has nothing stored unless this is a redelivery, which the external
         # version refuses anyway; a node whose vector is cached was last written from here.
         stored = self._stored(
-            [i for i, n in latest.items() if n.version > 1 and self._cached_vector(n) is None and i not in given]
+            [i for i, n in latest.items() if n.version > 1 and i not in cached and i not in given]
         )
         fresh: list[MemoryNode] = []
         for node in latest.values():
@@ -339,7 +364,7 @@ class OpenSearchIndex:
                 report.stale += 1
             else:
                 fresh.append(node)
-        vectors = self._vectors_for(fresh, stored, given, report)
+        vectors = self._vectors_for(fresh, stored, given, cached, report)
         if not fresh:
             return report
         actions: list[dict[str, Any]] = []
@@ -402,6 +427,7 @@ class OpenSearchIndex:
         nodes: list[MemoryNode],
         stored: Mapping[str, dict[str, Any]],
         given: Mapping[str, Sequence[float]],
+        cached: Mapping[str, np.ndarray[Any, np.dtype[np.float32]]],
         report: UpsertReport,
     ) -> dict[str, list[float]]:
         if self._model[2] == 0:
@@ -416,11 +442,10 @@ class OpenSearchIndex:
         todo: list[MemoryNode] = []
         for node in nodes:
             src = stored.get(node.node_id, {}).get("_source", {})
-            cached = None if node.node_id in given else self._cached_vector(node)
             if node.node_id in given:
                 out[node.node_id] = [float(x) for x in given[node.node_id]]
-            elif cached is not None:
-                out[node.node_id] = cached.tolist()
+            elif node.node_id in cached:
+                out[node.node_id] = cached[node.node_id].tolist()
                 report.reused_vectors += 1
             elif (
                 src.get("content_hash") == content_hash(node.content)

@@ -218,10 +218,7 @@ class EmbeddedRunner:
             return EmbeddedIndex(self.data_dir / "index", self.embedder)
         from sinks.opensearch_index import OpenSearchIndex  # the embedded default needs no client
 
-        return OpenSearchIndex(
-            url, self.settings.opensearch_index, self.embedder, vector_cache=self.settings.opensearch_vector_cache,
-            refresh_interval=self.settings.opensearch_refresh_interval,
-        )
+        return OpenSearchIndex.from_settings(self.settings, self.embedder, url=url)
 
     def _load_state(self) -> None:
         """Fold the log: the same ``apply_operation`` the reducer uses, so start-up state is exact."""

@@ -339,10 +339,7 @@ def create_app(
             if not os_url:
                 raise EpistreamError("the index sink needs an OpenSearch URL", code="no_opensearch")
             emb = embedder if embedder is not None else default_embedder(settings.embedder)
-            sinks["index"] = OpenSearchIndex(
-                os_url, alias, emb, vector_cache=settings.opensearch_vector_cache,
-                refresh_interval=settings.opensearch_refresh_interval,
-            )
+            sinks["index"] = OpenSearchIndex.from_settings(settings, emb, url=os_url, alias=alias)
         return sinks["index"]
 
     async def dead_letter(letter: DeadLetter, key: bytes | None, target: Any) -> None:

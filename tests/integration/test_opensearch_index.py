@@ -139,6 +139,17 @@ def test_the_refresh_interval_is_set_on_creation_and_follows_the_setting_later(c
     assert _refresh_interval(client, alias) == "500ms"
 
 
+def test_an_index_opened_from_settings_takes_their_url_alias_and_refresh_interval(
+    client: OpenSearch, alias: str
+) -> None:
+    url = f"http://{client.transport.hosts[0]['host']}:{client.transport.hosts[0]['port']}"
+    settings = Settings(opensearch_url=url, opensearch_index=alias, opensearch_refresh_interval="3s")
+    index = OpenSearchIndex.from_settings(settings, WordEmbedder())
+    assert index.alias == alias and _refresh_interval(client, alias) == "3s"
+    with pytest.raises(ValidationFailed):
+        OpenSearchIndex.from_settings(Settings(opensearch_url=None), WordEmbedder())
+
+
 def test_a_document_is_searchable_within_the_refresh_interval(client: OpenSearch, alias: str) -> None:
     index = _index(client, alias)
     index.upsert([make_node("n1", "alice keeps bees on the roof")])
