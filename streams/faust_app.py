@@ -57,6 +57,7 @@ import json
 import logging
 import os
 import sys
+import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -331,16 +332,19 @@ def create_app(
             )
         return sinks["oplog"]  # type: ignore[no-any-return]
 
-    def index() -> Any:
-        if "index" not in sinks:
-            from sinks.embedding import default_embedder
-            from sinks.opensearch_index import OpenSearchIndex
+    index_lock = threading.Lock()  # opened from the index sink's thread and from the start-up task
 
-            if not os_url:
-                raise EpistreamError("the index sink needs an OpenSearch URL", code="no_opensearch")
-            emb = embedder if embedder is not None else default_embedder(settings.embedder)
-            sinks["index"] = OpenSearchIndex.from_settings(settings, emb, url=os_url, alias=alias)
-        return sinks["index"]
+    def index() -> Any:
+        with index_lock:
+            if "index" not in sinks:
+                from sinks.embedding import default_embedder
+                from sinks.opensearch_index import OpenSearchIndex
+
+                if not os_url:
+                    raise EpistreamError("the index sink needs an OpenSearch URL", code="no_opensearch")
+                emb = embedder if embedder is not None else default_embedder(settings.embedder)
+                sinks["index"] = OpenSearchIndex.from_settings(settings, emb, url=os_url, alias=alias)
+            return sinks["index"]
 
     async def dead_letter(letter: DeadLetter, key: bytes | None, target: Any) -> None:
         await target.send(key=key, value=letter.original_bytes, headers=_headers(letter))
@@ -569,6 +573,28 @@ def create_app(
         @app.task
         async def _start_extraction_processes() -> None:
             await asyncio.to_thread(procs.warm_up)  # spawn now, not on the first batch
+
+    @app.task
+    async def _open_sinks() -> None:
+        """Open the ClickHouse log and the node index at start instead of on the first batch.
+
+        Opening loads chDB (or connects to the server), runs pending migrations and creates or
+        checks the node index: seconds that would otherwise fall on the first events after every
+        start or restart. A sink that cannot be opened now is reported at once (a wrong URL shows
+        in the log before traffic does, not after) and is opened again, with retries, by the first
+        write, as before.
+        """
+        loop = asyncio.get_running_loop()
+        opening: dict[str, Awaitable[Any]] = {"ClickHouse": loop.run_in_executor(ch_pool, oplog)}
+        if os_url:
+            opening["OpenSearch"] = asyncio.to_thread(index)
+        results = await asyncio.gather(*opening.values(), return_exceptions=True)
+        for sink, result in zip(opening, results, strict=True):
+            if isinstance(result, BaseException):
+                detail = result.message if isinstance(result, EpistreamError) else type(result).__name__
+                log.warning("%s could not be opened at start: %s; the first write retries", sink, detail)
+            else:
+                log.info("%s sink open", sink)
 
     @app.on_before_shutdown.connect
     def _close_sinks(sender: Any, **kwargs: Any) -> None:

@@ -441,6 +441,32 @@ def test_a_node_document_opensearch_refuses_is_dead_lettered_and_the_rest_indexe
     }
 
 
+def test_a_worker_opens_its_sinks_at_start_before_any_event(services: tuple[str, str], tmp_path: Path) -> None:
+    """The node index exists and both sinks report open while no event has been published.
+
+    Opened lazily, the first events after every start or restart paid for loading chDB, the
+    migrations and the index check, and a sink that could not be opened went unnoticed until
+    traffic arrived.
+    """
+    dep = Deployment(*services, tmp_path)
+    client = OpenSearch(dep.os_url)
+    assert not client.indices.exists_alias(name=dep.alias)
+    dep.start()
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not client.indices.exists_alias(name=dep.alias):
+            assert all(p.poll() is None for p in dep.procs), dep.log_tail()
+            time.sleep(0.25)
+        assert client.indices.exists_alias(name=dep.alias), dep.log_tail()
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and dep.log_tail().count("sink open") < 2:
+            time.sleep(0.25)
+        tail = dep.log_tail()
+        assert "ClickHouse sink open" in tail and "OpenSearch sink open" in tail, tail
+    finally:
+        dep.stop()
+
+
 def test_valid_command_reaches_the_reducer(services: tuple[str, str], tmp_path: Path) -> None:
     """memory.commands is co-partitioned with extractions: a reinforce lands on the node's state."""
     dep = Deployment(*services, tmp_path)
