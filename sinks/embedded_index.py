@@ -212,6 +212,8 @@ class EmbeddedIndex:
         else:
             self._build_missing_graphs()
         self._query_cache: dict[str, npt.NDArray[np.float32]] = {}
+        #: text hash -> vector embedded by ``prepare_vectors`` for the next ``upsert``.
+        self._prepared: dict[str, npt.NDArray[np.float32]] = {}
         # Counters a benchmark or test can read.
         self.embedded_texts = 0
         self.reused_vectors = 0
@@ -419,8 +421,8 @@ class EmbeddedIndex:
         doc.add_bytes("node", canonical_json(node.model_dump(mode="json")).encode("utf-8"))
         return doc
 
-    def upsert(self, nodes: Sequence[MemoryNode]) -> None:
-        """Insert or replace nodes; an older or equal version never replaces a stored one."""
+    def _accepted(self, nodes: Sequence[MemoryNode]) -> list[tuple[int, MemoryNode, str]]:
+        """(key or -1, node, text hash) of each node ``upsert`` would write, in node-id order."""
         newest: dict[str, MemoryNode] = {}
         for node in nodes:
             seen = newest.get(node.node_id)
@@ -433,6 +435,41 @@ class EmbeddedIndex:
             if key is not None and self._attrs["alive"][key] and self._attrs["version"][key] >= node.version:
                 continue
             accepted.append((-1 if key is None else key, node, sha256_hex(embedded_text(node))))
+        return accepted
+
+    def prepare_vectors(self, nodes: Sequence[MemoryNode]) -> int:
+        """Embed now the texts a later ``upsert(nodes)`` would embed; returns how many.
+
+        The model is most of an ingest's CPU, and the runner's store step otherwise leaves it idle
+        while it writes the log (chDB inserts, partly waiting on the disk). This only reads the
+        index, so it may run on another thread while the caller writes the log, as long as no
+        ``upsert`` runs at the same time. ``upsert`` takes the prepared vectors (by text hash)
+        instead of calling the model again, and drops any it did not need.
+        """
+        if self._dim <= 0 or self._mismatch:
+            return 0
+        hashes: list[str] = []
+        texts: list[str] = []
+        for key, node, text_hash in self._accepted(nodes):
+            if key >= 0 and self._text_hash[key] == text_hash and bool(self._attrs["has_vec"][key]):
+                continue  # upsert reuses the stored vector
+            hashes.append(text_hash)
+            texts.append(embedded_text(node))  # one per node, as upsert itself would embed them
+        if texts:
+            self._prepared.update(zip(hashes, self._embed(texts), strict=True))
+        return len(texts)
+
+    def _embed(self, texts: list[str]) -> npt.NDArray[np.float32]:
+        vectors = np.asarray(self.embedder.embed(texts), dtype=np.float32)
+        if vectors.shape != (len(texts), self._dim):
+            raise IntegrityError("embedder returned vectors of the wrong shape", code="embedding_shape")
+        self.embedded_texts += len(texts)
+        return vectors
+
+    def upsert(self, nodes: Sequence[MemoryNode]) -> None:
+        """Insert or replace nodes; an older or equal version never replaces a stored one."""
+        prepared, self._prepared = self._prepared, {}
+        accepted = self._accepted(nodes)
         if not accepted:
             return
         to_embed: list[int] = []
@@ -458,7 +495,11 @@ class EmbeddedIndex:
             rows.append((key, node, text_hash))
             self._writer.add_document(self._document(key, node))
         if to_embed and self._dim > 0 and not self._mismatch:
-            self._store_vectors([rows[i][0] for i in to_embed], [embedded_text(rows[i][1]) for i in to_embed])
+            self._store_vectors(
+                [rows[i][0] for i in to_embed],
+                [embedded_text(rows[i][1]) for i in to_embed],
+                [prepared.get(rows[i][2]) for i in to_embed],
+            )
         self._dirty = True
         self._unsaved = True
 
@@ -494,11 +535,20 @@ class EmbeddedIndex:
             if keys.size > self.exact_limit and int(np.count_nonzero(self._attrs["has_vec"][keys])) > self.exact_limit:
                 self._build_graph(group)
 
-    def _store_vectors(self, keys: list[int], texts: list[str]) -> None:
-        vectors = np.asarray(self.embedder.embed(texts), dtype=np.float32)
-        if vectors.shape != (len(texts), self._dim):
-            raise IntegrityError("embedder returned vectors of the wrong shape", code="embedding_shape")
-        self.embedded_texts += len(texts)
+    def _store_vectors(
+        self, keys: list[int], texts: list[str], prepared: Sequence[npt.NDArray[np.float32] | None] = ()
+    ) -> None:
+        """Store the vectors of ``texts`` at ``keys``; a vector given in ``prepared`` is not embedded again."""
+        missing = [i for i in range(len(texts)) if i >= len(prepared) or prepared[i] is None]
+        if len(missing) == len(texts):
+            vectors = self._embed(texts)
+        else:
+            vectors = np.empty((len(texts), self._dim), dtype=np.float32)
+            for i, vector in enumerate(prepared):
+                if vector is not None:
+                    vectors[i] = vector
+            if missing:
+                vectors[missing] = self._embed([texts[i] for i in missing])
         norms = np.linalg.norm(vectors, axis=1)
         usable = [i for i in range(len(keys)) if norms[i] > 0]
         if not usable:

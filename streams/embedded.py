@@ -20,7 +20,7 @@ from __future__ import annotations
 import fcntl
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -114,6 +114,8 @@ class _BatchWriter:
 
     def __init__(self) -> None:
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="epistream-store")
+        #: The store step's helper: embeds a batch's new texts while the store thread writes its log.
+        self.helper = ThreadPoolExecutor(max_workers=1, thread_name_prefix="epistream-embed")
         self._pending: Future[None] | None = None
 
     def submit(self, fn: Callable[..., None], *args: Any) -> None:
@@ -133,6 +135,7 @@ class _BatchWriter:
             self.wait()
         finally:
             self._pool.shutdown(wait=True)
+            self.helper.shutdown(wait=True)
 
 
 class DataDirLock:
@@ -319,7 +322,7 @@ class EmbeddedRunner:
             report.failed_extractions += result.status == "failed"
             operations.extend(agents.materialize(self.store, self.reducer, result).operations)
         nodes = _count(operations, report)
-        writer.submit(self._store_batch, fresh, extractions, letters, operations, nodes)
+        writer.submit(self._store_batch, fresh, extractions, letters, operations, nodes, writer.helper)
 
     def _store_batch(
         self,
@@ -328,20 +331,39 @@ class EmbeddedRunner:
         letters: Sequence[DeadLetter],
         operations: Sequence[Operation],
         nodes: Sequence[MemoryNode],
+        helper: Executor | None = None,
     ) -> None:
-        mask = None if self.settings.retain_raw_secrets else agents.masked_content
-        if fresh:
-            self.log.write_events(fresh, mask=mask)
-            self.log.write_extractions(extractions)
-        if letters:
-            self.log.write_dead_letters(letters)
-        self._store(operations, nodes)
+        # The batch's new texts are embedded while its log rows are written: the model is most of
+        # the CPU, and it would otherwise wait for the inserts. The index itself is still written
+        # only after the log, so the index never holds a node the log lacks.
+        prepare = getattr(self.index, "prepare_vectors", None)
+        ahead = helper.submit(prepare, nodes) if helper is not None and prepare is not None and nodes else None
+        try:
+            mask = None if self.settings.retain_raw_secrets else agents.masked_content
+            if fresh:
+                self.log.write_events(fresh, mask=mask)
+                self.log.write_extractions(extractions)
+            if letters:
+                self.log.write_dead_letters(letters)
+            self._write_log(operations, nodes)
+        except BaseException:
+            if ahead is not None:
+                wait([ahead])  # it reads the index: let it finish; the write's error is the one to report
+            raise
+        if ahead is not None:
+            ahead.result()
+        if operations:
+            self.index.upsert(nodes)
+
+    def _write_log(self, operations: Sequence[Operation], nodes: Sequence[MemoryNode]) -> None:
+        if operations:
+            self.log.write_operations(operations)
+            self.log.write_node_snapshots(nodes)
 
     def _store(self, operations: Sequence[Operation], nodes: Sequence[MemoryNode]) -> None:
         if not operations:
             return
-        self.log.write_operations(operations)
-        self.log.write_node_snapshots(nodes)
+        self._write_log(operations, nodes)
         self.index.upsert(nodes)
 
     def _sink(self, operations: Sequence[Operation], report: IngestReport) -> None:

@@ -127,6 +127,40 @@ def test_unchanged_content_is_never_embedded_again(tmp_path: Path) -> None:
     assert [h.node_id for h in idx.vector("likes tea", stable, 5)] == ["n1"]
 
 
+def test_vectors_prepared_ahead_are_taken_by_upsert_instead_of_embedding_again(tmp_path: Path) -> None:
+    emb, plain_emb = CountingEmbedder(), CountingEmbedder()
+    idx, plain = _index(tmp_path / "a", emb), _index(tmp_path / "b", plain_emb)
+    before = [make_node("kept", "alice likes jazz"), make_node("newer", "alice owns a bike", version=3)]
+    for index in (idx, plain):
+        index.upsert(before)
+    emb.seen.clear()
+    batch = [
+        make_node("n1", "alice likes green tea"),
+        make_node("n2", "alice plays the cello"),
+        make_node("kept", "alice likes jazz", version=2, confidence=0.9),  # same text: vector reused
+        make_node("newer", "alice owns a car", version=2),  # stale: upsert ignores it
+    ]
+    assert idx.prepare_vectors(batch) == 2
+    assert sorted(emb.seen) == ["alice likes green tea", "alice plays the cello"]
+    idx.upsert(batch)
+    plain.upsert(batch)
+    assert sorted(emb.seen) == ["alice likes green tea", "alice plays the cello"]  # nothing embedded twice
+    assert idx.embedded_texts == plain.embedded_texts == 4
+    for query in ("green tea", "cello", "jazz", "bike"):
+        assert idx.vector(query, ALICE, 10) == plain.vector(query, ALICE, 10)
+
+
+def test_prepared_vectors_an_upsert_did_not_use_are_dropped(tmp_path: Path) -> None:
+    emb = CountingEmbedder()
+    idx = _index(tmp_path, emb)
+    first, second = make_node("n1", "alice likes green tea"), make_node("n2", "alice plays the cello")
+    idx.prepare_vectors([first])
+    idx.upsert([second])  # embeds its own text; the prepared vector is not kept for later
+    idx.upsert([first])
+    assert emb.seen == ["alice likes green tea", "alice plays the cello", "alice likes green tea"]
+    assert [h.node_id for h in idx.vector("green tea", ALICE, 1)] == ["n1"]
+
+
 def test_everything_survives_a_reopen(tmp_path: Path) -> None:
     emb = CountingEmbedder()
     idx = _index(tmp_path, emb)

@@ -304,11 +304,26 @@ def test_a_failed_background_write_stops_the_ingest_and_the_log_stays_a_prefix(
     assert not (later & stored_events)
     causes = {op.caused_by for op in log.stream_operations()}
     assert causes and all(c.split("/", 1)[1] in first_batch for c in causes)
+    # Every node a complete ingest creates (another data directory and database, same input).
+    ref = EmbeddedRunner(tmp_path / "ref", Settings(data_dir=tmp_path / "ref", batch_size=7),
+                         embedder=HashEmbedder(), clock=lambda: REFERENCE_TIME,
+                         log=OperationLog.connect(None, path=chdb_path, database=f"{chdb_database}_ref"))
+    try:
+        ref.ingest_lines(lines, source="demo")
+        every_node = sorted(n.node_id for n in ref.store.iter_nodes())
+    finally:
+        ref.close()
+        ref.log.close()
     # Restarting folds the stored prefix; ingesting the same lines again completes the log exactly.
     log.fail_on_call = 0
     again = EmbeddedRunner(tmp_path / "data", Settings(data_dir=tmp_path / "data", batch_size=7),
                            embedder=HashEmbedder(), log=log, clock=lambda: REFERENCE_TIME)
     try:
+        # The index is never ahead of the log: the failed batch's nodes (embedded while its log
+        # rows were being written) were not indexed.
+        logged = {n.node_id for n in again.store.iter_nodes()}
+        assert logged and len(logged) < len(every_node)
+        assert {n.node_id for n in again.index.get(every_node)} == logged
         report = again.ingest_lines(lines, source="demo")
         assert report.duplicates == 7 and report.events == len(lines) - 7
         assert again.verify_replay() == []  # no difference between live state and the log
