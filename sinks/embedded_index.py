@@ -45,10 +45,11 @@ import numpy.typing as npt
 import tantivy
 from usearch.index import Index as HnswIndex
 
+from engine.canonical_fast import model_bytes
 from engine.filters import condition_state_of
 from retrieval.backend import SearchFilter, SearchHit
 from retrieval.fusion import competition_ranks
-from schemas.canonical import canonical_json, sha256_hex
+from schemas.canonical import sha256_hex
 from schemas.enums import ConditionState, EpistemicType, LifecycleState, NodeType, Scope, SourceType
 from schemas.errors import IntegrityError
 from schemas.nodes import MemoryNode
@@ -418,7 +419,8 @@ class EmbeddedIndex:
         doc.add_integer("valid_from", _micros(node.valid_from))
         doc.add_integer("valid_to", _micros(node.valid_to) if node.valid_to is not None else _MAX_I64)
         doc.add_integer("recorded_at", _micros(node.recorded_at))
-        doc.add_bytes("node", canonical_json(node.model_dump(mode="json")).encode("utf-8"))
+        # The reducer serialised this snapshot when it sealed the operation: reuse those bytes.
+        doc.add_bytes("node", model_bytes(node))
         return doc
 
     def _accepted(self, nodes: Sequence[MemoryNode]) -> list[tuple[int, MemoryNode, str]]:
