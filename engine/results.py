@@ -77,30 +77,47 @@ def make_outcome(**fields: Any) -> Outcome:
 def outcome_from_operations(
     input_id: str, request_id: str | None, ops: Sequence[Operation], skipped_claims: tuple[int, ...] | None = None
 ) -> Outcome:
+    # One pass and one construction: this runs once per input on the reducer's hot path.
     node_ids: dict[str, None] = {}
+    created: list[str] = []
+    rejected: Operation | None = None
     for op in ops:
-        if op.target_type is TargetType.NODE and op.op_type is not OpType.COMMAND_REJECTED:
+        op_type = op.op_type
+        if op_type is OpType.COMMAND_REJECTED:
+            if rejected is None:
+                rejected = op
+            continue
+        if op.target_type is TargetType.NODE:
             node_ids.setdefault(op.target_id, None)
-    rejected = next((op for op in ops if op.op_type is OpType.COMMAND_REJECTED), None)
+        if op_type is OpType.ASSERT:
+            created.append(op.target_id)
+    op_ids = tuple(op.op_id for op in ops)
     if rejected is not None:
+        payload = rejected.payload
         return make_outcome(
             status="rejected",
             input_id=input_id,
             request_id=request_id,
-            op_ids=tuple(op.op_id for op in ops),
-            error_code=str(rejected.payload.get("code")),
-            error_class=str(rejected.payload.get("error_class")),
-            error_message=str(rejected.payload.get("message")),
+            op_ids=op_ids,
+            error_code=str(payload.get("code")),
+            error_class=str(payload.get("error_class")),
+            error_message=str(payload.get("message")),
         )
-    applied = make_outcome(
+    if skipped_claims is None:
+        return make_outcome(
+            status="applied",
+            input_id=input_id,
+            request_id=request_id,
+            node_ids=tuple(node_ids),
+            created_node_ids=tuple(created),
+            op_ids=op_ids,
+        )
+    return make_outcome(
         status="applied",
         input_id=input_id,
         request_id=request_id,
         node_ids=tuple(node_ids),
-        created_node_ids=tuple(op.target_id for op in ops if op.op_type is OpType.ASSERT),
-        op_ids=tuple(op.op_id for op in ops),
+        created_node_ids=tuple(created),
+        op_ids=op_ids,
+        skipped_claims=skipped_claims,
     )
-    if skipped_claims is None:
-        return applied
-    # exactly what ``applied.model_copy(update={"skipped_claims": ...})`` gives
-    return make_outcome(**{k: getattr(applied, k) for k in applied.model_fields_set}, skipped_claims=skipped_claims)

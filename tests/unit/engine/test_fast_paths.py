@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections import Counter
 from typing import Any
 
 import pytest
@@ -20,9 +21,10 @@ from hypothesis import strategies as st
 import engine.canonical_fast as fast
 from engine.fastjson import Unsupported, changes_json
 from engine.reducer import Reducer, apply
+from engine.results import Outcome, outcome_from_operations
 from engine.snapshots import construct, derive_node
 from schemas.canonical import canonical_json
-from schemas.enums import NEGATIVE_SIGNALS, ConditionState, EpistemicType, LifecycleState
+from schemas.enums import NEGATIVE_SIGNALS, ConditionState, EpistemicType, LifecycleState, OpType, TargetType
 from schemas.nodes import Edge, MemoryNode
 from schemas.operations import Operation, load_operation
 
@@ -173,3 +175,38 @@ def test_construct_matches_validated_model() -> None:
 def test_tiny_float_guard_never_lets_a_difference_through(value: float, wrap: int) -> None:
     doc: Any = [value, {"id": "c489190f-2d3e-5bd4-a324-848aa636ec4a", "v": [value]}, {"a": value}, value][wrap]
     assert fast.canonical_text(doc) == json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _reference_outcome(ops: list[Operation], skipped: tuple[int, ...] | None) -> Outcome:
+    """What one input's outcome means, built by full validation."""
+    first = ops[0]
+    fields: dict[str, Any] = {"input_id": first.caused_by, "request_id": first.request_id,
+                              "op_ids": tuple(op.op_id for op in ops)}
+    rejected = [op for op in ops if op.op_type is OpType.COMMAND_REJECTED]
+    if rejected:
+        payload = rejected[0].payload
+        return Outcome(status="rejected", error_code=str(payload["code"]), error_class=str(payload["error_class"]),
+                       error_message=str(payload["message"]), **fields)
+    node_ids: list[str] = []
+    for op in ops:
+        if op.target_type is TargetType.NODE and op.target_id not in node_ids:
+            node_ids.append(op.target_id)
+    if skipped is not None:
+        fields["skipped_claims"] = skipped
+    return Outcome(status="applied", node_ids=tuple(node_ids),
+                   created_node_ids=tuple(op.target_id for op in ops if op.op_type is OpType.ASSERT), **fields)
+
+
+def test_outcomes_equal_validated_outcomes_built_from_the_operations() -> None:
+    by_input: dict[str, list[Operation]] = {}
+    for op in run_steps(_golden_steps(11, 300)).ops:
+        by_input.setdefault(op.caused_by, []).append(op)
+    kinds = Counter("rejected" if any(o.op_type is OpType.COMMAND_REJECTED for o in ops) else "applied"
+                    for ops in by_input.values())
+    assert kinds["rejected"] > 5 and kinds["applied"] > 50  # both shapes are exercised
+    for ops in by_input.values():
+        for skipped in (None, (), (0, 2)):
+            got = outcome_from_operations(ops[0].caused_by, ops[0].request_id, ops, skipped)
+            want = _reference_outcome(ops, skipped)
+            assert got == want
+            assert got.model_fields_set == want.model_fields_set
