@@ -29,6 +29,7 @@ import contextlib
 import json
 import os
 import re
+import threading
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 from enum import Enum
@@ -213,8 +214,11 @@ class EmbeddedIndex:
         else:
             self._build_missing_graphs()
         self._query_cache: dict[str, npt.NDArray[np.float32]] = {}
-        #: text hash -> vector embedded by ``prepare_vectors`` for the next ``upsert``.
-        self._prepared: dict[str, npt.NDArray[np.float32]] = {}
+        #: text hash -> (vector embedded by ``prepare_vectors``, ids of the nodes waiting for it).
+        self._prepared: dict[str, tuple[npt.NDArray[np.float32], set[str]]] = {}
+        #: ``upsert`` (writes) against ``prepare_vectors`` choosing texts on another thread (reads).
+        self._lock = threading.RLock()
+        self._count_lock = threading.Lock()
         # Counters a benchmark or test can read.
         self.embedded_texts = 0
         self.reused_vectors = 0
@@ -442,38 +446,70 @@ class EmbeddedIndex:
     def prepare_vectors(self, nodes: Sequence[MemoryNode]) -> int:
         """Embed now the texts a later ``upsert(nodes)`` would embed; returns how many.
 
-        The model is most of an ingest's CPU, and the runner's store step otherwise leaves it idle
-        while it writes the log (chDB inserts, partly waiting on the disk). This only reads the
-        index, so it may run on another thread while the caller writes the log, as long as no
-        ``upsert`` runs at the same time. ``upsert`` takes the prepared vectors (by text hash)
-        instead of calling the model again, and drops any it did not need.
+        The model is most of an ingest's CPU. The runner calls this on a helper thread as soon as a
+        batch is reduced, so the model works on batch N+1 while batch N's log rows are written and
+        its documents indexed, instead of waiting for both. ``upsert`` then takes the prepared
+        vectors instead of calling the model again.
+
+        Safe beside a running ``upsert``: the choice of texts is made under the index lock, and a
+        node whose earlier version is still pending (prepared, not yet upserted) with the same
+        text is skipped, as that vector is about to be stored. Each prepared vector is dropped when
+        the node versions it was prepared for are upserted (used or not); if one is missing,
+        ``upsert`` embeds the text itself.
         """
         if self._dim <= 0 or self._mismatch:
             return 0
-        hashes: list[str] = []
+        chosen: list[tuple[str, str]] = []  # (node id, text hash)
         texts: list[str] = []
-        for key, node, text_hash in self._accepted(nodes):
-            if key >= 0 and self._text_hash[key] == text_hash and bool(self._attrs["has_vec"][key]):
-                continue  # upsert reuses the stored vector
-            hashes.append(text_hash)
-            texts.append(embedded_text(node))  # one per node, as upsert itself would embed them
+        with self._lock:
+            for key, node, text_hash in self._accepted(nodes):
+                pending = self._prepared.get(text_hash)
+                if pending is not None and node.node_id in pending[1]:
+                    continue  # an earlier version's vector, about to be stored, is this one
+                if key >= 0 and self._text_hash[key] == text_hash and bool(self._attrs["has_vec"][key]):
+                    continue  # upsert reuses the stored vector
+                chosen.append((node.node_id, text_hash))
+                texts.append(embedded_text(node))  # one per node, as upsert itself would embed them
         if texts:
-            self._prepared.update(zip(hashes, self._embed(texts), strict=True))
+            vectors = self._embed(texts)
+            with self._lock:
+                for (node_id, text_hash), vector in zip(chosen, vectors, strict=True):
+                    entry = self._prepared.setdefault(text_hash, (vector, set()))
+                    entry[1].add(node_id)
         return len(texts)
 
     def _embed(self, texts: list[str]) -> npt.NDArray[np.float32]:
         vectors = np.asarray(self.embedder.embed(texts), dtype=np.float32)
         if vectors.shape != (len(texts), self._dim):
             raise IntegrityError("embedder returned vectors of the wrong shape", code="embedding_shape")
-        self.embedded_texts += len(texts)
+        with self._count_lock:
+            self.embedded_texts += len(texts)
         return vectors
 
     def upsert(self, nodes: Sequence[MemoryNode]) -> None:
         """Insert or replace nodes; an older or equal version never replaces a stored one."""
-        prepared, self._prepared = self._prepared, {}
+        with self._lock:
+            try:
+                self._upsert(nodes)
+            finally:
+                if self._prepared:
+                    self._release_prepared(nodes)
+
+    def _release_prepared(self, nodes: Sequence[MemoryNode]) -> None:
+        """Drop the prepared vectors these node versions were waiting for."""
+        for node in nodes:
+            text_hash = sha256_hex(embedded_text(node))
+            entry = self._prepared.get(text_hash)
+            if entry is not None:
+                entry[1].discard(node.node_id)
+                if not entry[1]:
+                    del self._prepared[text_hash]
+
+    def _upsert(self, nodes: Sequence[MemoryNode]) -> None:
         accepted = self._accepted(nodes)
         if not accepted:
             return
+        prepared = self._prepared
         to_embed: list[int] = []
         rows: list[tuple[int, MemoryNode, str]] = []
         self._grow(self._n + sum(1 for k, _, _ in accepted if k < 0))
@@ -500,7 +536,7 @@ class EmbeddedIndex:
             self._store_vectors(
                 [rows[i][0] for i in to_embed],
                 [embedded_text(rows[i][1]) for i in to_embed],
-                [prepared.get(rows[i][2]) for i in to_embed],
+                [prepared[rows[i][2]][0] if rows[i][2] in prepared else None for i in to_embed],
             )
         self._dirty = True
         self._unsaved = True

@@ -20,7 +20,7 @@ from __future__ import annotations
 import fcntl
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import Executor, Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -114,7 +114,7 @@ class _BatchWriter:
 
     def __init__(self) -> None:
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="epistream-store")
-        #: The store step's helper: embeds a batch's new texts while the store thread writes its log.
+        #: Embeds each batch's new texts, in order, while the store thread writes earlier batches.
         self.helper = ThreadPoolExecutor(max_workers=1, thread_name_prefix="epistream-embed")
         self._pending: Future[None] | None = None
 
@@ -322,7 +322,11 @@ class EmbeddedRunner:
             report.failed_extractions += result.status == "failed"
             operations.extend(agents.materialize(self.store, self.reducer, result).operations)
         nodes = _count(operations, report)
-        writer.submit(self._store_batch, fresh, extractions, letters, operations, nodes, writer.helper)
+        # The model starts on this batch's new texts now, while the previous batch is still being
+        # stored (see EmbeddedIndex.prepare_vectors); batches are embedded in order on one thread.
+        prepare = getattr(self.index, "prepare_vectors", None)
+        ahead = writer.helper.submit(prepare, nodes) if prepare is not None and nodes else None
+        writer.submit(self._store_batch, fresh, extractions, letters, operations, nodes, ahead)
 
     def _store_batch(
         self,
@@ -331,13 +335,11 @@ class EmbeddedRunner:
         letters: Sequence[DeadLetter],
         operations: Sequence[Operation],
         nodes: Sequence[MemoryNode],
-        helper: Executor | None = None,
+        ahead: Future[int] | None = None,
     ) -> None:
-        # The batch's new texts are embedded while its log rows are written: the model is most of
-        # the CPU, and it would otherwise wait for the inserts. The index itself is still written
-        # only after the log, so the index never holds a node the log lacks.
-        prepare = getattr(self.index, "prepare_vectors", None)
-        ahead = helper.submit(prepare, nodes) if helper is not None and prepare is not None and nodes else None
+        # ``ahead`` embeds the batch's new texts (started when it was reduced) while its log rows are
+        # written here. The index itself is written only after the log, so the index never holds a
+        # node the log lacks.
         try:
             mask = None if self.settings.retain_raw_secrets else agents.masked_content
             if fresh:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from pathlib import Path
 
@@ -150,15 +151,64 @@ def test_vectors_prepared_ahead_are_taken_by_upsert_instead_of_embedding_again(t
         assert idx.vector(query, ALICE, 10) == plain.vector(query, ALICE, 10)
 
 
-def test_prepared_vectors_an_upsert_did_not_use_are_dropped(tmp_path: Path) -> None:
+def test_prepared_vectors_are_dropped_once_their_node_version_is_upserted(tmp_path: Path) -> None:
     emb = CountingEmbedder()
     idx = _index(tmp_path, emb)
-    first, second = make_node("n1", "alice likes green tea"), make_node("n2", "alice plays the cello")
+    first = make_node("n1", "alice likes green tea", version=2)
     idx.prepare_vectors([first])
-    idx.upsert([second])  # embeds its own text; the prepared vector is not kept for later
+    idx.upsert([make_node("n2", "alice plays the cello")])  # another node: n1's vector is kept
     idx.upsert([first])
-    assert emb.seen == ["alice likes green tea", "alice plays the cello", "alice likes green tea"]
+    assert emb.seen == ["alice likes green tea", "alice plays the cello"]  # taken, not embedded again
+    idx.prepare_vectors([make_node("n3", "alice reads novels", version=2)])
+    idx.upsert([make_node("n3", "alice reads novels", version=1), make_node("n3", "old", version=2)])
+    # that upsert of n3 did not use the prepared vector (a version with another text won) but released it
+    idx.upsert([make_node("n3", "alice reads novels", version=3)])
+    assert emb.seen[2:] == ["alice reads novels", "old", "alice reads novels"]
     assert [h.node_id for h in idx.vector("green tea", ALICE, 1)] == ["n1"]
+
+
+def test_the_next_batch_can_be_prepared_before_the_previous_one_is_upserted(tmp_path: Path) -> None:
+    """What the runner does: the model starts on batch N+1 while batch N is still being stored."""
+    emb = CountingEmbedder()
+    idx = _index(tmp_path, emb)
+    batch_1 = [make_node("n1", "alice likes green tea"), make_node("n2", "alice plays the cello")]
+    batch_2 = [
+        make_node("n1", "alice likes green tea", version=2, confidence=0.9),  # same text, still pending
+        make_node("n2", "alice plays the viola", version=2),  # new text
+        make_node("n3", "alice reads novels"),
+    ]
+    assert idx.prepare_vectors(batch_1) == 2
+    assert idx.prepare_vectors(batch_2) == 2  # n1's pending vector is the one it needs
+    idx.upsert(batch_1)
+    idx.upsert(batch_2)
+    assert sorted(emb.seen) == ["alice likes green tea", "alice plays the cello", "alice plays the viola",
+                                "alice reads novels"]
+    assert idx.get(["n1", "n2", "n3"]) == batch_2
+    assert [h.node_id for h in idx.vector("viola", ALICE, 1)] == ["n2"]
+    assert [h.node_id for h in idx.vector("green tea", ALICE, 1)] == ["n1"]
+
+
+def test_preparing_on_another_thread_while_upserting_gives_the_sequential_index(tmp_path: Path) -> None:
+    words = ["tea", "jazz", "cello", "bike", "novels", "chess", "hiking", "opera"]
+    batches = [
+        [make_node(f"n{(b * 7 + i) % 40}", f"alice likes {words[(b + i) % 8]} {words[(b * i) % 8]}",
+                   version=b + 1) for i in range(12)]
+        for b in range(25)
+    ]
+    emb, plain_emb = CountingEmbedder(), CountingEmbedder()
+    idx, plain = _index(tmp_path / "a", emb), _index(tmp_path / "b", plain_emb)
+    with ThreadPoolExecutor(max_workers=1) as helper:
+        futures = [helper.submit(idx.prepare_vectors, batch) for batch in batches]
+        for batch, future in zip(batches, futures, strict=True):
+            future.result()
+            idx.upsert(batch)
+    for batch in batches:
+        plain.upsert(batch)
+    ids = sorted({n.node_id for batch in batches for n in batch})
+    assert idx.get(ids) == plain.get(ids)
+    assert len(emb.seen) <= len(plain_emb.seen)  # nothing embedded that the sequential index did not need
+    for query in ("tea", "jazz cello", "bike novels", "chess hiking", "opera"):
+        assert idx.vector(query, ALICE, 10) == plain.vector(query, ALICE, 10)
 
 
 def test_everything_survives_a_reopen(tmp_path: Path) -> None:
