@@ -108,8 +108,9 @@ class _BatchWriter:
     the reducer are Python: overlapping them uses the second core, so ingestion runs at about the
     slower of the two instead of their sum. At most one batch is in flight and batches are stored
     in order, so the log on disk is always a prefix of what was reduced; the first failure is
-    raised from the next ``submit`` or from leaving the ``with`` block. Only one thread touches
-    chDB and the index during an ingest.
+    raised from the next ``submit`` or from leaving the ``with`` block. Only the store thread
+    writes chDB and the index during an ingest; the ``helper`` thread embeds each batch's new
+    texts ahead of it (reading the index under its lock), so the model never waits for a store.
     """
 
     def __init__(self) -> None:
