@@ -351,7 +351,7 @@ class EmbeddedRunner:
             self._write_log(operations, nodes)
         except BaseException:
             if ahead is not None:
-                wait([ahead])  # it reads the index: let it finish; the write's error is the one to report
+                wait([ahead])  # not left running unobserved; the write's error is the one to report
             raise
         if ahead is not None:
             ahead.result()

@@ -600,10 +600,13 @@ def create_app(
     def _close_sinks(sender: Any, **kwargs: Any) -> None:
         if procs is not None:
             procs.close()
+        ch_pool.submit(_close_log).result()  # after any write or start-up open queued before it
+        ch_pool.shutdown(wait=True)
+
+    def _close_log() -> None:
         log_ = sinks.pop("oplog", None)
         if log_ is not None:
-            ch_pool.submit(log_.close).result()
-        ch_pool.shutdown(wait=True)
+            log_.close()
 
     return app
 
