@@ -103,21 +103,14 @@ def outcome_from_operations(
             error_class=str(payload.get("error_class")),
             error_message=str(payload.get("message")),
         )
-    if skipped_claims is None:
-        return make_outcome(
-            status="applied",
-            input_id=input_id,
-            request_id=request_id,
-            node_ids=tuple(node_ids),
-            created_node_ids=tuple(created),
-            op_ids=op_ids,
-        )
-    return make_outcome(
-        status="applied",
-        input_id=input_id,
-        request_id=request_id,
-        node_ids=tuple(node_ids),
-        created_node_ids=tuple(created),
-        op_ids=op_ids,
-        skipped_claims=skipped_claims,
-    )
+    applied: dict[str, Any] = {
+        "status": "applied",
+        "input_id": input_id,
+        "request_id": request_id,
+        "node_ids": tuple(node_ids),
+        "created_node_ids": tuple(created),
+        "op_ids": op_ids,
+    }
+    if skipped_claims is not None:  # only extractions report it (and only then is it a set field)
+        applied["skipped_claims"] = skipped_claims
+    return make_outcome(**applied)
