@@ -74,8 +74,9 @@ class Settings(BaseSettings):
         default="embedded",
         description=(
             "embedded: writes go to the local runner. distributed: events and commands are published to Kafka "
-            "(kafka_bootstrap, kafka_topic_prefix) for the workers; reads still come from the local runner and "
-            "the index it is configured with (e.g. opensearch_url), and a command target must be found there."
+            "(kafka_bootstrap, kafka_topic_prefix) for the workers, and reads come from what the workers write: "
+            "nodes and retrieval from the index (opensearch_url), world context, assertion state and provenance "
+            "from the operation log (clickhouse_url); no state is loaded at start."
         ),
     )
     kafka_topic_prefix: str = Field(default="", description="Topic name prefix of the deployment (distributed API).")

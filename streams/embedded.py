@@ -13,6 +13,14 @@ State on start: node snapshots from ClickHouse, then the bookkeeping the
 reducer needs (seen inputs, edges, request outcomes, event scopes) from the
 operation log. ``verify_replay`` rebuilds everything from the log alone and
 reports any difference.
+
+The operation log is ``settings.clickhouse_url`` when set (a ClickHouse
+server), else chDB in the data directory. In distributed mode
+(``settings.api_mode``) the stream workers are the writers and this runner only
+reads: it loads no state at start (the shared log can be a whole deployment's,
+and a copy taken at start would only grow stale), and answers per-owner views
+(world context, assertion state) by folding that owner's operations from the
+log, node lookups and retrieval from the index the workers fill.
 """
 
 from __future__ import annotations
@@ -31,7 +39,7 @@ from engine.config import DEFAULT_CONFIG, EngineConfig
 from engine.promotion import due_promotions
 from engine.provenance import NodeProvenance, get_provenance
 from engine.reducer import Reducer
-from engine.replay import verify_replay
+from engine.replay import replay, verify_replay
 from engine.results import ApplyResult
 from engine.store import InMemoryStateStore
 from epistream.settings import Settings
@@ -180,6 +188,12 @@ def _chunks(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
         yield batch
 
 
+def _in_scope(nodes: list[MemoryNode], scope: ScopeRef | None) -> list[MemoryNode]:
+    if scope is None:
+        return nodes
+    return [n for n in nodes if n.scope == scope.scope and n.scope_id == scope.scope_id]
+
+
 class EmbeddedRunner:
     """extract -> materialize -> sinks in-process; also the read side for CLI and API."""
 
@@ -201,15 +215,18 @@ class EmbeddedRunner:
         self._lock.acquire()
         self._clock = clock or (lambda: datetime.now(UTC))
         try:
-            self.log = log or OperationLog.connect(None, path=self.data_dir)
+            self.log = log or OperationLog.connect(self.settings.clickhouse_url, path=self.data_dir)
             self._owns_log = log is None
+            #: Distributed: the workers write, this runner reads the log and index they share.
+            self.reads_shared = self.settings.api_mode == "distributed"
             self.embedder = embedder or default_embedder(self.settings.embedder)
             self.index: RunnerIndex = search_index or self._open_index()
             self.extractor = extractor or get_extractor(self.settings.extractor, self.settings)
             self.reducer = Reducer(engine_config)
             self.engine_config = engine_config
             self.store = InMemoryStateStore()
-            self._load_state()
+            if not self.reads_shared:
+                self._load_state()
             self.retriever = Retriever(ResolvedBackend(self.index, self.store.get_node), clock=self._clock)
         except BaseException:
             self._lock.release()
@@ -392,28 +409,40 @@ class EmbeddedRunner:
     def retrieve(self, request: RetrievalRequest) -> RetrievalResponse:
         return self.retriever.retrieve(request)
 
+    def owner_graph(self, *, tenant_id: str, owner_id: str) -> tuple[list[MemoryNode], list[Edge]]:
+        """One owner's nodes and edges as the deployment knows them now.
+
+        Embedded, this process is the single writer and its store is current. Distributed, the
+        workers write: the owner's operations are folded from the log they write to (the same
+        ``apply_operation`` replay uses; operations of one owner only ever touch that owner's
+        nodes), so the answer is the workers' state as of the log, edges included -- which the
+        index does not hold. The rows were checksum-verified when read.
+        """
+        if self.reads_shared:
+            store = replay(self.log.iter_operations(tenant=tenant_id, owner=owner_id), verify=False)
+        else:
+            store = self.store
+        nodes = [n for n in store.iter_nodes() if n.tenant_id == tenant_id and n.owner_id == owner_id]
+        edges = [e for e in store.iter_edges() if e.tenant_id == tenant_id and e.owner_id == owner_id]
+        return nodes, edges
+
     def nodes_of(self, scope: ScopeRef | None = None, *, tenant_id: str, owner_id: str) -> list[MemoryNode]:
-        out = []
-        for node in self.store.iter_nodes():
-            if node.tenant_id != tenant_id or node.owner_id != owner_id:
-                continue
-            if scope is not None and (node.scope != scope.scope or node.scope_id != scope.scope_id):
-                continue
-            out.append(node)
-        return out
+        return _in_scope(self.owner_graph(tenant_id=tenant_id, owner_id=owner_id)[0], scope)
 
     def edges_of_owner(self, *, tenant_id: str, owner_id: str) -> list[Edge]:
-        return [e for e in self.store.iter_edges() if e.tenant_id == tenant_id and e.owner_id == owner_id]
+        return self.owner_graph(tenant_id=tenant_id, owner_id=owner_id)[1]
 
     def world(
         self, *, tenant_id: str, owner_id: str, scope: ScopeRef | None = None, at: datetime | None = None
     ) -> WorldContext:
-        nodes = self.nodes_of(scope, tenant_id=tenant_id, owner_id=owner_id)
+        owned, edges = self.owner_graph(tenant_id=tenant_id, owner_id=owner_id)
+        nodes = _in_scope(owned, scope)
         shared = getattr(self.index, "owner_nodes", None)
-        if shared is not None and self.settings.api_mode == "distributed":
-            # In a distributed deployment the stream workers fill this index, not this process:
-            # their nodes count, and of two copies of a node the newer version wins. Otherwise the
-            # store already holds every node the index has, and the extra query is skipped.
+        if shared is not None and self.reads_shared:
+            # The stream workers fill this index. It also holds their nodes when this process's log
+            # does not (chDB in its own data directory instead of the workers' ClickHouse server);
+            # of two copies of a node the newer version wins. Embedded, the store already holds
+            # every node the index has, and the extra query is skipped.
             merged = {
                 n.node_id: n
                 for n in shared(
@@ -428,7 +457,6 @@ class EmbeddedRunner:
                 if held is None or n.version > held.version:
                     merged[n.node_id] = n
             nodes = list(merged.values())
-        edges = self.edges_of_owner(tenant_id=tenant_id, owner_id=owner_id)
         return world_context(
             nodes,
             edges,
@@ -481,9 +509,9 @@ class EmbeddedRunner:
         knowledge_at: datetime | None = None,
         scope: ScopeRef | None = None,
     ) -> AssertionState:
-        nodes = self.nodes_of(scope, tenant_id=tenant_id, owner_id=owner_id)
-        owned = self.edges_of_owner(tenant_id=tenant_id, owner_id=owner_id)
-        edges = [e for e in owned if e.edge_type is EdgeType.CONTRADICTS]
+        owned, all_edges = self.owner_graph(tenant_id=tenant_id, owner_id=owner_id)
+        nodes = _in_scope(owned, scope)
+        edges = [e for e in all_edges if e.edge_type is EdgeType.CONTRADICTS]
         return assertion_state(
             nodes,
             edges,

@@ -8,6 +8,7 @@ one command (or one ingestion batch).
 
 
 import asyncio
+import logging
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable
@@ -165,6 +166,13 @@ def create_app(
     started and stopped with the app's lifespan.
     """
     settings = settings or runner.settings
+    if settings.api_mode == "distributed" and not settings.clickhouse_url:
+        # Provenance, assertion state and world-view conflicts are read from the operation log; a
+        # chDB log in this process's data directory holds none of what the workers write.
+        logging.getLogger("epistream.api").warning(
+            "distributed mode without EPISTREAM_CLICKHOUSE_URL: provenance, assertion state and conflicts "
+            "only see this process's own log, not the workers'"
+        )
     if dispatch is None and settings.api_mode == "distributed":
         dispatch = KafkaDispatch(
             settings.kafka_bootstrap,

@@ -20,8 +20,10 @@ Known limits (documented, by design):
 * a retry whose original outcome was published before this process started is
   not in that memory: it is republished, the worker emits nothing for it, and
   the caller gets ``202 pending`` (the command is still applied at most once);
-* reads (retrieve, nodes, provenance, world context) come from the local
-  runner and whatever index it is configured with, see :func:`find_target`.
+* reads come from what the workers write: nodes and retrieval from the index
+  the runner is configured with (see :func:`find_target`), provenance, world
+  context and assertion state from the operation log (a shared ClickHouse
+  server; the runner folds one owner's operations per request).
 """
 
 from __future__ import annotations
