@@ -19,8 +19,8 @@ server), else chDB in the data directory. In distributed mode
 (``settings.api_mode``) the stream workers are the writers and this runner only
 reads: it loads no state at start (the shared log can be a whole deployment's,
 and a copy taken at start would only grow stale), and answers per-owner views
-(world context, assertion state) by folding that owner's operations from the
-log, node lookups and retrieval from the index the workers fill.
+(world context, assertion state) from that owner's node snapshots and edges in
+the log, node lookups and retrieval from the index the workers fill.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from engine.config import DEFAULT_CONFIG, EngineConfig
 from engine.promotion import due_promotions
 from engine.provenance import NodeProvenance, get_provenance
 from engine.reducer import Reducer
-from engine.replay import replay, verify_replay
+from engine.replay import verify_replay
 from engine.results import ApplyResult
 from engine.store import InMemoryStateStore
 from epistream.settings import Settings
@@ -413,17 +413,17 @@ class EmbeddedRunner:
         """One owner's nodes and edges as the deployment knows them now.
 
         Embedded, this process is the single writer and its store is current. Distributed, the
-        workers write: the owner's operations are folded from the log they write to (the same
-        ``apply_operation`` replay uses; operations of one owner only ever touch that owner's
-        nodes), so the answer is the workers' state as of the log, edges included -- which the
-        index does not hold. The rows were checksum-verified when read.
+        workers write, and the answer comes from the log they write to: each node's newest
+        snapshot, and each edge in the newest state its operations gave it (edges are not in the
+        index). That is what folding the owner's operations would hold, without parsing them all.
         """
         if self.reads_shared:
-            store = replay(self.log.iter_operations(tenant=tenant_id, owner=owner_id), verify=False)
-        else:
-            store = self.store
-        nodes = [n for n in store.iter_nodes() if n.tenant_id == tenant_id and n.owner_id == owner_id]
-        edges = [e for e in store.iter_edges() if e.tenant_id == tenant_id and e.owner_id == owner_id]
+            return (
+                self.log.latest_node_snapshots(tenant=tenant_id, owner=owner_id),
+                self.log.owner_edges(tenant_id, owner_id),
+            )
+        nodes = [n for n in self.store.iter_nodes() if n.tenant_id == tenant_id and n.owner_id == owner_id]
+        edges = [e for e in self.store.iter_edges() if e.tenant_id == tenant_id and e.owner_id == owner_id]
         return nodes, edges
 
     def nodes_of(self, scope: ScopeRef | None = None, *, tenant_id: str, owner_id: str) -> list[MemoryNode]:

@@ -23,7 +23,7 @@ Known limits (documented, by design):
 * reads come from what the workers write: nodes and retrieval from the index
   the runner is configured with (see :func:`find_target`), provenance, world
   context and assertion state from the operation log (a shared ClickHouse
-  server; the runner folds one owner's operations per request).
+  server; one owner's node snapshots and edges per request).
 """
 
 from __future__ import annotations

@@ -19,6 +19,7 @@ from test_api_support import settings_for
 from epistream.demo_run import REFERENCE_TIME, demo_lines
 from schemas.enums import EdgeType
 from schemas.errors import BackendUnavailable
+from schemas.nodes import Edge, MemoryNode
 from sinks.clickhouse import OperationLog
 from sinks.embedding import HashEmbedder
 from streams.embedded import DataDirLock, EmbeddedRunner
@@ -40,6 +41,10 @@ def database(chdb_path: Path) -> Iterator[str]:
 def open_runner(chdb_path: Path, data_dir: Path, database: str, **overrides: object) -> EmbeddedRunner:
     log = OperationLog.connect(None, path=chdb_path, database=database)
     return EmbeddedRunner(data_dir, settings_for(data_dir, **overrides), embedder=HashEmbedder(), log=log)
+
+
+def by_id(item: MemoryNode | Edge) -> str:
+    return item.node_id if isinstance(item, MemoryNode) else item.edge_id
 
 
 def close(runner: EmbeddedRunner) -> None:
@@ -88,7 +93,7 @@ def test_a_distributed_reader_answers_from_the_log_written_after_it_started(
 def test_a_distributed_reader_loads_no_state_at_start(chdb_path: Path, tmp_path: Path, database: str) -> None:
     writer = open_runner(chdb_path, tmp_path / "writer", database)
     try:
-        writer.ingest_lines(demo_lines()[:20], source="demo")
+        writer.ingest_lines(demo_lines(), source="demo")
     finally:
         close(writer)
     embedded = open_runner(chdb_path, tmp_path / "embedded", database)
@@ -97,8 +102,11 @@ def test_a_distributed_reader_loads_no_state_at_start(chdb_path: Path, tmp_path:
         assert list(embedded.store.iter_nodes())  # the single writer restarts with its state
         assert not list(distributed.store.iter_nodes())
         for owner in ("alice", "bob"):
-            assert distributed.nodes_of(tenant_id=TENANT, owner_id=owner) == embedded.nodes_of(
-                tenant_id=TENANT, owner_id=owner
+            got = distributed.nodes_of(tenant_id=TENANT, owner_id=owner)
+            want = embedded.nodes_of(tenant_id=TENANT, owner_id=owner)
+            assert want and sorted(got, key=by_id) == sorted(want, key=by_id)
+            assert sorted(distributed.edges_of_owner(tenant_id=TENANT, owner_id=owner), key=by_id) == sorted(
+                embedded.edges_of_owner(tenant_id=TENANT, owner_id=owner), key=by_id
             )
     finally:
         close(embedded)
