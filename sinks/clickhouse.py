@@ -43,6 +43,10 @@ READ_PAGE: Final = 5_000
 _DT: Final = "DateTime64(6, 'UTC')"
 
 
+#: Node ids searched for per query by :meth:`OperationLog.operations_naming`.
+_NEEDLES: Final = 200
+
+
 class LogCursor(NamedTuple):
     """Position in the log order ``(occurred_at, caused_by, op_index, op_id)``; reads resume after it."""
 
@@ -505,6 +509,27 @@ class OperationLog:
         )
         rows = self.client.query(sql, parameters=params).result_rows
         return [MemoryNode.model_validate_json(r[0]) for r in rows]
+
+    def operations_naming(self, tenant: str, owner: str, node_ids: Sequence[str]) -> list[Operation]:
+        """The owner's verified operations whose record names any of ``node_ids``, in log order.
+
+        A node's id is in the record of every operation that targets it, carries an edge to it
+        or snapshots it, so this is a superset of what the node's provenance is built from. The
+        text search runs in ClickHouse; only the matches are parsed and verified, where reading
+        a long-lived owner's whole log parsed thousands of operations per provenance request.
+        """
+        found: dict[str, Operation] = {}
+        ids = list(dict.fromkeys(node_ids))
+        for start in range(0, len(ids), _NEEDLES):  # multiSearchAny takes at most 255 needles
+            params: dict[str, Any] = {"needles": ids[start : start + _NEEDLES]}
+            where = [*self._scope_where(params, tenant, owner, None), "multiSearchAny(record, {needles:Array(String)})"]
+            sql = (
+                f"SELECT op_id, checksum, record FROM {self._t('operations')} FINAL"
+                f" WHERE {' AND '.join(where)} ORDER BY occurred_at, caused_by, op_index, op_id"
+            )
+            result = self.client.query(sql, parameters=params, column_formats={"record": "bytes"})
+            found.update((op.op_id, op) for op in self._load_ops(result.result_rows))
+        return sorted(found.values(), key=lambda op: (op.occurred_at, op.caused_by, op.op_index, op.op_id))
 
     def owner_edges(self, tenant: str, owner: str) -> list[Edge]:
         """Each edge of one owner in its newest state: what a fold of the owner's operations holds.
