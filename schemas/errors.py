@@ -145,6 +145,12 @@ class ExtractionFailed(EpistreamError):
     http_status = 502
 
 
+class ReadOnlyRunner(Conflict):
+    """A runner in distributed mode was asked to write: the stream workers are the only writers."""
+
+    code = "read_only_runner"
+
+
 class DataDirLocked(EpistreamError):
     code = "data_dir_locked"
     http_status = 409

@@ -18,7 +18,7 @@ from test_api_support import settings_for
 
 from epistream.demo_run import REFERENCE_TIME, demo_lines
 from schemas.enums import EdgeType
-from schemas.errors import BackendUnavailable
+from schemas.errors import BackendUnavailable, ReadOnlyRunner
 from schemas.nodes import Edge, MemoryNode
 from sinks.clickhouse import OperationLog
 from sinks.embedding import HashEmbedder
@@ -111,6 +111,20 @@ def test_a_distributed_reader_loads_no_state_at_start(chdb_path: Path, tmp_path:
     finally:
         close(embedded)
         close(distributed)
+
+
+def test_a_distributed_runner_refuses_to_write(chdb_path: Path, tmp_path: Path, database: str) -> None:
+    """The workers are the single writer: a reader with no state must not append a second history."""
+    reader = open_runner(chdb_path, tmp_path / "reader", database, api_mode="distributed")
+    try:
+        with pytest.raises(ReadOnlyRunner) as caught:
+            reader.ingest_lines(demo_lines()[:3], source="demo")
+        assert caught.value.code == "read_only_runner" and caught.value.http_status == 409
+        with pytest.raises(ReadOnlyRunner):
+            reader.promote_due(REFERENCE_TIME)
+        assert reader.log.count("operations") == 0 and reader.log.count("raw_events") == 0
+    finally:
+        close(reader)
 
 
 def test_the_runner_writes_to_the_configured_clickhouse_server(tmp_path: Path) -> None:
