@@ -54,7 +54,9 @@ def run_demo(
             raise SystemExit(f"{data_dir} exists and is not an epistream data directory; choose another --data-dir")
         shutil.rmtree(data_dir)
     lines = demo_lines()
-    settings = Settings(data_dir=data_dir)
+    # Self-contained whatever the environment says: never a deployment's ClickHouse or OpenSearch,
+    # and never read-only distributed mode (EPISTREAM_* variables would otherwise apply).
+    settings = Settings(data_dir=data_dir, clickhouse_url=None, opensearch_url=None, api_mode="embedded")
     out: dict[str, Any] = {}
     with EmbeddedRunner(
         data_dir, settings, embedder=default_embedder(embedder), clock=lambda: REFERENCE_TIME

@@ -9,6 +9,7 @@ tenants never see each other's memory.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -249,13 +250,23 @@ def test_bad_lines_become_dead_letters_and_the_rest_is_processed(
 
 
 def test_demo_command_runs_end_to_end(tmp_path: Path) -> None:
-    """The README's first command, in a fresh process with the default MiniLM embedder."""
+    """The README's first command, in a fresh process with the default MiniLM embedder.
+
+    A shell set up for a deployment must not matter: the demo never writes to its ClickHouse or
+    OpenSearch (unreachable here, so using them would fail) and is never read-only.
+    """
+    deployment = {
+        "EPISTREAM_CLICKHOUSE_URL": "http://demo:pw@127.0.0.1:9/epistream",
+        "EPISTREAM_OPENSEARCH_URL": "http://127.0.0.1:9",
+        "EPISTREAM_API_MODE": "distributed",
+    }
     result = subprocess.run(
         [sys.executable, "-m", "epistream.cli", "demo", "--data-dir", str(tmp_path / "demo"), "--json"],
         capture_output=True,
         text=True,
         timeout=120,
         check=False,
+        env={**os.environ, **deployment},
     )
     assert result.returncode == 0, result.stderr[-2000:]
     out = json.loads(result.stdout)
