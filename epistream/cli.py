@@ -87,6 +87,8 @@ def _runner(data_dir: Path | None, json_output: bool = False) -> Iterator[Any]:
         _fail(exc, json_output)
     try:
         yield runner
+    except EpistreamError as exc:  # e.g. read_only_runner: a typed error with its code, not a traceback
+        _fail(exc, json_output)
     finally:
         runner.close()
 

@@ -127,6 +127,13 @@ def test_commands_with_request_ids_are_applied_once(data_dir: Path) -> None:
     assert cli(data_dir, "promote", "no-such-node", "--tenant", "acme", expect=2)["error"]["code"] == "node_not_found"
 
 
+def test_ingest_into_a_distributed_deployment_is_refused_with_a_code(tmp_path: Path) -> None:
+    """Distributed, the workers write: the CLI's runner is read-only and says so instead of a traceback."""
+    refused = cli(tmp_path / "ro", "ingest", str(DEMO), expect=2, env={"EPISTREAM_API_MODE": "distributed"})
+    assert refused["error"]["code"] == "read_only_runner"
+    assert cli(tmp_path / "ro", "stats")["operations_total"] == 0  # nothing was written
+
+
 def test_second_process_on_the_same_data_dir_is_refused(data_dir: Path) -> None:
     holder = subprocess.Popen(
         [sys.executable, "-c", "import sys,time; from streams.embedded import EmbeddedRunner; "
