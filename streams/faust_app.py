@@ -163,6 +163,25 @@ def _leave_uncommitted(events: Iterable[Any]) -> None:
         event.message.acked = True
 
 
+def _current_generation(events: list[Any], generation_id: int) -> list[Any]:
+    """The records of a take fetched under the consumer's current group generation.
+
+    ``take_events`` fills its buffer in the background, so records fetched before a rebalance can
+    be handed over after it. Reducing them then is out of order: an earlier record of the same
+    partition may have been left for redelivery by the batch the rebalance overlapped, and the
+    consumer now fetches again from the committed offset, so it comes back *after* them, to be
+    reduced against a state that already holds its successors (different operations than the
+    uninterrupted run). Those records are left uncommitted instead; the consumer delivers them
+    again, in order, after the ones before them.
+    """
+    stale = [ev for ev in events if ev.message.generation_id != generation_id]
+    if not stale:
+        return events
+    log.info("materialize: %d records fetched before a rebalance left for redelivery", len(stale))
+    _leave_uncommitted(stale)
+    return [ev for ev in events if ev.message.generation_id == generation_id]
+
+
 def _received_at(timestamp_s: float | None) -> datetime:
     # faust exposes the record timestamp in seconds; a record always has one on Kafka >= 0.10.
     return datetime.fromtimestamp(timestamp_s or 0.0, UTC)
@@ -411,8 +430,9 @@ def create_app(
     @app.agent(t_materialize_in, name="materialize")
     @fail_stop
     async def materialize(stream: Any) -> None:
-        async for batch in stream.take_events(opts.batch, within=opts.within_s):
+        async for taken in stream.take_events(opts.batch, within=opts.within_s):
             generation = states.generation
+            batch = _current_generation(taken, app.consumer_generation_id)
             # (partition, key, batches) of every input record of this take, in order
             outputs: list[tuple[int, bytes | None, list[OpBatch]]] = []
             stale = False
