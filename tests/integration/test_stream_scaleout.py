@@ -82,7 +82,10 @@ def test_sigkill_mid_run_loses_and_duplicates_nothing(services: tuple[str, str],
     finally:
         dep.stop()  # a failed assertion must not leave a worker running into the next test
     got = dep.dump()
-    assert_matches(dep, got, ops, nodes)
+    try:
+        assert_matches(dep, got, ops, nodes)
+    except AssertionError as exc:  # the seed replays the kill points: EPISTREAM_CRASH_SEED=<seed>
+        raise AssertionError(f"seed={seed}: {exc}") from None
     assert got["counts"]["raw_events"] == len(lines)
 
 
