@@ -43,6 +43,8 @@ READ_PAGE: Final = 5_000
 _DT: Final = "DateTime64(6, 'UTC')"
 
 
+#: The log's order (what ``LogCursor`` spells): replay and every paged read follow it.
+_LOG_ORDER: Final = "ORDER BY occurred_at, caused_by, op_index, op_id"
 #: Node ids searched for per query by :meth:`OperationLog.operations_naming`.
 _NEEDLES: Final = 200
 
@@ -402,7 +404,7 @@ class OperationLog:
         """
         sql = (
             f"SELECT op_id, checksum, record FROM {self._t('operations')} FINAL"
-            " ORDER BY occurred_at, caused_by, op_index, op_id"
+            f" {_LOG_ORDER}"
         )
         with self.client.query_row_block_stream(
             sql, settings={"max_block_size": int(page_size)}, column_formats={"record": "bytes"}
@@ -444,7 +446,7 @@ class OperationLog:
             sql = (
                 f"SELECT op_id, checksum, record FROM {self._t('operations')} FINAL"
                 + (" WHERE " + " AND ".join(where) if where else "")
-                + f" ORDER BY occurred_at, caused_by, op_index, op_id LIMIT {int(page)}"
+                + f" {_LOG_ORDER} LIMIT {int(page)}"
             )
             result = self.client.query(sql, parameters=params, column_formats={"record": "bytes"})
             ops = self._load_ops(result.result_rows)
@@ -525,11 +527,11 @@ class OperationLog:
             where = [*self._scope_where(params, tenant, owner, None), "multiSearchAny(record, {needles:Array(String)})"]
             sql = (
                 f"SELECT op_id, checksum, record FROM {self._t('operations')} FINAL"
-                f" WHERE {' AND '.join(where)} ORDER BY occurred_at, caused_by, op_index, op_id"
+                f" WHERE {' AND '.join(where)} {_LOG_ORDER}"
             )
             result = self.client.query(sql, parameters=params, column_formats={"record": "bytes"})
             found.update((op.op_id, op) for op in self._load_ops(result.result_rows))
-        return sorted(found.values(), key=lambda op: (op.occurred_at, op.caused_by, op.op_index, op.op_id))
+        return sorted(found.values(), key=LogCursor.of)
 
     def owner_edges(self, tenant: str, owner: str) -> list[Edge]:
         """Each edge of one owner in its newest state: what a fold of the owner's operations holds.
@@ -542,7 +544,7 @@ class OperationLog:
         where = [*self._scope_where(params, tenant, owner, None), "edge NOT IN ('', 'null')"]
         sql = (
             f"SELECT JSONExtractRaw(record, 'edge') AS edge FROM {self._t('operations')} FINAL"
-            f" WHERE {' AND '.join(where)} ORDER BY occurred_at, caused_by, op_index, op_id"
+            f" WHERE {' AND '.join(where)} {_LOG_ORDER}"
         )
         latest: dict[str, Edge] = {}
         for (raw,) in self.client.query(sql, parameters=params).result_rows:

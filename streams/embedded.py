@@ -422,34 +422,33 @@ class EmbeddedRunner:
     def retrieve(self, request: RetrievalRequest) -> RetrievalResponse:
         return self.retriever.retrieve(request)
 
-    def owner_graph(self, *, tenant_id: str, owner_id: str) -> tuple[list[MemoryNode], list[Edge]]:
-        """One owner's nodes and edges as the deployment knows them now.
+    def nodes_of(self, scope: ScopeRef | None = None, *, tenant_id: str, owner_id: str) -> list[MemoryNode]:
+        """One owner's nodes as the deployment knows them now.
 
         Embedded, this process is the single writer and its store is current. Distributed, the
-        workers write, and the answer comes from the log they write to: each node's newest
-        snapshot, and each edge in the newest state its operations gave it (edges are not in the
-        index). That is what folding the owner's operations would hold, without parsing them all.
+        workers write, and the answer comes from the log they write to: each node's newest snapshot.
         """
         if self.reads_shared:
-            return (
-                self.log.latest_node_snapshots(tenant=tenant_id, owner=owner_id),
-                self.log.owner_edges(tenant_id, owner_id),
-            )
-        nodes = [n for n in self.store.iter_nodes() if n.tenant_id == tenant_id and n.owner_id == owner_id]
-        edges = [e for e in self.store.iter_edges() if e.tenant_id == tenant_id and e.owner_id == owner_id]
-        return nodes, edges
-
-    def nodes_of(self, scope: ScopeRef | None = None, *, tenant_id: str, owner_id: str) -> list[MemoryNode]:
-        return _in_scope(self.owner_graph(tenant_id=tenant_id, owner_id=owner_id)[0], scope)
+            nodes = self.log.latest_node_snapshots(tenant=tenant_id, owner=owner_id)
+        else:
+            nodes = [n for n in self.store.iter_nodes() if n.tenant_id == tenant_id and n.owner_id == owner_id]
+        return _in_scope(nodes, scope)
 
     def edges_of_owner(self, *, tenant_id: str, owner_id: str) -> list[Edge]:
-        return self.owner_graph(tenant_id=tenant_id, owner_id=owner_id)[1]
+        """One owner's edges; distributed, each in the newest state the log's operations gave it.
+
+        Edges are not in the index, and this is what folding the owner's operations would hold,
+        without parsing them all.
+        """
+        if self.reads_shared:
+            return self.log.owner_edges(tenant_id, owner_id)
+        return [e for e in self.store.iter_edges() if e.tenant_id == tenant_id and e.owner_id == owner_id]
 
     def world(
         self, *, tenant_id: str, owner_id: str, scope: ScopeRef | None = None, at: datetime | None = None
     ) -> WorldContext:
-        owned, edges = self.owner_graph(tenant_id=tenant_id, owner_id=owner_id)
-        nodes = _in_scope(owned, scope)
+        nodes = self.nodes_of(scope, tenant_id=tenant_id, owner_id=owner_id)
+        edges = self.edges_of_owner(tenant_id=tenant_id, owner_id=owner_id)
         shared = getattr(self.index, "owner_nodes", None)
         if shared is not None and self.reads_shared:
             # The stream workers fill this index. It also holds their nodes when this process's log
@@ -529,9 +528,9 @@ class EmbeddedRunner:
         knowledge_at: datetime | None = None,
         scope: ScopeRef | None = None,
     ) -> AssertionState:
-        owned, all_edges = self.owner_graph(tenant_id=tenant_id, owner_id=owner_id)
-        nodes = _in_scope(owned, scope)
-        edges = [e for e in all_edges if e.edge_type is EdgeType.CONTRADICTS]
+        nodes = self.nodes_of(scope, tenant_id=tenant_id, owner_id=owner_id)
+        owned = self.edges_of_owner(tenant_id=tenant_id, owner_id=owner_id)
+        edges = [e for e in owned if e.edge_type is EdgeType.CONTRADICTS]
         return assertion_state(
             nodes,
             edges,
