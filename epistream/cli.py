@@ -21,6 +21,7 @@ from pydantic import BaseModel
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from typer.core import TyperGroup
 
 with contextlib.suppress(ImportError):  # onnxruntime must load before usearch (see sinks/embedded_index.py)
     import onnxruntime  # noqa: F401
@@ -51,7 +52,32 @@ from schemas.enums import (
 )
 from schemas.errors import EpistreamError
 
+#: ``ctx.meta`` key (shared by every context of one invocation) set by the ``--json`` option.
+_JSON_META = "epistream.json_output"
+
+
+class _TypedErrorGroup(TyperGroup):
+    """Reports a typed error from any command as its code and exit status 2, never a traceback.
+
+    Commands that open a backend (``publish`` and ``dlq`` on Kafka, ``rebuild-index`` on
+    ClickHouse and OpenSearch, ...) raise ``BackendUnavailable`` when it is down; a chat platform's
+    script should branch on the code, in JSON with ``--json``, like every other error.
+    """
+
+    def invoke(self, ctx: typer.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except EpistreamError as exc:
+            _fail(exc, bool(ctx.meta.get(_JSON_META)))
+
+
+def _remember_json(ctx: typer.Context, value: bool) -> bool:
+    ctx.meta[_JSON_META] = value
+    return value
+
+
 app = typer.Typer(
+    cls=_TypedErrorGroup,
     add_completion=False,
     no_args_is_help=True,
     help="epistream: epistemically typed, cited, contradiction-aware memory for AI assistants.",
@@ -62,7 +88,9 @@ err_console = Console(stderr=True)
 DataDir = Annotated[
     Path | None, typer.Option("--data-dir", help="Data directory (default: $EPISTREAM_DATA_DIR or ./.epistream).")
 ]
-JsonOut = Annotated[bool, typer.Option("--json", help="Print one JSON document for machines.")]
+JsonOut = Annotated[
+    bool, typer.Option("--json", help="Print one JSON document for machines.", callback=_remember_json)
+]
 Tenant = Annotated[str, typer.Option("--tenant", help="Tenant id.")]
 Owner = Annotated[str, typer.Option("--owner", help="Owner id (whose memory).")]
 ScopeOpt = Annotated[Scope | None, typer.Option("--scope", case_sensitive=False, help="Scope to restrict to.")]
@@ -77,18 +105,15 @@ def _settings(data_dir: Path | None) -> Settings:
 
 
 @contextlib.contextmanager
-def _runner(data_dir: Path | None, json_output: bool = False) -> Iterator[Any]:
+def _runner(data_dir: Path | None) -> Iterator[Any]:
+    """The embedded runner for one command; its typed errors (a locked data directory, a read-only
+    distributed runner, ...) reach the user through ``_TypedErrorGroup``."""
     from streams.embedded import EmbeddedRunner
 
     settings = _settings(data_dir)
-    try:
-        runner = EmbeddedRunner(settings.data_dir, settings)
-    except EpistreamError as exc:
-        _fail(exc, json_output)
+    runner = EmbeddedRunner(settings.data_dir, settings)
     try:
         yield runner
-    except EpistreamError as exc:  # e.g. read_only_runner: a typed error with its code, not a traceback
-        _fail(exc, json_output)
     finally:
         runner.close()
 
@@ -165,7 +190,7 @@ def ingest(
 ) -> None:
     """Ingest conversation events into the embedded pipeline."""
     lines, total = _read_lines(file)
-    with _runner(data_dir, json_output) as runner:
+    with _runner(data_dir) as runner:
         if json_output:
             report = runner.ingest_lines(lines, source=file)
         else:
@@ -251,7 +276,7 @@ def query(
         token_budget=token_budget,
         reference_time=_parse_time(at, "--at") or datetime.now(UTC),
     )
-    with _runner(data_dir, json_output) as runner:
+    with _runner(data_dir) as runner:
         response = runner.retrieve(request)
 
     def render() -> None:
@@ -277,7 +302,7 @@ def world(
     json_output: JsonOut = False,
 ) -> None:
     """Facts, conflicts, proposals and stale claims of one owner."""
-    with _runner(data_dir, json_output) as runner:
+    with _runner(data_dir) as runner:
         view = runner.world(
             tenant_id=tenant, owner_id=owner, scope=_scope(tenant, owner, scope, scope_id), at=_parse_time(at, "--at")
         )
@@ -330,7 +355,7 @@ def provenance(
     json_output: JsonOut = False,
 ) -> None:
     """Why a claim is believed, who said it, how it is known, whether it was challenged, how it changed."""
-    with _runner(data_dir, json_output) as runner:
+    with _runner(data_dir) as runner:
         trail = runner.provenance(node_id, tenant_id=tenant, owner_id=owner, cursor=cursor, limit=limit)
     if trail is None:
         _fail(EpistreamError("no such node for this owner", code="node_not_found"), json_output)
@@ -377,7 +402,7 @@ def state(
     json_output: JsonOut = False,
 ) -> None:
     """Assertion state of (subject, predicate): unknown, single, consistent, multiple or contested."""
-    with _runner(data_dir, json_output) as runner:
+    with _runner(data_dir) as runner:
         result = runner.assertion(
             tenant_id=tenant,
             owner_id=owner,
@@ -405,7 +430,7 @@ def replay(
     json_output: JsonOut = False,
 ) -> None:
     """Rebuild state from the operation log alone and report any difference from live state."""
-    with _runner(data_dir, json_output) as runner:
+    with _runner(data_dir) as runner:
         differences = runner.verify_replay() if verify else []
         nodes = len(runner.store)
     result = {"nodes": nodes, "identical": not differences, "differences": differences}
@@ -431,7 +456,7 @@ def stats(
     json_output: JsonOut = False,
 ) -> None:
     """Operation-log analytics (SQL on the ClickHouse tables)."""
-    with _runner(data_dir, json_output) as runner:
+    with _runner(data_dir) as runner:
         result = runner.stats(tenant, owner)
 
     def render() -> None:
@@ -503,7 +528,7 @@ def _submit(
     reason: str | None,
     evidence: list[str] | None,
 ) -> None:
-    with _runner(data_dir, json_output) as runner:
+    with _runner(data_dir) as runner:
         target = runner.node(node_ids[0], tenant_id=tenant)
         if target is None:
             _fail(EpistreamError("no such node in this tenant", code="node_not_found"), json_output)
@@ -914,7 +939,8 @@ def rebuild_index(data_dir: DataDir = None, json_output: JsonOut = False) -> Non
     _emit(result, json_output, lambda: console.print(result))
 
 
-def main() -> None:  # pragma: no cover - console script entry
+def main() -> None:
+    """The console script: ingestion and serving commands run with the pipeline's GC tuning."""
     from epistream.runtime import tune_gc_for_throughput
 
     tune_gc_for_throughput()

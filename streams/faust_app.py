@@ -80,6 +80,7 @@ from sinks.clickhouse import DeadLetter, OperationLog
 from streams import agents, eager_delivery, extraction_records
 from streams import topics as tn
 from streams.extract_pool import ExtractionPool
+from streams.kafka_errors import kafka_client
 from streams.kafka_store import OpBatch, PartitionStates
 from streams.record_size import split_to_fit
 
@@ -687,29 +688,27 @@ async def consumer_lag_async(bootstrap: str, group: str, topic_names: Sequence[s
     from aiokafka.admin import AIOKafkaAdminClient
 
     admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
-    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
-    await admin.start()
-    await consumer.start()
-    try:
-        committed = await admin.list_consumer_group_offsets(group)
-        lag: dict[str, int] = {}
-        for name in topic_names:
-            parts = consumer.partitions_for_topic(name) or set()
-            if not parts:
-                await consumer._client.force_metadata_update()
+    doing = "reading consumer lag"
+    async with kafka_client(admin, doing, stop=admin.close):
+        # Created once the broker answered: an aiokafka client that was never closed warns on exit.
+        consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
+        async with kafka_client(consumer, doing):
+            committed = await admin.list_consumer_group_offsets(group)
+            lag: dict[str, int] = {}
+            for name in topic_names:
                 parts = consumer.partitions_for_topic(name) or set()
-            tps = [TopicPartition(name, p) for p in sorted(parts)]
-            ends = await consumer.end_offsets(tps) if tps else {}
-            total = 0
-            for tp in tps:
-                meta = committed.get(tp)
-                done = meta.offset if meta is not None and meta.offset >= 0 else 0
-                total += max(0, ends[tp] - done)
-            lag[name] = total
-        return lag
-    finally:
-        await consumer.stop()
-        await admin.close()
+                if not parts:
+                    await consumer._client.force_metadata_update()
+                    parts = consumer.partitions_for_topic(name) or set()
+                tps = [TopicPartition(name, p) for p in sorted(parts)]
+                ends = await consumer.end_offsets(tps) if tps else {}
+                total = 0
+                for tp in tps:
+                    meta = committed.get(tp)
+                    done = meta.offset if meta is not None and meta.offset >= 0 else 0
+                    total += max(0, ends[tp] - done)
+                lag[name] = total
+            return lag
 
 
 def consumer_lag(bootstrap: str, group: str, topic_names: Sequence[str]) -> dict[str, int]:
@@ -729,9 +728,8 @@ async def dlq_list_async(bootstrap: str, topics: tn.Topics, *, limit: int = 1000
     from aiokafka import AIOKafkaConsumer, TopicPartition
 
     consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
-    await consumer.start()
     out: list[DlqRecord] = []
-    try:
+    async with kafka_client(consumer, "reading the dead-letter topics"):
         tps: list[Any] = []
         for name in topics.dlqs:
             await consumer._client.force_metadata_update()
@@ -754,8 +752,6 @@ async def dlq_list_async(bootstrap: str, topics: tn.Topics, *, limit: int = 1000
                 if await consumer.position(tp) >= ends[tp]:
                     remaining.discard(tp)
         return out[:limit]
-    finally:
-        await consumer.stop()
 
 
 def dlq_list(bootstrap: str, topics: tn.Topics, *, limit: int = 1000) -> list[DlqRecord]:

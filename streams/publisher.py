@@ -36,6 +36,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -43,6 +44,11 @@ from typing import Any
 from schemas.commands import CommandBase, parse_command
 from schemas.errors import InvalidCommand, InvalidEvent
 from schemas.events import DEFAULT_MAX_CONTENT_BYTES, ConversationEvent, parse_event
+from streams.kafka_errors import kafka_client, started, unavailable
+
+#: Records sent but not yet acknowledged that ``publish_lines`` holds before it waits for the
+#: oldest: a file of any length is published in bounded memory.
+MAX_IN_FLIGHT = 10_000
 
 
 @dataclass(frozen=True)
@@ -117,7 +123,8 @@ class EventPublisher:
         self._producer = _producer(bootstrap, **producer_kwargs)
 
     async def start(self) -> None:
-        await self._producer.start()
+        """Connect; an unreachable broker raises ``BackendUnavailable`` (and leaves nothing open)."""
+        await started(self._producer)
 
     async def stop(self) -> None:
         await self._producer.stop()
@@ -154,24 +161,42 @@ class EventPublisher:
         return md
 
     async def publish_lines(self, lines: Iterable[bytes | str]) -> PublishReport:
-        """Publish JSON lines; invalid lines are reported (1-based line numbers) and skipped."""
+        """Publish JSON lines; invalid lines are reported (1-based line numbers) and skipped.
+
+        If Kafka fails part-way, ``BackendUnavailable`` says how many events were acknowledged
+        before it (``details["acknowledged"]``): publishing the same lines again is safe, because
+        the pipeline treats ``event_id`` as the idempotency key.
+        """
+        from aiokafka.errors import KafkaError
+
         report = PublishReport()
-        pending: list[asyncio.Future[Any]] = []
-        for number, line in enumerate(lines, start=1):
-            raw = line if isinstance(line, bytes) else line.encode("utf-8", "surrogatepass")
-            raw = raw.rstrip(b"\r\n")
-            if not raw.strip():
-                report.skipped_blank += 1
-                continue
-            try:
-                pending.append(await self.send(raw))
-            except InvalidEvent as exc:
-                report.errors.append(LineError(number, exc.code, exc.message))
-        for fut in pending:
-            md, timestamp_ms = await fut
-            report.records.append((md.partition, md.offset, timestamp_ms))
-        report.sent = len(report.records)
+        pending: deque[asyncio.Future[Any]] = deque()
+        try:
+            for number, line in enumerate(lines, start=1):
+                raw = line if isinstance(line, bytes) else line.encode("utf-8", "surrogatepass")
+                raw = raw.rstrip(b"\r\n")
+                if not raw.strip():
+                    report.skipped_blank += 1
+                    continue
+                try:
+                    pending.append(await self.send(raw))
+                except InvalidEvent as exc:
+                    report.errors.append(LineError(number, exc.code, exc.message))
+                if len(pending) >= MAX_IN_FLIGHT:
+                    await _acknowledged(pending.popleft(), report)
+            while pending:
+                await _acknowledged(pending.popleft(), report)
+        except KafkaError as exc:
+            for fut in pending:  # their outcome no longer matters; don't leave them unobserved
+                fut.cancel()
+            raise unavailable(exc, "publishing", acknowledged=report.sent, refused_lines=len(report.errors)) from exc
         return report
+
+
+async def _acknowledged(fut: asyncio.Future[Any], report: PublishReport) -> None:
+    md, timestamp_ms = await fut
+    report.records.append((md.partition, md.offset, timestamp_ms))
+    report.sent += 1
 
 
 async def publish_lines_async(
@@ -214,12 +239,8 @@ async def publish_command_async(
 ) -> tuple[int, int]:
     """Validate and publish one command keyed by its owner/scope; returns (partition, offset)."""
     parsed, raw = _command_bytes(command)
-    producer = _producer(bootstrap)
-    await producer.start()
-    try:
+    async with kafka_client(_producer(bootstrap), "publishing a command") as producer:
         md = await producer.send_and_wait(topic, raw, key=parsed.partition_key.encode("utf-8"))
-    finally:
-        await producer.stop()
     return md.partition, md.offset
 
 
