@@ -234,7 +234,7 @@ def _render_items(response: Any) -> None:
             note.append("[red]conflict[/red]")
         if label.condition:
             note.append(f"if: {label.condition} ({label.condition_state.value if label.condition_state else '?'})")
-        note.extend(f for f in item.flags if f != "contested")
+        note.extend(f for f in item.flags if f not in ("contested", "conflict"))  # the lifecycle and note say them
         table.add_row(
             str(i),
             claim_line(item.subject, item.predicate, item.object, item.polarity),

@@ -76,6 +76,22 @@ def test_query_default_vs_explicit(data_dir: Path) -> None:
     assert {"lifecycle_filtered:superseded", "epistemic_filtered:hypothetical"} <= reasons
 
 
+def test_readable_query_marks_each_conflict_once(data_dir: Path) -> None:
+    """The readable table's note column says "conflict" once per flagged item (it printed it twice)."""
+    args = ("query", "coffee", "--tenant", "acme", "--owner", "alice", "--data-dir", str(data_dir))
+    flagged = sum(i["conflict_flag"] for i in cli(data_dir, *args[:-2])["items"])
+    assert flagged >= 1  # alice's contested coffee preference
+    proc = subprocess.run(
+        [sys.executable, "-m", "epistream.cli", *args],
+        capture_output=True,
+        timeout=120,
+        check=True,
+        env={"EPISTREAM_EMBEDDER": "hash", "PATH": "/usr/bin:/bin", "COLUMNS": "200"},
+    )
+    table = proc.stdout.decode().split("packed context")[0]
+    assert table.count("conflict") == flagged
+
+
 def test_world_state_provenance_stats_replay(data_dir: Path) -> None:
     world = cli(data_dir, "world", "--tenant", "acme", "--owner", "alice")
     assert [c["predicate"] for c in world["conflicts"]] == ["likes"]
