@@ -88,6 +88,16 @@ def _view(op: Operation) -> ProvenanceOperation:
     )
 
 
+def _changes_epistemic_state(op: Operation) -> bool:
+    """Question 5 ("how has it changed?"): every EPISTEMIC_TRANSITION, plus any other record that
+    changed the type. A manual deprecation is journaled as LIFECYCLE_CHANGED (PRME-FACTS §1.5) yet
+    moves the type to DEPRECATED; leaving it out would show a DEPRECATED node with no history.
+    """
+    if op.op_type is OpType.EPISTEMIC_TRANSITION:
+        return True
+    return op.before is not None and op.after is not None and op.before.epistemic_type is not op.after.epistemic_type
+
+
 def _event_dict(event: ConversationEvent | Mapping[str, Any]) -> dict[str, Any]:
     if isinstance(event, ConversationEvent):
         return event.model_dump(mode="json")
@@ -154,7 +164,7 @@ def get_provenance(
         else:
             evidence.append(event)
 
-    history = [_view(o) for o in related if o.op_type is OpType.EPISTEMIC_TRANSITION and o.target_id == node_id]
+    history = [_view(o) for o in related if o.target_id == node_id and _changes_epistemic_state(o)]
     challenged = bool(visible_edges) or any(o.op_type is OpType.CONTRADICTION_NOTED for o in related)
     return NodeProvenance(
         node=node,

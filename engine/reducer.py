@@ -83,6 +83,16 @@ NON_FACTUAL_TYPES = frozenset({E.HYPOTHETICAL, E.CONDITIONAL})
 REASSERTION_SIGNAL = "REASSERTED_REJECTED"
 _OPPOSITE = {Polarity.POSITIVE: Polarity.NEGATIVE, Polarity.NEGATIVE: Polarity.POSITIVE}
 
+
+def _rfc0002_fields(delta: float, new_confidence: float, new_salience: float) -> dict[str, float]:
+    """The RFC-0002 §6 names of a REINFORCE record (PRME-FACTS §5.3), next to the RFC-0008 ones.
+
+    Readers written against either RFC find their fields. ``delta`` is the weight
+    actually applied (γ_effective), as PENALTY's ``delta`` is the weight δ.
+    """
+    return {"delta": delta, "new_confidence": new_confidence, "new_salience": new_salience}
+
+
 def session_key(command: CommandBase) -> str:
     """Bucket for the per-session cap; without a session id, the UTC day of issue.
 
@@ -436,6 +446,7 @@ class Reducer:
                 "policy_version": cfg.confidence_policy,
                 "reason": "matches_rejected_claim",
                 "previously_rejected": rejected_id,
+                "new_confidence": step.confidence_after,
             },
             policy_version=cfg.confidence_policy,
             before=node,
@@ -572,6 +583,7 @@ class Reducer:
                     "salience_after": node.salience,
                     "session_gamma_total": node.session_gamma.get(session, 0.0),
                     "no_change": True,
+                    **_rfc0002_fields(0.0, node.confidence, node.salience),
                 },
                 policy_version=cfg.confidence_policy,
                 evidence_ids=tuple(cmd.evidence_ids),
@@ -619,6 +631,7 @@ class Reducer:
                 "session_gamma_total": step.session_gamma_total,
                 "session_cap_truncated": step.cap_truncated,
                 "ceiling": step.ceiling,
+                **_rfc0002_fields(step.gamma_effective, step.confidence_after, step.salience_after),
             },
             policy_version=cfg.confidence_policy,
             before=node,
@@ -660,6 +673,7 @@ class Reducer:
                 "signal_source": cmd.signal_source or cmd.actor.actor_id,
                 "policy_version": cfg.confidence_policy,
                 "reason": cmd.reason,
+                "new_confidence": step.confidence_after,
             },
             policy_version=cfg.confidence_policy,
             before=node,

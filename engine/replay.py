@@ -1,7 +1,7 @@
 """Rebuild state from the operation log alone, and prove it matches live state.
 
-Each record is checksum-verified before it is folded, through the same
-``apply_operation`` the reducer uses.
+Each record is checksum-verified and identity-checked (PRME-FACTS §5.5) before
+it is folded, through the same ``apply_operation`` the reducer uses.
 """
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from engine.identity import check_identity
 from engine.store import InMemoryStateStore, StateStore
 from schemas.operations import Operation, verify_operation
 
@@ -16,7 +17,7 @@ from schemas.operations import Operation, verify_operation
 def replay(operations: Iterable[Operation], *, verify: bool = True) -> InMemoryStateStore:
     store = InMemoryStateStore()
     for op in operations:
-        store.apply_operation(verify_operation(op) if verify else op)
+        store.apply_operation(check_identity(verify_operation(op)) if verify else op)
     return store
 
 

@@ -140,6 +140,9 @@ class EdgeType(_CaseInsensitiveEnum):
     MENTIONS = "MENTIONS"
     SUPPORTS = "SUPPORTS"
     RELATES_TO = "RELATES_TO"
+    #: The other two of PRME's nine code edge types (PRME-FACTS §1.7); the engine emits neither.
+    PART_OF = "PART_OF"
+    CAUSED_BY = "CAUSED_BY"
 
 
 class SignalType(_CaseInsensitiveEnum):
