@@ -132,7 +132,9 @@ class Retriever:
         out: list[Fused] = []
         for node_id in wanted:
             if node_id in pool:
-                out.append(pool[node_id])
+                # A retired side (EXPLICIT keeps it in the pool) is no longer in conflict: not a partner.
+                if is_live(pool[node_id].node):
+                    out.append(pool[node_id])
                 continue
             node = fetched.get(node_id)
             if node is None or not node_matches_filter(node, guard) or not is_live(node):

@@ -128,18 +128,23 @@ def test_sections_by_kind() -> None:
         item("d", "we chose postgres", node_type=NodeType.DECISION),
         item("t", "book flights", node_type=NodeType.TASK),
         item("s", "always answer briefly", node_type=NodeType.INSTRUCTION),
+        item("e", "alice, a designer in lisbon", node_type=NodeType.ENTITY),
+        item("m", "alice spent march planning a move", node_type=NodeType.SUMMARY),
     ]
     result = pack(items, 10_000, NO_RESERVE)
+    # Provenance follows placement order (tier, then score); only membership is a rule here.
+    assert set(result.sections.pop("provenance_refs")) == {"s", "t", "e", "f", "m", "d"}
     assert result.sections == {
         "system_instructions": ("s",),
+        "entity_snapshots": ("e",),
         "stable_facts": ("f",),
         "recent_decisions": ("d",),
         "active_tasks": ("t",),
-        "provenance_refs": ("s", "t", "f", "d"),
+        "summaries": ("m",),
     }
     headers = [line for line in result.context.splitlines() if line.startswith("## ")]
-    assert headers == ["## system_instructions", "## stable_facts", "## recent_decisions", "## active_tasks",
-                       "## provenance_refs"]
+    assert headers == ["## system_instructions", "## entity_snapshots", "## stable_facts", "## recent_decisions",
+                       "## active_tasks", "## summaries", "## provenance_refs"]
 
 
 def test_reserve_is_held_back() -> None:
