@@ -8,6 +8,7 @@ every operation so a log always says which numbers produced it.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime, timedelta
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -87,6 +88,16 @@ DEFAULT_TYPE_PROFILE: dict[EpistemicType, DecayProfile] = {
     E.DEPRECATED: DecayProfile.PERMANENT,
 }
 
+#: PRME-FACTS §1.4: default time to live by node type; types not listed (entity, fact, preference,
+#: instruction) never expire.
+DEFAULT_NODE_TTL_DAYS: dict[NodeType, float] = {
+    NodeType.EVENT: 365.0,
+    NodeType.DECISION: 180.0,
+    NodeType.TASK: 90.0,
+    NodeType.SUMMARY: 365.0,
+    NodeType.NOTE: 90.0,
+}
+
 
 def matrix_key(epistemic_type: EpistemicType, source_type: SourceType) -> str:
     return f"{epistemic_type.value.lower()}:{source_type.value.lower()}"
@@ -132,6 +143,7 @@ class EngineConfig(BaseModel):
     observed_confidence_grace_days: float = 180.0
 
     unverified_threshold: float = Field(default=0.30, ge=0.0, le=1.0)
+    node_ttl_days: dict[NodeType, float] = Field(default_factory=lambda: dict(DEFAULT_NODE_TTL_DAYS))
     auto_promotion_age_days: float = Field(default=7.0, ge=0.0)
     auto_promotion_min_evidence: int = Field(default=1, ge=0)
 
@@ -162,6 +174,15 @@ class EngineConfig(BaseModel):
 
     def ceiling(self, epistemic_type: EpistemicType) -> float:
         return min(self.type_ceilings.get(epistemic_type, self.global_ceiling), self.global_ceiling)
+
+    def expires_at(self, node_type: NodeType, last_reinforced_at: datetime) -> datetime | None:
+        """When a node of ``node_type`` outlives its TTL, or None for a type that never expires.
+
+        The clock is the one decay uses (PRME-FACTS §7): it starts when the node is created and
+        restarts when it is reinforced, because a memory used again is still current.
+        """
+        ttl = self.node_ttl_days.get(node_type)
+        return None if ttl is None else last_reinforced_at + timedelta(days=ttl)
 
     def decay_profile(self, epistemic_type: EpistemicType, node_type: NodeType) -> DecayProfile:
         if epistemic_type is EpistemicType.DEPRECATED:

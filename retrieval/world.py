@@ -4,7 +4,7 @@ Four disjoint answers to "what does memory say now": facts (authoritative,
 active, uncontested), conflicts (unresolved contradictions — the subject and
 predicate of a conflict are removed from facts, so a contested question never
 has a plain answer), proposals (model-derived, hypothetical or still
-conditional) and stale (validity or condition ended). Retired claims
+conditional) and stale (validity, condition or the node type's TTL ended). Retired claims
 (superseded, archived, deprecated) belong to none of them.
 """
 
@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 
+from engine.config import DEFAULT_CONFIG, EngineConfig
 from engine.decay import effective
 from engine.filters import condition_state_of
 from engine.normalize import normalize_predicate, normalize_text
@@ -62,9 +63,14 @@ def _claim(node: MemoryNode, ref: datetime, *, reason: str | None = None, confli
     )
 
 
-def stale_reason(node: MemoryNode, ref: datetime) -> str | None:
+def stale_reason(node: MemoryNode, ref: datetime, config: EngineConfig = DEFAULT_CONFIG) -> str | None:
+    """Why a live claim no longer describes the present: its validity or its condition ended, or it
+    outlived its node type's TTL (PRME-FACTS §1.4: a task untouched for 90 days is not a current task)."""
     if node.valid_to is not None and node.valid_to <= ref:
         return "validity_ended"
+    expiry = config.expires_at(node.node_type, node.last_reinforced_at)
+    if expiry is not None and expiry <= ref:
+        return "ttl_expired"
     if node.epistemic_type is EpistemicType.CONDITIONAL:
         state = condition_state_of(node)
         if state in (ConditionState.EXPIRED, ConditionState.FALSE):
@@ -101,6 +107,7 @@ def world_context(
     scope: Scope | None = None,
     scope_id: str | None = None,
     unverified_threshold: float = UNVERIFIED_THRESHOLD,
+    config: EngineConfig = DEFAULT_CONFIG,
 ) -> WorldContext:
     ref = reference_time
 
@@ -122,7 +129,7 @@ def world_context(
     current: dict[str, MemoryNode] = {}
     for node_id in sorted(visible):
         node = visible[node_id]
-        reason = stale_reason(node, ref)
+        reason = stale_reason(node, ref, config)
         if reason is not None:
             stale.append(_claim(node, ref, reason=reason))
         elif node.epistemic_type is EpistemicType.UNVERIFIED and node.confidence <= unverified_threshold:

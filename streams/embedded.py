@@ -477,6 +477,7 @@ class EmbeddedRunner:
             reference_time=at or self._clock(),
             scope=scope.scope if scope is not None else None,
             scope_id=scope.scope_id if scope is not None else None,
+            config=self.engine_config,
         )
 
     def node(self, node_id: str, *, tenant_id: str, owner_id: str | None = None) -> MemoryNode | None:

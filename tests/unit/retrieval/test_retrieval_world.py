@@ -104,3 +104,43 @@ def test_scope_filter() -> None:
     proj = make_node("q", scope=Scope.PROJECT, scope_id="p1")
     assert _ids(_world([p, proj], scope=Scope.PROJECT, scope_id="p1").facts) == ["q"]
     assert _ids(_world([p, proj]).facts) == ["p", "q"]
+
+
+# PRME-FACTS §1.4 default TTLs, in days; every other node type never expires.
+SPEC_TTL_DAYS = {"event": 365, "decision": 180, "task": 90, "summary": 365, "note": 90}
+
+
+def test_a_node_past_its_types_ttl_is_stale_and_one_inside_it_is_current() -> None:
+    from schemas.enums import NodeType
+
+    nodes = []
+    for node_type in NodeType:
+        name = node_type.value.lower()
+        ttl = SPEC_TTL_DAYS.get(name)
+        age = 400 if ttl is None else ttl  # exactly at the TTL: expired; a day less: current
+        touched = REF - timedelta(days=age)
+        nodes.append(make_node(f"old-{name}", node_type=node_type, predicate=f"p-{name}",
+                               days=-age + 30, last_reinforced_at=touched))
+        if ttl is not None:
+            fresh = REF - timedelta(days=ttl - 1)
+            nodes.append(make_node(f"fresh-{name}", node_type=node_type, predicate=f"q-{name}",
+                                   days=-(ttl - 1) + 30, last_reinforced_at=fresh))
+    world = _world(nodes)
+    stale = {c.node_id: c.reason for c in world.stale}
+    assert stale == {f"old-{t}": "ttl_expired" for t in SPEC_TTL_DAYS}
+    current = set(_ids(world.facts))
+    assert {f"fresh-{t}" for t in SPEC_TTL_DAYS} <= current
+    assert {f"old-{t.value.lower()}" for t in NodeType if t.value.lower() not in SPEC_TTL_DAYS} <= current
+
+
+def test_reinforcement_restarts_the_ttl_clock_and_the_ttl_is_configurable() -> None:
+    from engine.config import DEFAULT_CONFIG
+    from schemas.enums import NodeType
+
+    created = REF - timedelta(days=200)
+    task = make_node("task", node_type=NodeType.TASK, days=-170, last_reinforced_at=REF - timedelta(days=10))
+    assert _ids(_world([task]).facts) == ["task"]  # created 200 days ago, reinforced 10 days ago
+    untouched = task.model_copy(update={"last_reinforced_at": created})
+    assert _ids(_world([untouched]).stale) == ["task"]
+    longer = DEFAULT_CONFIG.with_overrides(node_ttl_days={NodeType.TASK: 365.0})
+    assert _ids(_world([untouched], config=longer).facts) == ["task"]
