@@ -44,6 +44,12 @@ class Settings(BaseSettings):
 
     # --- distributed -------------------------------------------------------
     kafka_bootstrap: str = "127.0.0.1:9092"
+    kafka_startup_wait_s: float = Field(
+        default=120.0,
+        ge=0.0,
+        description="How long a starting worker waits for Kafka to answer (a broker still starting) before it "
+        "exits with backend_unavailable.",
+    )
     partitions: int = Field(default=12, ge=1)
     clickhouse_url: str | None = Field(default=None, description="http(s)://user:pass@host:8123/db; unset = chDB.")
     opensearch_url: str | None = Field(default=None, description="Unset = embedded search index.")

@@ -72,7 +72,7 @@ from epistream.settings import Settings
 from extractors.base import Extractor, get_extractor
 from schemas.claims import ExtractionResult
 from schemas.commands import parse_command
-from schemas.errors import EpistreamError
+from schemas.errors import BackendUnavailable, EpistreamError
 from schemas.events import ConversationEvent
 from schemas.nodes import MemoryNode
 from schemas.operations import Operation
@@ -636,10 +636,27 @@ def create_app(
 
 
 def prepare(settings: Settings, options: WorkerOptions | None = None) -> list[str]:
-    """Create the deployment's topics (faust would create them without the compaction of memory.nodes)."""
+    """Create the deployment's topics (faust would create them without the compaction of memory.nodes).
+
+    A worker often starts beside a broker that is still starting (a compose stack, a rolling
+    restart): it retries with backoff for ``kafka_startup_wait_s`` before giving up with
+    ``backend_unavailable``, instead of crashing on the first refused connection.
+    """
     opts = options or WorkerOptions()
     topics = tn.Topics(prefix=opts.topic_prefix, partitions=settings.partitions)
-    return tn.ensure_topics(settings.kafka_bootstrap, topics)
+    deadline = time.monotonic() + settings.kafka_startup_wait_s
+    delay = 0.5
+    while True:
+        try:
+            return tn.ensure_topics(settings.kafka_bootstrap, topics)
+        except BackendUnavailable as exc:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise
+            pause = min(delay, left)
+            log.warning("Kafka is not answering yet (%s); retrying in %.1f s", exc.details.get("reason"), pause)
+            time.sleep(pause)
+            delay = min(delay * 2, 10.0)
 
 
 def run_worker(

@@ -17,6 +17,8 @@ import asyncio
 from dataclasses import dataclass
 from typing import Final
 
+from streams.kafka_errors import kafka_client
+
 EVENTS: Final = "conversation.events"
 EXTRACTIONS: Final = "memory.extractions"
 COMMANDS: Final = "memory.commands"
@@ -103,8 +105,7 @@ async def ensure_topics_async(bootstrap: str, topics: Topics, *, timeout_ms: int
     from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 
     admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=timeout_ms)
-    await admin.start()
-    try:
+    async with kafka_client(admin, "creating topics", stop=admin.close):
         existing = set(await admin.list_topics())
         wanted = topics.all()
         missing = [
@@ -115,8 +116,6 @@ async def ensure_topics_async(bootstrap: str, topics: Topics, *, timeout_ms: int
         if missing:
             await admin.create_topics(missing, timeout_ms=timeout_ms)
         return [t.name for t in missing]
-    finally:
-        await admin.close()
 
 
 def ensure_topics(bootstrap: str, topics: Topics) -> list[str]:

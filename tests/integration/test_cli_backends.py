@@ -6,11 +6,15 @@ runs the console script's ``main``), pointed at a port where nothing listens.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import subprocess
 import sys
+import threading
+import time
 import tomllib
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -126,3 +130,69 @@ print(codes)
     assert proc.returncode == 0, proc.stderr.decode()[-2000:]
     assert proc.stdout.decode().strip() == str([("backend_unavailable", "kafka")] * 2)
     assert "Unclosed" not in proc.stderr.decode()
+
+
+def _forward_later(port: int, target: tuple[str, int], after_s: float, stop: threading.Event) -> threading.Thread:
+    """Listen on ``port`` only after ``after_s``, then relay every connection to ``target``: a broker that
+    is still starting when the worker does."""
+
+    def pump(src: socket.socket, dst: socket.socket) -> None:
+        with contextlib.suppress(OSError):
+            while data := src.recv(65536):
+                dst.sendall(data)
+        with contextlib.suppress(OSError):
+            dst.shutdown(socket.SHUT_WR)
+
+    def serve() -> None:
+        time.sleep(after_s)
+        with socket.socket() as server:
+            server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            server.bind(("127.0.0.1", port))
+            server.listen()
+            server.settimeout(0.2)
+            while not stop.is_set():
+                try:
+                    client, _ = server.accept()
+                except TimeoutError:
+                    continue
+                upstream = socket.create_connection(target)
+                for a, b in ((client, upstream), (upstream, client)):
+                    threading.Thread(target=pump, args=(a, b), daemon=True).start()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_a_starting_worker_waits_for_a_broker_that_answers_later() -> None:
+    from test_stream_pipeline import start_services
+
+    from epistream.settings import Settings
+    from streams import topics as tn
+    from streams.faust_app import WorkerOptions, prepare
+
+    host, _, real_port = start_services()[0].partition(":")
+    port, stop = _closed_port(), threading.Event()
+    _forward_later(port, (host, int(real_port)), 2.0, stop)
+    prefix = f"wait-{uuid.uuid4().hex[:8]}."
+    settings = Settings(kafka_bootstrap=f"127.0.0.1:{port}", partitions=1, kafka_startup_wait_s=60)
+    start = time.monotonic()
+    try:
+        created = prepare(settings, WorkerOptions(topic_prefix=prefix))
+    finally:
+        stop.set()
+    assert time.monotonic() - start >= 2.0  # it did wait
+    assert set(created) == set(tn.Topics(prefix=prefix, partitions=1).all())
+
+
+def test_a_worker_gives_up_on_an_absent_broker_with_a_code_after_its_wait(tmp_path: Path) -> None:
+    env = {
+        "EPISTREAM_KAFKA_BOOTSTRAP": f"127.0.0.1:{_closed_port()}",
+        "EPISTREAM_KAFKA_STARTUP_WAIT_S": "2",
+        "EPISTREAM_DATA_DIR": str(tmp_path),
+    }
+    start = time.monotonic()
+    code, _out, err = run("worker", env=env)
+    assert code == 2, err[-2000:]
+    assert time.monotonic() - start >= 2.0
+    assert "Kafka is not answering yet" in err and "backend_unavailable" in err and "Traceback" not in err

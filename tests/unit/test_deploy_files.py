@@ -61,3 +61,23 @@ def test_operations_guide_names_the_real_topics() -> None:
     guide = (ROOT / "deploy" / "OPERATIONS.md").read_text()
     for name in (topics.EVENTS, topics.COMMANDS, topics.EXTRACTIONS, topics.OPERATIONS, topics.NODES):
         assert f"`{name}`" in guide
+
+
+def test_app_services_start_only_once_their_backends_answer_and_restart_on_failure() -> None:
+    """Started beside a broker that is still booting, a worker used to crash on the first refused connection."""
+    services = COMPOSE["services"]
+    backends = {"kafka", "clickhouse", "opensearch"}
+    for name in backends:
+        assert services[name]["healthcheck"]["test"], name
+    for name, service in services.items():
+        command = service.get("command") or []
+        if not command or command[0] != "epistream":
+            continue
+        depends = service.get("depends_on")
+        assert isinstance(depends, dict), f"{name}: depends_on needs conditions, not a list"
+        for backend, rule in depends.items():
+            wanted = "service_healthy" if backend in backends else "service_completed_successfully"
+            assert rule == {"condition": wanted}, (name, backend, rule)
+        if command[1] in {"worker", "api"}:
+            assert depends.get("migrate") == {"condition": "service_completed_successfully"}, name
+            assert service.get("restart") in {"unless-stopped", "always"}, name
