@@ -71,7 +71,9 @@ class Settings(BaseSettings):
     api_rate_burst: int = Field(default=100, ge=1, description="Token-bucket capacity per API key.")
     api_max_body_bytes: int = Field(default=4 * 1024 * 1024, ge=1024, description="Largest accepted request body.")
     api_max_batch: int = Field(default=256, ge=1, description="Most events accepted by one POST /v1/events.")
-    api_max_page: int = Field(default=500, ge=1, le=1000, description="Cap on provenance page size.")
+    api_max_page: int = Field(
+        default=1000, ge=1, le=1000, description="Cap on provenance page size (the spec allows 1-1000)."
+    )
     api_max_limit: int = Field(default=200, ge=1, le=1000, description="Cap on retrieval `limit`.")
     api_backend_timeout_s: float = Field(default=10.0, gt=0, description="Timeout of one backend call.")
     api_idempotency_cache: int = Field(default=10_000, ge=0, description="Remembered Idempotency-Key responses.")

@@ -66,6 +66,8 @@ class CommandResult(BaseModel):
     command: str
     command_id: str
     outcome: Outcome
+    #: The target after the command (a retry returns it unchanged); absent in distributed mode.
+    node: MemoryNode | None = None
 
 
 def _error_classes() -> dict[str, type[EpistreamError]]:
@@ -193,6 +195,7 @@ class EpistreamClient:
         return self._call("GET", f"/v1/nodes/{node_id}/provenance", NodeProvenance, params=params)
 
     def assertion_state(self, subject: str, predicate: str, valid_at: datetime, **options: Any) -> AssertionState:
+        """``options``: owner_id, knowledge_at, scope, scope_id, node_types, limit (PRME-FACTS §9)."""
         body = _clean({"subject": subject, "predicate": predicate, "valid_at": valid_at, **options})
         return self._call("POST", "/v1/assertions/state", AssertionState, json=body)
 

@@ -34,7 +34,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any, Protocol
 
-from engine.assertion_state import AssertionState, assertion_state
+from engine.assertion_state import DEFAULT_NODE_TYPES, AssertionState, assertion_state
 from engine.config import DEFAULT_CONFIG, EngineConfig
 from engine.promotion import due_promotions
 from engine.provenance import NodeProvenance, get_provenance
@@ -51,7 +51,7 @@ from retrieval.world import world_context
 from schemas.claims import ExtractionResult
 from schemas.commands import CommandBase
 from schemas.common import ScopeRef
-from schemas.enums import EdgeType
+from schemas.enums import EdgeType, NodeType
 from schemas.errors import DataDirLocked, ReadOnlyRunner
 from schemas.events import ConversationEvent
 from schemas.nodes import Edge, MemoryNode
@@ -528,6 +528,8 @@ class EmbeddedRunner:
         valid_at: datetime,
         knowledge_at: datetime | None = None,
         scope: ScopeRef | None = None,
+        node_types: Iterable[NodeType] = DEFAULT_NODE_TYPES,
+        limit: int = 1000,
     ) -> AssertionState:
         nodes = self.nodes_of(scope, tenant_id=tenant_id, owner_id=owner_id)
         owned = self.edges_of_owner(tenant_id=tenant_id, owner_id=owner_id)
@@ -540,6 +542,8 @@ class EmbeddedRunner:
             valid_at=valid_at,
             knowledge_at=knowledge_at,
             scope=scope,
+            node_types=node_types,
+            limit=limit,
             config=self.engine_config,
         )
 

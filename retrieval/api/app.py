@@ -142,6 +142,12 @@ def _request_id(idempotency_key: str | None) -> str | None:
         raise ValidationFailed("Idempotency-Key must be a UUID", code="invalid_idempotency_key") from None
 
 
+def _batch_owners(items: list[Any]) -> str:
+    """The owners a batch writes for: an Idempotency-Key is scoped per owner (PRME-FACTS §5.5 rule 6)."""
+    owners = {str(item.get("owner_id")) for item in items if isinstance(item, dict)}
+    return ",".join(sorted(owners))
+
+
 def _signal_fields(body: SignalBody) -> dict[str, Any]:
     """Reinforce and penalize take the same body; an absent signal keeps the command's default."""
     extra: dict[str, Any] = {"signal_source": body.signal_source}
@@ -314,7 +320,7 @@ def _router(state: ApiState) -> APIRouter:
         if len(items) > s.api_max_batch:
             raise PayloadTooLarge("too many events in one request", code="batch_too_large", limit=s.api_max_batch)
         fingerprint = body_fingerprint(items)
-        cache_key = (key.tenant_id, "events", request_id or "")
+        cache_key = (key.tenant_id, f"events:{_batch_owners(items)}", request_id or "")
         if request_id is not None:
             remembered = state.idempotency.lookup(cache_key, fingerprint)
             if remembered is not None:
@@ -508,6 +514,8 @@ def _router(state: ApiState) -> APIRouter:
             valid_at=body.valid_at,
             knowledge_at=body.knowledge_at,
             scope=ref,
+            node_types=frozenset(body.node_types),
+            limit=body.limit,
         )
 
     # ------------------------------------------------------------------ commands
@@ -559,7 +567,10 @@ def _router(state: ApiState) -> APIRouter:
             result = await gate.call(runner.submit, command)
         state.metrics.commands.labels(name, result.outcome.status).inc()
         result.raise_for_error()
-        return CommandResponse(command=name, command_id=command_id, outcome=result.outcome)
+        current = None
+        if state.dispatch is None:
+            current = await gate.read(runner.node, target.node_id, tenant_id=key.tenant_id)
+        return CommandResponse(command=name, command_id=command_id, outcome=result.outcome, node=current)
 
     cmd_responses: dict[int | str, dict[str, Any]] = {
         **_ALL_ERRORS,

@@ -107,7 +107,9 @@ class _Remembered:
 class IdempotencyCache:
     """Responses of non-command writes (event ingestion) by ``(tenant, route, key)``, LRU-bounded.
 
-    Commands do not use it: the engine journals request ids, which survives restarts.
+    The route part names the batch's owners, so one UUID used by two owners stays two keys
+    (PRME-FACTS §5.5 rule 6). Commands do not use it: the engine journals request ids, which
+    survives restarts; this cache does not (a replay after a restart is answered as ``duplicate``).
     """
 
     def __init__(self, capacity: int) -> None:

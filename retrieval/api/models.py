@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
+from engine.assertion_state import DEFAULT_NODE_TYPES
 from engine.results import Outcome
 from retrieval.models import RetrievalMode, TimeWindow
 from schemas.common import ExternalId, KeyId, UtcDatetime
@@ -23,6 +24,7 @@ from schemas.enums import (
     SourceType,
     TriggerType,
 )
+from schemas.nodes import MemoryNode
 
 
 class _Body(BaseModel):
@@ -48,14 +50,25 @@ class RetrieveBody(_Body):
     debug: bool = False
 
 
+#: PRME-FACTS §9: the node types an assertion-state query reads unless told otherwise.
+ASSERTION_NODE_TYPES: tuple[NodeType, ...] = tuple(sorted(DEFAULT_NODE_TYPES, key=lambda t: t.value))
+
+
 class AssertionStateBody(_Body):
+    """PRME-FACTS §9 query fields; the tenant is the key's, the owner defaults to the key's only owner."""
+
     owner_id: KeyId | None = None
-    subject: str = Field(min_length=1, max_length=500)
-    predicate: str = Field(min_length=1, max_length=500)
+    #: Required and non-empty (§9); the pattern also turns away whitespace-only values.
+    subject: str = Field(min_length=1, max_length=500, pattern=r"\S")
+    predicate: str = Field(min_length=1, max_length=500, pattern=r"\S")
     valid_at: UtcDatetime
     knowledge_at: UtcDatetime | None = None
     scope: Scope | None = None
     scope_id: KeyId | None = None
+    #: An empty list would match nothing and read as ``unknown``; it is rejected instead.
+    node_types: list[NodeType] = Field(default_factory=lambda: list(ASSERTION_NODE_TYPES), min_length=1,
+                                       max_length=32)
+    limit: int = Field(default=1000, ge=1, le=10_000)
 
 
 class EventsBody(_Body):
@@ -120,11 +133,17 @@ class ArchiveBody(_CommandBody):
 
 
 class CommandResponse(BaseModel):
-    """The engine's outcome of the one command a request became."""
+    """The engine's outcome of the one command a request became.
+
+    ``node`` is the target as it stands after the command (PRME-FACTS §5.5: a retry of a committed
+    request changes nothing and returns the current node). Distributed mode leaves it out: the
+    workers' copy may not show the command yet.
+    """
 
     command: str
     command_id: str
     outcome: Outcome
+    node: MemoryNode | None = None
 
 
 class HealthCheck(BaseModel):
