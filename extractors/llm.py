@@ -9,7 +9,9 @@ Why it is shaped this way:
   model. Whatever still fails after the last retry is salvaged claim by claim:
   well-formed claims go through ``validate_claims`` and are accepted or
   rejected with its reason codes; malformed ones are rejected one at a time
-  (``malformed_claim``) without taking their siblings down.
+  (``malformed_claim``) without taking their siblings down. An attempt, plan or
+  wish the model turned into a completed fact (and so lost) is recovered as
+  PRME does (``extractors.recovery``, PRME-FACTS §8.2.8).
 * A provider failure must never lose the event or leak anything. ``extract``
   and ``aextract`` never raise for provider or model trouble: they return a
   ``status="failed"`` result carrying only a sanitised ``error_category``. The
@@ -46,8 +48,14 @@ from pydantic import JsonValue, SecretStr, ValidationError
 from extractors.llm_prompt import PROMPT_VERSION, build_messages
 from extractors.llm_schema import CONTEXT_EVENT, CONTEXT_GROUNDING_METHOD, ExtractedClaims, LLMClaim
 from extractors.reasons import MALFORMED_CLAIM
+from extractors.recovery import recover_speech_acts
 from extractors.secrets import mask
-from extractors.validation import DEFAULT_GROUNDING_METHOD, GROUNDING_POLICY_VERSION, validate_claims
+from extractors.validation import (
+    DEFAULT_GROUNDING_METHOD,
+    GROUNDING_POLICY_VERSION,
+    SourceText,
+    validate_with_context,
+)
 from schemas.claims import EventRef, ExtractionResult, RejectedClaim
 from schemas.events import ConversationEvent
 
@@ -227,10 +235,13 @@ class LLMExtractor:
         self, event: ConversationEvent, proposals: Sequence[dict[str, Any]], rejected: list[RejectedClaim]
     ) -> ExtractionResult:
         try:
-            outcome = validate_claims(event, proposals, grounding_method=self.grounding_method)
+            ctx = SourceText(event.content)
+            outcome = validate_with_context(event, proposals, ctx, grounding_method=self.grounding_method)
+            recovered = recover_speech_acts(event, proposals, outcome, ctx, grounding_method=self.grounding_method)
         except Exception as exc:
             return self._failed(event, ErrorCategory.EXTRACTOR_ERROR, cause=exc)
-        return self._result(event, claims=tuple(outcome.accepted), rejected=(*rejected, *outcome.rejected))
+        claims = (*outcome.accepted, *recovered)
+        return self._result(event, claims=claims, rejected=(*rejected, *outcome.rejected))
 
     def _failed(self, event: ConversationEvent, category: ErrorCategory, cause: object = None) -> ExtractionResult:
         root = _root_cause(cause) if isinstance(cause, BaseException) else None

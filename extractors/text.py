@@ -5,10 +5,28 @@ are; otherwise the rule extractor would propose claims its own validator
 rejects. Everything here is a precompiled regex or a small pure function.
 
 Deviations from PRME's grounding rules (PRME-FACTS §8.2), all deliberate:
+- quote matching (§8.2.1) also collapses whitespace runs on both sides and
+  treats guillemets, primes and low-9 marks as quote marks (models re-wrap
+  lines and re-type quotes); the source's own span is still what is kept;
 - a single line break also ends a sentence (chat messages are line-structured:
-  bullet lists, one fact per line);
+  bullet lists, one fact per line), and the point of a common abbreviation
+  ("Dr.", "e.g.", "etc.") does not;
 - "even if", "as if" and "what if" are not explicit conditions (concessive /
-  comparative / suggestion, the claim does not depend on them);
+  comparative / suggestion, the claim does not depend on them); neither is the
+  "if" of "(not) sure/certain if", "unsure if" or "tell me if" (indirect
+  questions, like PRME's ask/check/see/wonder if); "providing that" is a marker
+  like "provided that". The indirect-question exemption applies to a bare "if"
+  only: "I'll ask only if ...", "let me know unless ..." are conditions;
+- hedges (§8.2.7) also include "probably", "(un)likely", "considering",
+  "weighing", "thinking about/of", "leaning toward(s)", "not sure/certain",
+  "unsure" and "I think/guess/suppose/reckon/suspect/doubt"; "could not" /
+  "couldn't" is a plain negation, not a hedge; "can/would/will/might you" and
+  "if you could/can/would/might" are polite requests like "could you";
+- speech-act clauses (§8.2.8) also take "would love to", an adverb or a
+  negation after the subject ("I really want to", "I don't want to"), and end
+  at a line break or before "because"/"since"/"whereas"; the admitted predicate
+  stems add "tries"/"tried", which the cue table itself produces
+  (``tries_to``, ``tried_to``) but which do not contain "try";
 - cue checks (condition, hedge) run on the *segments* of the claim sentences
   that overlap the evidence quote, where segments are split only at
   contrastive joints (";", "but", "whereas", "although", "though", "while"),
@@ -92,8 +110,8 @@ def mentions(text: str, value: str | None) -> bool:
     v = value.strip()
     if not v:
         return False
-    if len(v) > 200:
-        return v.lower() in text.lower()
+    if len(v) > 200:  # long values are rare: compile without filling the cache, keep the whole-word rule
+        return re.search(r"(?<!\w)" + re.escape(v) + r"(?!\w)", text, re.IGNORECASE) is not None
     return _word_pattern(v).search(text) is not None
 
 
@@ -205,9 +223,11 @@ def find_conditions(text: str) -> list[tuple[int, int]]:
     """Explicit condition clauses in ``text``: (start, end) from the marker word to the end of its clause."""
     out: list[tuple[int, int]] = []
     for m in _CONDITION_MARKER.finditer(text):
-        if m.group().lower() == "if" and m.start() >= 5 and text[m.start() - 5 : m.start()].lower() == "only ":
+        bare_if = m.group().lower() == "if"
+        if bare_if and m.start() >= 5 and text[m.start() - 5 : m.start()].lower() == "only ":
             continue  # part of "only if", already reported
-        if _NOT_A_CONDITION_BEFORE.search(text, max(0, m.start() - 40), m.start()):
+        # Only a bare "if" can open an indirect question ("see if ..."); "ask only if", "know unless" are conditions.
+        if bare_if and _NOT_A_CONDITION_BEFORE.search(text, max(0, m.start() - 40), m.start()):
             continue
         end_m = _CLAUSE_END.search(text, m.end())
         end = end_m.start() if end_m else len(text)
@@ -244,7 +264,7 @@ def is_uncertain(text: str) -> bool:
 
 
 CHOICE_VERB: Final = re.compile(
-    r"\b(?:decid\w*|chose|chosen|selected|selects|opt|opted|opts|opting|agree|agreed|agrees|commit|committed|"
+    r"\b(?:decid\w*|chose|chosen|select|selected|selects|opt|opted|opts|opting|agree|agreed|agrees|commit|committed|"
     r"commits|reject|rejected|rejects)\b",
     re.IGNORECASE,
 )

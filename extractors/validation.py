@@ -23,6 +23,26 @@ Accepted claims are rewritten, never re-judged downstream:
 "Self" subjects ("user", "I", "we", "me", "assistant", the speaker's name,
 "they") need no mention in the passage: PRME allows the literals as they are
 and the extractor maps first-person pronouns to them.
+
+Mapping proposals that leave a §8.1 default out get it here: polarity
+``unknown``, epistemic type ASSERTED, classification confidence 0.5.
+
+Deliberate differences from PRME-FACTS §8.2 (see also ``extractors.text``):
+- node content (``claim_text``) is always the claim's own sentences, as PRME's
+  optional ``claim_sentences_v1`` would store them, whatever the grounding
+  label; the paragraph(s) PRME's default ``source_passage_v1`` stores as content
+  are kept as ``evidence_span``. When no run of sentences mentions both subject
+  and object, ``claim_text`` falls back to the quote's sentences instead of
+  being empty. Runs are at most four sentences long.
+- PRME's legacy-path repairs (drop a condition that is not in the passage, then
+  downgrade a CONDITIONAL claim left without one to HYPOTHETICAL) are not
+  applied: every proposer here is held to the built-in provider's rules and
+  such a claim is rejected (``condition_not_in_passage`` / ``malformed_claim``).
+- A question is not a claim (``question_not_claim``), and values that carry a
+  secret are rejected (``secret_value``); neither rule is in §8.
+- The speech-act recovery of §8.2.8 is done by ``extractors.recovery`` for
+  model output (the rule extractor proposes those claims itself); the numeric
+  recovery is not done for model output.
 """
 
 from __future__ import annotations
@@ -61,6 +81,8 @@ from schemas.events import ConversationEvent
 
 GROUNDING_POLICY_VERSION: Final = "epistream-grounding/1"
 DEFAULT_GROUNDING_METHOD: Final = "source_passage_v1"
+#: PRME-FACTS §8.1: an extracted claim that states no confidence gets 0.5.
+DEFAULT_CLASSIFICATION_CONFIDENCE: Final = 0.5
 
 #: Subjects that stand for a conversation party rather than a named entity.
 SELF_SUBJECTS: Final = frozenset({"user", "i", "me", "we", "us", "they", "assistant", "participant", "tool"})
@@ -101,6 +123,8 @@ _NOT_A_QUANTITY: Final = re.compile(
     r"\+?\d[\d\s().-]{7,}\d|#\d+|\b[A-Za-z]+-?\d+[A-Za-z]*\b",
 )
 _STEMS: Final = re.compile("|".join(SPEECH_ACT_STEMS))
+#: Cheap pre-check for SPEECH_ACT: "to" between any whitespace (a tab or line wrap counts, as in the regex).
+_TO_WORD: Final = re.compile(r"\sto\s", re.IGNORECASE)
 _SYSTEM_NODE_TYPES: Final = frozenset({NodeType.INSTRUCTION, NodeType.FACT, NodeType.PREFERENCE})
 _TOOL_NODE_TYPES: Final = frozenset({NodeType.FACT, NodeType.TASK})
 _SETTLED_TYPES: Final = frozenset({EpistemicType.OBSERVED, EpistemicType.ASSERTED, EpistemicType.INFERRED})
@@ -273,6 +297,11 @@ def _parse(raw: Claim | Mapping[str, Any]) -> tuple[Claim, str | None]:
             dropped = reasons.INVALID_QUANTITY
     if "polarity" not in data:
         data["polarity"] = Polarity.UNKNOWN  # legacy/custom proposers that say nothing (§8.5)
+    # §8.1 defaults of an extracted fact; Claim objects built in code set their own.
+    if data.get("epistemic_type") is None:
+        data["epistemic_type"] = EpistemicType.ASSERTED
+    if data.get("classification_confidence") is None:
+        data["classification_confidence"] = DEFAULT_CLASSIFICATION_CONFIDENCE
     try:
         return Claim.model_validate(data), dropped
     except ValidationError as exc:
@@ -320,8 +349,13 @@ def _check_role(claim: Claim, role: Role, scope_text: str, speaker: str | None) 
         raise _Reject(reasons.ROLE_NOT_ADMITTED, "a request for a recommendation is not a preference")
 
 
+def speech_act_stem(predicate: str) -> bool:
+    """The predicate keeps a trying/planning/wanting stem, so it never claims the action was done."""
+    return _STEMS.search(predicate.lower()) is not None
+
+
 def _speech_act_violation(claim: Claim, passage: str, speaker: str | None) -> bool:
-    if _STEMS.search(claim.predicate.lower()) or " to " not in passage.lower():
+    if speech_act_stem(claim.predicate) or _TO_WORD.search(passage) is None:
         return False
     for m in SPEECH_ACT.finditer(passage):
         clause = m.group(0)

@@ -453,3 +453,16 @@ def test_secrets_are_sent_to_the_model_but_never_stored_in_the_result(server: Fa
     assert sorted(r.reason_code for r in result.rejected) == [MALFORMED_CLAIM, "secret_value"]
     assert secret not in result.model_dump_json()
     assert "[REDACTED:" in json.dumps([r.claim for r in result.rejected])
+
+
+def test_a_speech_act_the_model_never_fixes_is_rejected_and_recovered(server: FakeOpenAIServer) -> None:
+    content = "I'm trying to set up ESLint for the repo."
+    completed = {**WORKS_AT, "evidence_quote": "I'm trying to set up ESLint", "predicate": "uses", "object": "ESLint"}
+    server.enqueue(structured({"claims": [completed]}), structured({"claims": [completed]}))
+    result = _extractor(server, max_retries=1).extract(_event(content))
+
+    assert "speech_act_completed_predicate" in _messages_text(server.chat_requests[1].body)
+    assert [r.reason_code for r in result.rejected] == ["speech_act_completed_predicate"]
+    (recovered,) = result.claims  # PRME §8.2.8: cue + first action word, OBSERVED, confidence 1.0
+    assert (recovered.subject, recovered.predicate, recovered.object) == ("I", "trying_to_set", "ESLint")
+    assert recovered.epistemic_type is EpistemicType.OBSERVED and recovered.classification_confidence == 1.0
