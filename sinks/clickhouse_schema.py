@@ -167,7 +167,41 @@ _M1 = Migration(
     ),
 )
 
-MIGRATIONS: Final[tuple[Migration, ...]] = (_M1,)
+#: ``tenant/owner/scope[:scope_id]``: the Kafka partition key, the "stream" of PRME-FACTS 5.1/5.2.
+_STREAM_SQL = "concat(tenant_id, '/', owner_id, '/', scope, if(scope_id = '', '', concat(':', scope_id)))"
+
+#: Migration 2 adds the PRME-FACTS 5.1/5.2/5.6 columns the first schema lacked, each derived from
+#: what the row already holds (DEFAULT expressions: filled on insert and for rows written before
+#: this migration, so no writer had to change and old logs read back complete). Not added: the
+#: RFC's per-stream ``sequence_num``/``prev_hash`` hash chain. Every operation already carries the
+#: SHA-256 of its canonical record and every event the SHA-256 of its original content; chaining
+#: rows would need a read of the stream's head before every insert (chDB's per-query cost is the
+#: stream's bottleneck) or per-partition heads in the workers' state, and two owners of a partition
+#: during a rebalance would fork the chain.
+_M2 = Migration(
+    2,
+    "spec_columns",
+    (
+        f"ALTER TABLE {{db}}.raw_events ADD COLUMN IF NOT EXISTS stream String DEFAULT {_STREAM_SQL}",
+        "ALTER TABLE {db}.raw_events ADD COLUMN IF NOT EXISTS actor_id String DEFAULT if(speaker = '', role, speaker)",
+        "ALTER TABLE {db}.raw_events ADD COLUMN IF NOT EXISTS actor_type LowCardinality(String) DEFAULT"
+        " transform(role, ['user', 'human', 'participant', 'assistant', 'system', 'tool'],"
+        " ['HUMAN_USER', 'HUMAN_USER', 'HUMAN_USER', 'AI_AGENT', 'SYSTEM_PROCESS', 'EXTERNAL_CONNECTOR'],"
+        " 'HUMAN_USER')",
+        "ALTER TABLE {db}.raw_events ADD COLUMN IF NOT EXISTS content_hash String ALIAS content_sha256",
+        "ALTER TABLE {db}.operations ADD COLUMN IF NOT EXISTS payload String"
+        " DEFAULT JSONExtractRaw(record, 'payload')",
+        f"ALTER TABLE {{db}}.operations ADD COLUMN IF NOT EXISTS stream String DEFAULT {_STREAM_SQL}",
+        "ALTER TABLE {db}.extraction_journal ADD COLUMN IF NOT EXISTS content_sha256 String"
+        " DEFAULT JSONExtractString(result, 'event', 'content_sha256')",
+        "ALTER TABLE {db}.extraction_journal ADD COLUMN IF NOT EXISTS grounding_policy_version LowCardinality(String)"
+        " DEFAULT JSONExtractString(result, 'grounding_policy_version')",
+        "ALTER TABLE {db}.extraction_journal ADD COLUMN IF NOT EXISTS schema_version UInt16"
+        " DEFAULT JSONExtractUInt(result, 'schema_version')",
+    ),
+)
+
+MIGRATIONS: Final[tuple[Migration, ...]] = (_M1, _M2)
 
 TABLES: Final = ("raw_events", "operations", "node_snapshots", "extraction_journal", "dead_letters")
 
