@@ -460,9 +460,9 @@ def stats(
         result = runner.stats(tenant, owner)
 
     def render() -> None:
-        for name, value in result.items():
-            console.rule(name)
-            console.print(value)
+        from epistream.stats_view import render_stats
+
+        render_stats(console, result)
 
     _emit(result, json_output, render)
 
