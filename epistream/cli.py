@@ -759,7 +759,21 @@ def migrate(data_dir: DataDir = None, json_output: JsonOut = False) -> None:
             )
     except EpistreamError as exc:
         _fail(exc, json_output)
-    _emit(result, json_output, lambda: console.print(result))
+
+    def render() -> None:
+        applied = result["clickhouse_applied"]
+        latest = MIGRATIONS[-1].id
+        console.print(
+            f"ClickHouse: applied migrations {', '.join(map(str, applied))}; schema at version {latest}"
+            if applied
+            else f"ClickHouse: up to date (schema version {latest})"
+        )
+        if "opensearch_index" in result:
+            console.print(f"OpenSearch: alias {settings.opensearch_index} -> index {result['opensearch_index']}")
+
+    from sinks.clickhouse_schema import MIGRATIONS
+
+    _emit(result, json_output, render)
 
 
 def _embedder(settings: Settings) -> Any:

@@ -232,3 +232,18 @@ def test_rebuild_index_feeds_opensearch_from_the_snapshots_and_reports_refusals(
     finally:
         drop_alias(client, fresh)
         drop_alias(client, broken)
+
+
+def test_migrate_says_what_it_applied_then_that_the_schema_is_current(tmp_path: Path) -> None:
+    from sinks.clickhouse_schema import MIGRATIONS
+
+    def readable() -> str:
+        proc = subprocess.run(
+            [sys.executable, "-m", "epistream.cli", "migrate", "--data-dir", str(tmp_path / "m")],
+            capture_output=True, timeout=120, check=True, env={"PATH": "/usr/bin:/bin", "EPISTREAM_EMBEDDER": "hash"},
+        )  # fmt: skip
+        return proc.stdout.decode()
+
+    ids = [m.id for m in MIGRATIONS]
+    assert f"applied migrations {', '.join(map(str, ids))}" in readable()
+    assert f"up to date (schema version {ids[-1]})" in readable()
