@@ -855,8 +855,12 @@ def publish(
     report = publish_lines(
         lines, bootstrap or settings.kafka_bootstrap, topic, max_content_bytes=settings.max_content_bytes
     )
+    _report_published(report, json_output)
+
+
+def _report_published(report: Any, json_output: bool) -> None:
+    """What ``publish`` and ``dlq replay`` say: events sent, lines refused (first 20, with codes)."""
     result = report.to_dict()
-    result.pop("records", None)
 
     def render() -> None:
         console.print(f"sent {report.sent} events; {len(report.errors)} refused")
@@ -925,9 +929,7 @@ def dlq_replay_command(
     settings = Settings()
     lines, _ = _read_lines(file)
     report = dlq_replay(lines, bootstrap or settings.kafka_bootstrap, topics.Topics(partitions=settings.partitions))
-    result = report.to_dict()
-    result.pop("records", None)
-    _emit(result, json_output, lambda: console.print(result))
+    _report_published(report, json_output)
 
 
 @app.command("rebuild-index")
@@ -950,7 +952,20 @@ def rebuild_index(data_dir: DataDir = None, json_output: JsonOut = False) -> Non
     # count, first ids and error types, never content. Nothing else is held back by them.
     result: dict[str, Any] = {"received": report.received, "written": report.written, "stale": report.stale}
     result["rejected"] = UpsertReport.summary(report.rejected)
-    _emit(result, json_output, lambda: console.print(result))
+
+    def render() -> None:
+        console.print(
+            f"{report.received} node snapshots read; {report.written} documents written, "
+            f"{report.stale} already current in the index"
+        )
+        refused = result["rejected"]
+        if refused["count"]:
+            console.print(
+                f"[yellow]{refused['count']} refused by OpenSearch[/yellow] ({', '.join(refused['error_types'])}); "
+                f"first ids: {', '.join(refused['node_ids'])}"
+            )
+
+    _emit(result, json_output, render)
 
 
 def main() -> None:

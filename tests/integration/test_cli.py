@@ -229,6 +229,16 @@ def test_rebuild_index_feeds_opensearch_from_the_snapshots_and_reports_refusals(
         assert refused["count"] == conditional and partial["written"] == nodes - conditional
         assert len(refused["node_ids"]) == min(conditional, 20)
         assert refused["error_types"] in (["mapper_parsing_exception"], ["document_parsing_exception"])
+        # People get a sentence, not a dict: the counts and the first refused id.
+        proc = subprocess.run(
+            [sys.executable, "-m", "epistream.cli", "rebuild-index", "--data-dir", str(data_dir)],
+            capture_output=True, timeout=120, check=True,
+            env={"EPISTREAM_EMBEDDER": "hash", "PATH": "/usr/bin:/bin", "COLUMNS": "400", **env,
+                 "EPISTREAM_OPENSEARCH_INDEX": broken},
+        )  # fmt: skip
+        text = proc.stdout.decode()
+        assert f"{nodes} node snapshots read; 0 documents written, {nodes - conditional} already current" in text
+        assert f"{conditional} refused by OpenSearch" in text and refused["node_ids"][0] in text
     finally:
         drop_alias(client, fresh)
         drop_alias(client, broken)
