@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Final
 
 from engine.reducer import Reducer
 from engine.results import ApplyResult
@@ -19,11 +20,15 @@ from extractors.base import Extractor
 from extractors.secrets import mask
 from schemas.claims import EventRef, ExtractionResult, event_input_id
 from schemas.commands import CommandBase
+from schemas.common import ScopeRef
 from schemas.errors import InvalidEvent
 from schemas.events import DEFAULT_MAX_CONTENT_BYTES, ConversationEvent, parse_event
 from schemas.nodes import MemoryNode
 from schemas.operations import Operation
 from sinks.clickhouse import DeadLetter
+
+#: Reason code of a Kafka input whose record key is not its own ``tenant/owner/scope``.
+KEY_MISMATCH: Final = "partition_key_mismatch"
 
 
 @dataclass(frozen=True)
@@ -62,6 +67,19 @@ def admit(
                 received_at=received_at,
             )
         )
+
+
+def keyed_correctly(key: bytes | None, scope: ScopeRef) -> bool:
+    """Whether a Kafka record's key is its input's own ``tenant/owner/scope``.
+
+    The partition is chosen from the key, and materialize is the single writer of an owner's
+    state only because every input of that owner and scope lands on one partition. A record a
+    producer keyed otherwise (or not at all) would be reduced against another partition's state:
+    no contradiction or supersedence with the owner's other claims, nodes that commands (routed
+    by the right key) can never reach, a request id answered on two partitions. Such records are
+    dead-lettered; ``dlq replay`` re-publishes them through the publisher, which keys them right.
+    """
+    return key is not None and key == scope.partition_key.encode("utf-8")
 
 
 def extract(extractor: Extractor, event: ConversationEvent) -> ExtractionResult:

@@ -223,6 +223,9 @@ def letter_from_record(value: bytes, headers: Iterable[tuple[str, bytes]] | dict
     )
 
 
+_KEY_MISMATCH_MESSAGE = "the record key is not the input's tenant/owner/scope (see streams.agents.keyed_correctly)"
+
+
 def _bad_record(raw: bytes, msg: Any, code: str, message: str) -> DeadLetter:
     return DeadLetter(
         source=msg.topic,
@@ -403,6 +406,9 @@ def create_app(
                 )
                 if isinstance(admitted, agents.Rejected):
                     await dead_letter(admitted.letter, msg.key, t_events_dlq)
+                elif not agents.keyed_correctly(msg.key, admitted):
+                    letter = _bad_record(ev.value or b"", msg, agents.KEY_MISMATCH, _KEY_MISMATCH_MESSAGE)
+                    await dead_letter(letter, msg.key, t_events_dlq)
                 else:
                     event = enrich(admitted, msg.timestamp)
                     valid.append((event, msg))
@@ -448,6 +454,10 @@ def create_app(
                     target = t_commands_dlq if is_command else t_events_dlq
                     code = "invalid_command" if is_command else "invalid_extraction"
                     await dead_letter(_bad_record(raw, msg, code, type(exc).__name__), msg.key, target)
+                    continue
+                if is_command and not agents.keyed_correctly(msg.key, items[0]):
+                    letter = _bad_record(raw, msg, agents.KEY_MISMATCH, _KEY_MISMATCH_MESSAGE)
+                    await dead_letter(letter, msg.key, t_commands_dlq)
                     continue
                 store = await states.get(msg.partition)
                 if states.generation != generation or not states.owns(msg.partition):

@@ -17,6 +17,7 @@ import asyncio
 from dataclasses import dataclass
 from typing import Final
 
+from schemas.errors import EpistreamError
 from streams.kafka_errors import kafka_client
 
 EVENTS: Final = "conversation.events"
@@ -27,6 +28,9 @@ NODES: Final = "memory.nodes"
 DLQ_SUFFIX: Final = ".dlq"
 #: Topics that take input from outside the pipeline; each gets a dead-letter topic.
 INPUT_TOPICS: Final = (EVENTS, COMMANDS)
+#: Topics whose partition numbers must line up: an owner's input, extraction results, commands,
+#: operations and node snapshots on the same partition number (see the module docstring).
+CO_PARTITIONED: Final = (EVENTS, EXTRACTIONS, COMMANDS, OPERATIONS, NODES)
 DEFAULT_PARTITIONS: Final = 12
 
 #: Dead-letter record headers (the value is the original bytes, untouched).
@@ -101,12 +105,33 @@ class Topics:
 
 
 async def ensure_topics_async(bootstrap: str, topics: Topics, *, timeout_ms: int = 15000) -> list[str]:
-    """Create missing topics (existing ones are left alone); returns the names created."""
+    """Create missing topics (existing ones are left alone); returns the names created.
+
+    Existing per-owner topics must already have ``topics.partitions`` partitions, or nothing is
+    created and ``partition_count_mismatch`` is raised. With different counts an owner's commands
+    (hashed over the commands topic) and extraction results (on the event's partition number) meet
+    on different partitions, and faust's assignor, which only co-assigns topics of equal counts,
+    can give one partition number of each to two workers: two writers of the same state. A topic
+    a producer auto-created with the broker's default count, or a worker started with another
+    ``EPISTREAM_PARTITIONS``, is refused at start instead.
+    """
     from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 
     admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=timeout_ms)
     async with kafka_client(admin, "creating topics", stop=admin.close):
         existing = set(await admin.list_topics())
+        present = [name for name in map(topics.name, CO_PARTITIONED) if name in existing]
+        if present:
+            counts = {t["topic"]: len(t["partitions"]) for t in await admin.describe_topics(present)}
+            wrong = {name: n for name, n in sorted(counts.items()) if n != topics.partitions}
+            if wrong:
+                raise EpistreamError(
+                    f"existing topics do not have the {topics.partitions} partitions this deployment uses; "
+                    "set EPISTREAM_PARTITIONS to their count (all per-owner topics need the same one)",
+                    code="partition_count_mismatch",
+                    expected=topics.partitions,
+                    found=wrong,
+                )
         wanted = topics.all()
         missing = [
             NewTopic(name, num_partitions=topics.partitions, replication_factor=topics.replication, topic_configs=cfg)
