@@ -34,6 +34,10 @@ SPEECH_ACT_COMPLETED_PREDICATE: Final = "speech_act_completed_predicate"
 #: An uncertain or conditional DECISION without an explicit choice verb in its passage.
 DECISION_WITHOUT_CHOICE_VERB: Final = "decision_without_choice_verb"
 
+#: More claims were proposed for one event than it may yield (``validation.MAX_CLAIMS_PER_EVENT``): the
+#: first ones in proposal order are kept and one rejection records how many were dropped.
+TOO_MANY_CLAIMS: Final = "too_many_claims"
+
 #: Not a rejection: recorded in ``claim.metadata["quantity_dropped"]`` when a malformed quantity is
 #: removed and its claim kept (PRME-FACTS §8.11, §8.12).
 INVALID_QUANTITY: Final = "invalid_quantity"
@@ -55,5 +59,6 @@ REJECTION_CODES: Final = frozenset(
         UNCERTAIN_CLAIM_TYPED_AS_FACT,
         SPEECH_ACT_COMPLETED_PREDICATE,
         DECISION_WITHOUT_CHOICE_VERB,
+        TOO_MANY_CLAIMS,
     }
 )

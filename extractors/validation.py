@@ -81,6 +81,13 @@ from schemas.events import ConversationEvent
 
 GROUNDING_POLICY_VERSION: Final = "epistream-grounding/1"
 DEFAULT_GROUNDING_METHOD: Final = "source_passage_v1"
+#: Claims one event may yield, and proposals validated for it. A chat message of a few KiB yields a
+#: handful; a message of a thousand one-line statements would otherwise become one extraction
+#: record and one operations record of several MiB, beyond what Kafka accepts by default, and stall
+#: its partition. The first ones in proposal order are kept; one ``too_many_claims`` rejection
+#: records how many were dropped.
+MAX_CLAIMS_PER_EVENT: Final = 64
+MAX_PROPOSALS_PER_EVENT: Final = 4 * MAX_CLAIMS_PER_EVENT
 #: PRME-FACTS §8.1: an extracted claim that states no confidence gets 0.5.
 DEFAULT_CLASSIFICATION_CONFIDENCE: Final = 0.5
 
@@ -508,7 +515,11 @@ def validate_with_context(
 ) -> ValidationOutcome:
     """``validate_claims`` reusing an already built :class:`SourceText` (the rule extractor's fast path)."""
     outcome = ValidationOutcome()
-    for raw in proposed:
+    dropped = max(0, len(proposed) - MAX_PROPOSALS_PER_EVENT)
+    for raw in proposed[:MAX_PROPOSALS_PER_EVENT]:
+        if len(outcome.accepted) >= MAX_CLAIMS_PER_EVENT:
+            dropped += 1
+            continue
         try:
             outcome.accepted.append(_validate_one(raw, event, ctx, grounding_method))
         except _Reject as rej:
@@ -517,6 +528,14 @@ def validate_with_context(
             else:
                 claim_json = {"value": _mask_json(repr(raw), ctx)}
             outcome.rejected.append(RejectedClaim(reason_code=rej.code, detail=rej.detail, claim=claim_json))
+    if dropped:
+        outcome.rejected.append(
+            RejectedClaim(
+                reason_code=reasons.TOO_MANY_CLAIMS,
+                detail=f"{dropped} proposals beyond the first {MAX_CLAIMS_PER_EVENT} accepted claims were not kept",
+                claim={"dropped": dropped},
+            )
+        )
     return outcome
 
 
