@@ -276,8 +276,11 @@ def query(
         token_budget=token_budget,
         reference_time=_parse_time(at, "--at") or datetime.now(UTC),
     )
+    received_at = datetime.now(UTC)
     with _runner(data_dir) as runner:
         response = runner.retrieve(request)
+        if runner.settings.retrieval_receipts:
+            response = _record_receipt(runner, request, response, received_at)
 
     def render() -> None:
         _render_items(response)
@@ -289,6 +292,35 @@ def query(
         console.print(response.context or "(empty)")
 
     _emit(response, json_output, render)
+
+
+def _record_receipt(runner: Any, request: Any, response: Any, received_at: datetime) -> Any:
+    """Store the retrieval's receipt before the one-shot process exits; the answer carries its id.
+
+    A receipt that cannot be stored is reported on stderr and the answer still printed: an audit
+    record never costs the retrieval it records.
+    """
+    from retrieval.models import RetrievalReceipt
+    from streams.agents import masked_content
+
+    try:
+        store = runner.store
+        receipt = RetrievalReceipt.of(
+            request,
+            response,
+            actor_id="cli",
+            query=request.query if runner.settings.retain_raw_secrets else masked_content(request.query),
+            received_at=received_at,
+            embedding_model=runner.embedder.model_name,
+            embedding_version=runner.embedder.model_version,
+            versions={i.node_id: n.version for i in response.items if (n := store.get_node(i.node_id)) is not None},
+        )
+        runner.log.write_retrievals([receipt])
+    except Exception as exc:
+        reason = exc.code if isinstance(exc, EpistreamError) else type(exc).__name__
+        err_console.print(f"[yellow]retrieval receipt not recorded[/yellow] ({reason})")
+        return response
+    return response.model_copy(update={"receipt_id": receipt.receipt_id})
 
 
 @app.command()

@@ -91,6 +91,10 @@ class Settings(BaseSettings):
     api_command_wait_max_s: float = Field(
         default=30.0, gt=0, le=300, description="Cap on how long a command request with ?wait=true waits."
     )
+    retrieval_receipts: bool = Field(
+        default=True,
+        description="Record a receipt of every retrieval (API and `epistream query`) in the retrieval_requests table.",
+    )
 
 
 def get_settings() -> Settings:

@@ -19,7 +19,7 @@ import schemas.errors as errors_module
 from engine.assertion_state import AssertionState
 from engine.provenance import NodeProvenance
 from engine.results import Outcome
-from retrieval.models import RetrievalResponse, WorldContext
+from retrieval.models import RetrievalReceipt, RetrievalResponse, WorldContext
 from schemas.errors import (
     AuthError,
     BackendUnavailable,
@@ -178,9 +178,15 @@ class EpistreamClient:
         return self._call("POST", "/v1/events", EventsResult, _idem(idempotency_key), json={"events": list(events)})
 
     # -- reads
-    def retrieve(self, query: str, **options: Any) -> RetrievalResponse:
+    def retrieve(self, query: str, *, idempotency_key: str | uuid.UUID | None = None,
+                 **options: Any) -> RetrievalResponse:
+        """``idempotency_key`` (a UUID) becomes the answer's ``receipt_id``."""
         method, path, kwargs, _ = _Spec.retrieve(query, **options)
-        return self._call(method, path, RetrievalResponse, **kwargs)
+        return self._call(method, path, RetrievalResponse, _idem(idempotency_key), **kwargs)
+
+    def retrieval(self, receipt_id: str | uuid.UUID) -> RetrievalReceipt:
+        """The receipt of an earlier retrieval (``RetrievalResponse.receipt_id``): what it showed and left out."""
+        return self._call("GET", f"/v1/retrievals/{receipt_id}", RetrievalReceipt)
 
     def world_context(self, owner_id: str | None = None, *, scope: str | None = None, scope_id: str | None = None,
                       at: datetime | None = None) -> WorldContext:
@@ -287,9 +293,15 @@ class AsyncEpistreamClient:
         return await self._call("POST", "/v1/events", EventsResult, _idem(idempotency_key),
                                 json={"events": list(events)})
 
-    async def retrieve(self, query: str, **options: Any) -> RetrievalResponse:
+    async def retrieve(self, query: str, *, idempotency_key: str | uuid.UUID | None = None,
+                       **options: Any) -> RetrievalResponse:
+        """``idempotency_key`` (a UUID) becomes the answer's ``receipt_id``."""
         method, path, kwargs, _ = _Spec.retrieve(query, **options)
-        return await self._call(method, path, RetrievalResponse, **kwargs)
+        return await self._call(method, path, RetrievalResponse, _idem(idempotency_key), **kwargs)
+
+    async def retrieval(self, receipt_id: str | uuid.UUID) -> RetrievalReceipt:
+        """The receipt of an earlier retrieval (``RetrievalResponse.receipt_id``): what it showed and left out."""
+        return await self._call("GET", f"/v1/retrievals/{receipt_id}", RetrievalReceipt)
 
     async def world_context(self, owner_id: str | None = None, *, scope: str | None = None,
                             scope_id: str | None = None, at: datetime | None = None) -> WorldContext:

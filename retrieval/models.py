@@ -7,6 +7,9 @@ and JSON round-trippable like every other contract.
 
 from __future__ import annotations
 
+import hashlib
+import uuid
+from collections.abc import Mapping
 from datetime import datetime
 from enum import StrEnum
 from typing import Literal
@@ -186,6 +189,136 @@ class RetrievalResponse(Contract):
     candidate_count: int = 0
     reference_time: UtcDatetime
     request_fingerprint: str
+    #: Id of the retrieval receipt recorded for this answer (``GET /v1/retrievals/{id}``); None when
+    #: receipts are off or the caller did not record one.
+    receipt_id: str | None = None
+
+
+# --- retrieval receipts --------------------------------------------------------
+
+#: Namespace of derived receipt ids (stable across processes and restarts).
+RECEIPT_NAMESPACE = uuid.UUID("0f6c3b1e-8d2a-4f57-b1c4-3e9a7d2c5b80")
+
+
+def receipt_id_for(tenant_id: str, owner_id: str, request_fingerprint: str, answer_sha256: str) -> str:
+    """UUIDv5 of who asked, what exactly (the fingerprint covers the reference time) and what was answered.
+
+    The receive time is left out on purpose: a retrieval pinned to a reference time is a pure function
+    of the request and the memory, and its answer must stay byte-identical when asked again
+    (``receipt_id`` included). Asked without a pinned time the reference time is the clock, so every
+    call gets its own receipt; a pinned question asked again with the same answer shares the id, and
+    the table keeps one row per receive time.
+    """
+    seed = f"{tenant_id}|{owner_id}|{request_fingerprint}|{answer_sha256}"
+    return str(uuid.uuid5(RECEIPT_NAMESPACE, seed))
+
+
+def answer_sha256(response: RetrievalResponse) -> str:
+    """Digest of what an answer showed and left out: its items in order, their scores, the packed context
+    and the exclusions."""
+    parts = [response.context, *(f"{i.node_id}:{i.score!r}:{int(i.in_context)}" for i in response.items)]
+    parts += [f"{e.node_id}:{e.stage}:{e.reason}:{int(e.included)}" for e in response.excluded]
+    return hashlib.sha256("\n".join(parts).encode("utf-8")).hexdigest()
+
+
+class ReceiptItem(Contract):
+    """One item of the answer, in bundle order, as it was when it was shown."""
+
+    node_id: str
+    #: Node version at retrieval time (0 when the serving process could not tell).
+    version: int = Field(default=0, ge=0)
+    score: float
+    #: Whether the packed context (what the assistant reads) holds it, not only the item list.
+    in_context: bool
+
+
+class RetrievalReceipt(Contract):
+    """The audit record of one retrieval (PRME-FACTS 5.3 RETRIEVAL_REQUEST): what memory an assistant
+    was shown, what was left out and why, under which configuration. Never folded into state."""
+
+    receipt_id: str
+    tenant_id: str
+    owner_id: str
+    scope: Scope | None = None
+    scope_id: str | None = None
+    #: The API key id, or ``cli``.
+    actor_id: str
+    mode: RetrievalMode
+    query_intent: Intent
+    #: The query text as stored: secrets masked like raw events unless raw secrets are retained.
+    query: str
+    reference_time: UtcDatetime
+    received_at: UtcDatetime
+    candidates_generated: int = Field(ge=0)
+    candidates_after_filter: int = Field(ge=0)
+    included: tuple[ReceiptItem, ...] = ()
+    #: The response's exclusions; ``included=True`` marks what EXPLICIT mode kept despite a rule.
+    excluded: tuple[Exclusion, ...] = ()
+    tokens_used: int
+    token_budget: int
+    embedding_model: str
+    embedding_version: str
+    embedding_mismatch: bool = False
+    warnings: tuple[str, ...] = ()
+    #: SHA-256 of the packed context text: proves which context a stored answer was given.
+    context_sha256: str
+    request_fingerprint: str
+
+    @classmethod
+    def of(
+        cls,
+        request: RetrievalRequest,
+        response: RetrievalResponse,
+        *,
+        receipt_id: str | None = None,
+        actor_id: str,
+        query: str,
+        received_at: datetime,
+        embedding_model: str,
+        embedding_version: str,
+        versions: Mapping[str, int] | None = None,
+    ) -> RetrievalReceipt:
+        """The receipt of ``response``; ``query`` is the already-masked text, ``receipt_id`` the caller's
+        choice (e.g. an Idempotency-Key) or else :func:`receipt_id_for` the request and its answer.
+
+        ``candidates_after_filter`` is what reached fusion: the candidates minus those a policy or
+        filter stage removed. Without ``debug`` in DEFAULT mode the epistemic filter runs inside the
+        search, so it equals ``candidates_generated`` there.
+        """
+        removed = {e.node_id for e in response.excluded if e.stage in ("policy", "filter") and not e.included}
+        known = versions or {}
+        if receipt_id is None:
+            receipt_id = receipt_id_for(
+                request.tenant_id, request.owner_id, response.request_fingerprint, answer_sha256(response)
+            )
+        return cls(
+            receipt_id=receipt_id,
+            tenant_id=request.tenant_id,
+            owner_id=request.owner_id,
+            scope=request.scope,
+            scope_id=request.scope_id,
+            actor_id=actor_id,
+            mode=response.mode,
+            query_intent=response.intent,
+            query=query,
+            reference_time=response.reference_time,
+            received_at=received_at,
+            candidates_generated=response.candidate_count,
+            candidates_after_filter=max(0, response.candidate_count - len(removed)),
+            included=tuple(
+                ReceiptItem(node_id=i.node_id, version=known.get(i.node_id, 0), score=i.score, in_context=i.in_context)
+                for i in response.items
+            ),
+            excluded=response.excluded,
+            tokens_used=response.tokens_used,
+            token_budget=response.token_budget,
+            embedding_model=embedding_model,
+            embedding_version=embedding_version,
+            embedding_mismatch=response.embedding_mismatch,
+            warnings=response.warnings,
+            context_sha256=hashlib.sha256(response.context.encode("utf-8")).hexdigest(),
+            request_fingerprint=response.request_fingerprint,
+        )
 
 
 # --- world context ------------------------------------------------------------

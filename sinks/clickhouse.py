@@ -25,6 +25,7 @@ from pydantic import Field, JsonValue
 
 from engine.canonical_fast import canonical_text, model_text, operation_text
 from engine.fastjson import model_json
+from retrieval.models import Exclusion, ReceiptItem, RetrievalMode, RetrievalReceipt
 from schemas.canonical import derive_id, sha256_hex
 from schemas.claims import ExtractionResult
 from schemas.common import Contract, UtcDatetime
@@ -33,7 +34,7 @@ from schemas.errors import BackendUnavailable, IntegrityError, QueryRejected, Va
 from schemas.events import ConversationEvent
 from schemas.nodes import Edge, MemoryNode
 from schemas.operations import Operation, verify_operation
-from sinks.clickhouse_schema import check_database_name, migrate
+from sinks.clickhouse_schema import RECEIPTS_TABLE, check_database_name, migrate
 
 #: Rows per INSERT; one dedup token per chunk.
 INSERT_CHUNK: Final = 20_000
@@ -152,6 +153,8 @@ class OperationLog:
         #: Column types per (table, columns), read from the server once: every
         #: later insert skips the DESCRIBE round trip.
         self._column_types: dict[tuple[str, tuple[str, ...]], Sequence[Any]] = {}
+        #: Opens another client on the same backend (set by :meth:`connect`); see :meth:`clone`.
+        self._reconnect: Callable[[], Any] | None = None
 
     # ------------------------------------------------------------------ setup
     @classmethod
@@ -171,26 +174,42 @@ class OperationLog:
         import clickhouse_connect
 
         check_database_name(database)
-        try:
+        def open_client() -> Any:
             if url:
-                client = clickhouse_connect.get_client(dsn=url, tz_mode="aware")
-            else:
-                if path is None:
-                    raise ValidationFailed("either a ClickHouse URL or a data directory is needed", code="no_backend")
-                engine = chdb_engine_path(path)
-                engine.mkdir(parents=True, exist_ok=True)
-                client = clickhouse_connect.get_client(interface="chdb", path=str(engine), tz_mode="aware")
+                return clickhouse_connect.get_client(dsn=url, tz_mode="aware")
+            if path is None:
+                raise ValidationFailed("either a ClickHouse URL or a data directory is needed", code="no_backend")
+            engine = chdb_engine_path(path)
+            engine.mkdir(parents=True, exist_ok=True)
+            return clickhouse_connect.get_client(interface="chdb", path=str(engine), tz_mode="aware")
+
+        try:
+            client = open_client()
         except ValidationFailed:
             raise
         except Exception as exc:
             raise BackendUnavailable("cannot open the ClickHouse backend", reason=type(exc).__name__) from None
         log = cls(client, database)
+        log._reconnect = open_client
         if run_migrations:
             log.migrate()
         return log
 
     def migrate(self) -> list[int]:
         return migrate(self.client, self.database)
+
+    def clone(self) -> OperationLog:
+        """Another log on the same backend and database with its own client (own chDB handle or HTTP
+        session), for a thread that writes beside this log's owner without sharing its connection."""
+        if self._reconnect is None:
+            raise BackendUnavailable("this log was not opened by connect() and cannot be cloned", reason="no_dsn")
+        try:
+            client = self._reconnect()
+        except Exception as exc:
+            raise BackendUnavailable("cannot open the ClickHouse backend", reason=type(exc).__name__) from None
+        twin = OperationLog(client, self.database)
+        twin._reconnect = self._reconnect
+        return twin
 
     def close(self) -> None:
         if not self._closed:
@@ -368,6 +387,95 @@ class OperationLog:
             )
             ids.append(f"{d.dlq_id}:{d.reason_code}:{d.received_at.isoformat()}")
         return self._insert("dead_letters", list(_DLQ_COLUMNS), rows, ids)
+
+    def write_retrievals(self, receipts: Sequence[RetrievalReceipt]) -> int:
+        """Store retrieval receipts (never in ``operations``: they change no state and replay skips them)."""
+        rows: list[list[Any]] = []
+        ids: list[str] = []
+        for r in sorted(receipts, key=lambda x: (x.receipt_id, x.received_at)):
+            rows.append(
+                [
+                    r.receipt_id,
+                    r.tenant_id,
+                    r.owner_id,
+                    r.scope.value if r.scope is not None else "",
+                    _opt(r.scope_id),
+                    r.actor_id,
+                    r.mode.value,
+                    r.query_intent.value,
+                    r.query,
+                    r.reference_time,
+                    r.received_at,
+                    r.candidates_generated,
+                    r.candidates_after_filter,
+                    [i.node_id for i in r.included],
+                    [i.version for i in r.included],
+                    [float(i.score) for i in r.included],
+                    [int(i.in_context) for i in r.included],
+                    [e.node_id for e in r.excluded],
+                    [e.reason for e in r.excluded],
+                    [e.stage for e in r.excluded],
+                    [int(e.included) for e in r.excluded],
+                    r.tokens_used,
+                    r.token_budget,
+                    r.embedding_model,
+                    r.embedding_version,
+                    r.embedding_mismatch,
+                    list(r.warnings),
+                    r.context_sha256,
+                    r.request_fingerprint,
+                ]
+            )
+            ids.append(f"{r.tenant_id}/{r.receipt_id}@{r.received_at.isoformat()}:{r.context_sha256}")
+        return self._insert(RECEIPTS_TABLE, list(_RECEIPT_COLUMNS), rows, ids)
+
+    def get_retrieval(self, tenant_id: str, request_id: str) -> RetrievalReceipt | None:
+        """One tenant's receipt by id; a receipt id reused (an Idempotency-Key sent again) answers the latest."""
+        cols = ", ".join(_RECEIPT_COLUMNS)
+        sql = (
+            f"SELECT {cols} FROM {self._t(RECEIPTS_TABLE)} FINAL"
+            " WHERE tenant_id = {tenant:String} AND request_id = {rid:String}"
+            " ORDER BY received_at DESC LIMIT 1"
+        )
+        result = self.client.query(sql, parameters={"tenant": tenant_id, "rid": request_id})
+        for r in result.named_results():
+            return RetrievalReceipt(
+                receipt_id=r["request_id"],
+                tenant_id=r["tenant_id"],
+                owner_id=r["owner_id"],
+                scope=Scope(r["scope"]) if r["scope"] else None,
+                scope_id=_none(r["scope_id"]),
+                actor_id=r["actor_id"],
+                mode=RetrievalMode(r["mode"]),
+                query_intent=r["query_intent"],
+                query=r["query"],
+                reference_time=r["reference_time"],
+                received_at=r["received_at"],
+                candidates_generated=int(r["candidates_generated"]),
+                candidates_after_filter=int(r["candidates_after_filter"]),
+                included=tuple(
+                    ReceiptItem(node_id=n, version=int(v), score=float(s), in_context=bool(c))
+                    for n, v, s, c in zip(
+                        r["included"], r["included_versions"], r["included_scores"], r["included_in_context"],
+                        strict=True,
+                    )
+                ),
+                excluded=tuple(
+                    Exclusion(node_id=n, reason=why, stage=stage, included=bool(kept))
+                    for n, why, stage, kept in zip(
+                        r["excluded"], r["excluded_reasons"], r["excluded_stages"], r["excluded_kept"], strict=True
+                    )
+                ),
+                tokens_used=int(r["tokens_used"]),
+                token_budget=int(r["token_budget"]),
+                embedding_model=r["embedding_model"],
+                embedding_version=r["embedding_version"],
+                embedding_mismatch=bool(r["embedding_mismatch"]),
+                warnings=tuple(r["warnings"]),
+                context_sha256=r["context_sha256"],
+                request_fingerprint=r["request_fingerprint"],
+            )
+        return None
 
     # ------------------------------------------------------------------ reads
     def _scope_where(
@@ -854,4 +962,37 @@ _DLQ_COLUMNS: Final = (
     "original_bytes",
     "received_at",
 )
-_ALL_TABLES: Final = frozenset({"raw_events", "operations", "node_snapshots", "extraction_journal", "dead_letters"})
+_RECEIPT_COLUMNS: Final = (
+    "request_id",
+    "tenant_id",
+    "owner_id",
+    "scope",
+    "scope_id",
+    "actor_id",
+    "mode",
+    "query_intent",
+    "query",
+    "reference_time",
+    "received_at",
+    "candidates_generated",
+    "candidates_after_filter",
+    "included",
+    "included_versions",
+    "included_scores",
+    "included_in_context",
+    "excluded",
+    "excluded_reasons",
+    "excluded_stages",
+    "excluded_kept",
+    "tokens_used",
+    "token_budget",
+    "embedding_model",
+    "embedding_version",
+    "embedding_mismatch",
+    "warnings",
+    "context_sha256",
+    "request_fingerprint",
+)
+_ALL_TABLES: Final = frozenset(
+    {"raw_events", "operations", "node_snapshots", "extraction_journal", "dead_letters", RECEIPTS_TABLE}
+)

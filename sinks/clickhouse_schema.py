@@ -201,7 +201,61 @@ _M2 = Migration(
     ),
 )
 
-MIGRATIONS: Final[tuple[Migration, ...]] = (_M1, _M2)
+#: Migration 3: retrieval receipts, one row per retrieval (PRME-FACTS 5.3 RETRIEVAL_REQUEST, 10
+#: ``GET /v1/retrievals/{request_id}``). A table of its own rather than rows of ``operations``: a
+#: retrieval changes no state, so replay must never fold it, and the hot write path of the log stays
+#: free of read traffic. ``request_id`` is the receipt id; ``included*`` and ``excluded*`` are parallel
+#: arrays (bundle order; the response's exclusion order).
+_M3 = Migration(
+    3,
+    "retrieval_requests",
+    (
+        f"""
+        CREATE TABLE IF NOT EXISTS {{db}}.retrieval_requests
+        (
+            request_id String,
+            tenant_id LowCardinality(String),
+            owner_id String,
+            scope LowCardinality(String),
+            scope_id String,
+            actor_id String,
+            mode LowCardinality(String),
+            query_intent LowCardinality(String),
+            query String,
+            reference_time DateTime64(6, 'UTC'),
+            received_at DateTime64(6, 'UTC'),
+            candidates_generated UInt32,
+            candidates_after_filter UInt32,
+            included Array(String),
+            included_versions Array(UInt64),
+            included_scores Array(Float64),
+            included_in_context Array(UInt8),
+            excluded Array(String),
+            excluded_reasons Array(String),
+            excluded_stages Array(LowCardinality(String)),
+            excluded_kept Array(UInt8),
+            tokens_used Int64,
+            token_budget Int64,
+            embedding_model LowCardinality(String),
+            embedding_version LowCardinality(String),
+            embedding_mismatch Bool,
+            warnings Array(LowCardinality(String)),
+            context_sha256 String,
+            request_fingerprint String,
+            INDEX idx_request request_id TYPE bloom_filter(0.01) GRANULARITY 4
+        )
+        ENGINE = ReplacingMergeTree
+        PARTITION BY toYYYYMM(received_at)
+        ORDER BY (tenant_id, owner_id, received_at, request_id)
+        {_SETTINGS}
+        """,
+    ),
+)
+
+MIGRATIONS: Final[tuple[Migration, ...]] = (_M1, _M2, _M3)
+
+#: The receipts table of migration 3 (not in ``TABLES``: those are the log replay and provenance read).
+RECEIPTS_TABLE: Final = "retrieval_requests"
 
 TABLES: Final = ("raw_events", "operations", "node_snapshots", "extraction_journal", "dead_letters")
 

@@ -56,8 +56,14 @@ from retrieval.api.models import (
     TransitionBody,
     _CommandBody,
 )
+from retrieval.api.receipts import DEFAULT_QUEUE_SIZE, ReceiptSink, ReceiptWriter, idempotency_receipt_id
 from retrieval.backend import SearchFilter
-from retrieval.models import RetrievalRequest, RetrievalResponse, WorldContext
+from retrieval.models import (
+    RetrievalReceipt,
+    RetrievalRequest,
+    RetrievalResponse,
+    WorldContext,
+)
 from schemas.claims import event_input_id
 from schemas.commands import (
     ArchiveCommand,
@@ -79,6 +85,7 @@ from schemas.errors import (
     EpistreamError,
     InvalidEvent,
     NodeNotFound,
+    NotFound,
     PayloadTooLarge,
     PermissionDenied,
     ValidationFailed,
@@ -86,6 +93,7 @@ from schemas.errors import (
 from schemas.events import ConversationEvent, validate_event
 from schemas.nodes import MemoryNode
 from streams import topics as tn
+from streams.agents import masked_content
 from streams.embedded import EmbeddedRunner
 
 #: Namespace of command ids derived from an Idempotency-Key (stable across restarts).
@@ -120,6 +128,8 @@ class ApiState:
         clock: Callable[[], datetime],
         readers: int = DEFAULT_READERS,
         dispatch: Dispatch | None = None,
+        receipt_queue_size: int = DEFAULT_QUEUE_SIZE,
+        receipt_sink: ReceiptSink | None = None,
     ) -> None:
         self.runner = runner
         #: Distributed mode when set: writes are published, reads stay on the runner.
@@ -131,6 +141,54 @@ class ApiState:
         self.limiter = TokenBucketLimiter(settings.api_rate_limit_per_s, settings.api_rate_burst)
         self.idempotency = IdempotencyCache(settings.api_idempotency_cache)
         self.metrics = ApiMetrics()
+        #: None when ``settings.retrieval_receipts`` is off.
+        self.receipts = _receipt_writer(runner, self.gate, self.metrics, receipt_queue_size, receipt_sink) if (
+            settings.retrieval_receipts
+        ) else None
+
+
+def _receipt_writer(
+    runner: EmbeddedRunner, gate: RunnerGate, metrics: ApiMetrics, queue_size: int, given: ReceiptSink | None
+) -> ReceiptWriter:
+    """The writer inserts through a client of its own (no lock shared with the runner's writes); a log
+    that cannot be cloned is written under the gate's exclusive lock, as every other chDB call is.
+
+    Distributed, the runner holds no state, so the node versions of a receipt come from the index the
+    workers write, looked up on the writer thread rather than on the request path.
+    """
+    on_close: Callable[[], None] | None = None
+    sink: ReceiptSink
+    if given is not None:
+        sink = given
+    else:
+        try:
+            own = runner.log.clone()
+        except EpistreamError:
+            shared = runner.log
+            sink = lambda batch: gate.exclusive(lambda: shared.write_retrievals(batch))  # noqa: E731
+        else:
+            sink, on_close = own.write_retrievals, own.close
+
+    def versions_from_index(batch: list[RetrievalReceipt]) -> list[RetrievalReceipt]:
+        missing = sorted({i.node_id for r in batch for i in r.included if i.version == 0})
+        if not missing:
+            return batch
+        found = {n.node_id: n.version for n in runner.index.get(missing)}
+        return [
+            r.model_copy(update={"included": tuple(
+                i.model_copy(update={"version": found.get(i.node_id, 0)}) if i.version == 0 else i for i in r.included
+            )})
+            for r in batch
+        ]
+
+    return ReceiptWriter(
+        sink,
+        max_queue=queue_size,
+        on_drop=lambda reason, n: metrics.receipts_dropped.labels(reason).inc(n),
+        on_write=metrics.receipts_written.inc,
+        enrich=versions_from_index if runner.reads_shared else None,
+        on_close=on_close,
+    )
 
 
 def _request_id(idempotency_key: str | None) -> str | None:
@@ -164,8 +222,14 @@ def create_app(
     clock: Callable[[], datetime] | None = None,
     readers: int = DEFAULT_READERS,
     dispatch: Dispatch | None = None,
+    receipt_queue_size: int = DEFAULT_QUEUE_SIZE,
+    receipt_sink: ReceiptSink | None = None,
 ) -> FastAPI:
     """``readers`` threads serve read-only calls concurrently (0: every call on the one writer thread).
+
+    ``receipt_queue_size`` bounds the retrieval receipts waiting for the writer thread (beyond it they
+    are dropped and counted, see :mod:`retrieval.api.receipts`); ``receipt_sink`` replaces where they
+    are written (default: the runner's log, through a client of its own).
 
     ``dispatch`` (or ``settings.api_mode == "distributed"``) publishes events and commands to Kafka
     instead of applying them to ``runner``; see :mod:`retrieval.api.distributed`. The dispatch is
@@ -185,7 +249,10 @@ def create_app(
             tn.Topics(prefix=settings.kafka_topic_prefix, partitions=settings.partitions),
             max_content_bytes=settings.max_content_bytes,
         )
-    state = ApiState(runner, api_keys, settings, clock or (lambda: datetime.now(UTC)), readers, dispatch)
+    state = ApiState(
+        runner, api_keys, settings, clock or (lambda: datetime.now(UTC)), readers, dispatch, receipt_queue_size,
+        receipt_sink,
+    )
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -196,6 +263,8 @@ def create_app(
         finally:
             if dispatch is not None:
                 await dispatch.stop()
+            if state.receipts is not None:
+                await asyncio.to_thread(state.receipts.close)
             state.gate.shutdown()
 
     app = FastAPI(
@@ -416,14 +485,51 @@ def _router(state: ApiState) -> APIRouter:
         return JSONResponse(body, status_code=status)
 
     # ------------------------------------------------------------------ reads
-    def retrieve_json(request: RetrievalRequest) -> tuple[RetrievalResponse, bytes]:
-        """Retrieve and serialise on the reader thread, once (FastAPI would re-validate the model)."""
+    def receipt_of(
+        request: RetrievalRequest, response: RetrievalResponse, actor_id: str, received_at: datetime,
+        chosen_id: str | None,
+    ) -> RetrievalReceipt | None:
+        """The receipt of one answer, or None: a receipt that cannot be built never fails the answer."""
+        try:
+            store = runner.store
+            versions = {i.node_id: n.version for i in response.items if (n := store.get_node(i.node_id)) is not None}
+            return RetrievalReceipt.of(
+                request,
+                response,
+                receipt_id=chosen_id,
+                actor_id=actor_id,
+                query=request.query if s.retain_raw_secrets else masked_content(request.query),
+                received_at=received_at,
+                embedding_model=runner.embedder.model_name,
+                embedding_version=runner.embedder.model_version,
+                versions=versions,
+            )
+        except Exception:
+            logging.getLogger("epistream.api").warning("could not build a retrieval receipt", exc_info=True)
+            state.metrics.receipts_dropped.labels("build_failed").inc()
+            return None
+
+    def retrieve_json(
+        request: RetrievalRequest, actor_id: str, received_at: datetime, chosen_id: str | None
+    ) -> tuple[RetrievalResponse, bytes]:
+        """Retrieve, build the receipt and serialise on the reader thread, once (FastAPI would re-validate)."""
         response = runner.retrieve(request)
+        writer = state.receipts
+        if writer is not None:
+            receipt = receipt_of(request, response, actor_id, received_at, chosen_id)
+            # Queued (never blocking) before the answer is serialised: the answer names a receipt only
+            # when one was accepted, not one the full queue dropped.
+            if receipt is not None and writer.submit(receipt):
+                response = response.model_copy(update={"receipt_id": receipt.receipt_id})
         return response, response.model_dump_json(by_alias=True).encode()
 
     @router.post("/v1/retrieve", response_model=RetrievalResponse, response_class=JSONResponse,
                  responses=_ERRORS, tags=["retrieval"])
-    async def retrieve(key: Key, body: RetrieveBody) -> Response:
+    async def retrieve(key: Key, body: RetrieveBody, idempotency_key: Annotated[
+        str | None,
+        Header(alias="Idempotency-Key", description="UUID; becomes the id of this retrieval's receipt"),
+    ] = None) -> Response:
+        received_at = state.clock()
         key.require(Permission.READ)
         owner = owner_for(key, body.owner_id)
         scope, scope_id = scope_for(key, body.scope, body.scope_id)
@@ -447,7 +553,9 @@ def _router(state: ApiState) -> APIRouter:
             reference_time=body.reference_time,
             debug=body.debug,
         )
-        response, payload = await gate.read(retrieve_json, request)
+        response, payload = await gate.read(
+            retrieve_json, request, key.id, received_at, idempotency_receipt_id(idempotency_key)
+        )
         m = state.metrics
         m.candidates.observe(response.candidate_count)
         m.items.observe(len(response.items))
@@ -455,6 +563,30 @@ def _router(state: ApiState) -> APIRouter:
             if not ex.included:
                 m.exclusions.labels(ex.stage).inc()
         return Response(payload, media_type="application/json")
+
+    @router.get("/v1/retrievals/{receipt_id}", response_model=RetrievalReceipt, responses={**_ERRORS, **_NOT_FOUND},
+                tags=["retrieval"], summary="The receipt of one retrieval: what was shown, what was left out, why")
+    async def get_retrieval(key: Key, receipt_id: Annotated[str, Path(max_length=200)]) -> RetrievalReceipt:
+        key.require(Permission.READ)
+        receipt: RetrievalReceipt | None = None
+        try:
+            rid = str(uuid.UUID(receipt_id))
+        except ValueError:
+            rid = None  # no receipt has such an id; answer as for any unknown one
+        if rid is not None:
+            if state.receipts is not None:
+                receipt = state.receipts.pending(rid)
+            if receipt is None or receipt.tenant_id != key.tenant_id:
+                receipt = await gate.call(runner.log.get_retrieval, key.tenant_id, rid)
+        if (
+            receipt is None
+            or receipt.tenant_id != key.tenant_id
+            or not key.owner_allowed(receipt.owner_id)
+            or (key.scopes is not None and (receipt.scope is None or not key.scope_allowed(receipt.scope,
+                                                                                           receipt.scope_id)))
+        ):
+            raise NotFound("retrieval not found", code="retrieval_not_found")
+        return receipt
 
     @router.get("/v1/world-context", response_model=WorldContext, responses=_ERRORS, tags=["retrieval"])
     async def get_world_context(

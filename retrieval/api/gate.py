@@ -107,6 +107,10 @@ class RunnerGate:
             self._lock.release_read()
         return self._exclusive(fn)
 
+    def exclusive(self, fn: Callable[[], T]) -> T:
+        """Run ``fn`` on the calling thread, excluding every runner call (for a thread of one's own)."""
+        return self._exclusive(fn)
+
     async def _run(self, executor: ThreadPoolExecutor, job: Callable[[], T], timeout_s: float | None,
                    abandoned: threading.Event | None = None) -> T:
         loop = asyncio.get_running_loop()

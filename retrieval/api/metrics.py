@@ -68,6 +68,18 @@ class ApiMetrics:
             registry=self.registry,
         )
 
+        self.receipts_written = Counter(
+            "epistream_retrieval_receipts_written_total",
+            "Retrieval receipts stored in the log.",
+            registry=self.registry,
+        )
+        self.receipts_dropped = Counter(
+            "epistream_retrieval_receipts_dropped_total",
+            "Retrieval receipts lost: queue_full (the writer fell behind), write_failed (after retries), closed.",
+            ["reason"],
+            registry=self.registry,
+        )
+
     def render(self) -> bytes:
         return generate_latest(self.registry)
 

@@ -41,6 +41,7 @@ from retrieval.api.auth import generate_key
 from schemas.enums import EpistemicType, LifecycleState
 from schemas.events import parse_event
 from sinks.clickhouse import OperationLog
+from sinks.clickhouse_schema import RECEIPTS_TABLE, TABLES
 from sinks.embedding import HashEmbedder
 from streams.embedded import EmbeddedRunner
 
@@ -199,6 +200,11 @@ def deployment(chdb_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Ite
             posted = http.post("/v1/events", json={"events": events}, headers={"Authorization": f"Bearer {token}"})
             assert posted.status_code == 200, posted.text
             assert posted.json()["accepted"] == len(events)
+            # One assistant question, so the retrieval receipts the analysts' SQL reads exist.
+            asked = http.post("/v1/retrieve", json={"query": "where does alice live", "owner_id": "alice"},
+                              headers={"Authorization": f"Bearer {token}"})
+            assert asked.status_code == 200 and asked.json()["receipt_id"], asked.text
+            assert app.state.api.receipts.flush()
             yield Deployment(runner, log, database, chdb_path, http, token)
     finally:
         runner.close()
@@ -294,9 +300,7 @@ def test_the_documented_columns_exist(deployment: Deployment) -> None:
     for table, name in rows:
         columns.setdefault(table, set()).add(name)
     documented = [line for line in section("For analysts").splitlines() if re.match(r"^\| `\w+` \|", line)]
-    assert {_table_cells(line)[0].strip("`") for line in documented} == {
-        "operations", "raw_events", "node_snapshots", "extraction_journal", "dead_letters"
-    }  # fmt: skip
+    assert {_table_cells(line)[0].strip("`") for line in documented} == {*TABLES, RECEIPTS_TABLE}
     for line in documented:
         table, _, useful = (c for c in _table_cells(line))
         table = table.strip("`")
