@@ -96,10 +96,17 @@ class DeadLetter(Contract):
 
     @property
     def dlq_id(self) -> str:
-        """Stable across redelivery: the source coordinates, or the bytes when there are none."""
+        """Stable across redelivery: the source coordinates and the bytes (the bytes alone without them).
+
+        One batched record (memory.extractions holds one record per partition of a batch) can yield
+        several letters at the same coordinates, one per input the reducer refused; the bytes of each
+        keep them apart, where the coordinates alone made the table keep one of them.
+        """
+        digest = sha256_hex(self.original_bytes)
         if self.offset is not None:
-            return derive_id("dlq", self.source, self.partition if self.partition is not None else -1, self.offset)
-        return derive_id("dlq", self.source, sha256_hex(self.original_bytes))
+            partition = self.partition if self.partition is not None else -1
+            return derive_id("dlq", self.source, partition, self.offset, digest)
+        return derive_id("dlq", self.source, digest)
 
 
 def chdb_engine_path(data_dir: str | os.PathLike[str]) -> Path:

@@ -239,6 +239,19 @@ def test_dead_letters_keep_exact_bytes_and_a_redelivery_is_listed_once(log: Oper
     assert [d.reason_code for d in log.list_dead_letters(reason_code="invalid_json")] == ["invalid_json"]
 
 
+def test_letters_from_one_batched_record_are_all_kept(log: OperationLog) -> None:
+    """Several inputs of one memory.extractions record refused by the reducer: same coordinates, other bytes."""
+    letters = [
+        DeadLetter(source="memory.extractions", partition=2, offset=40, reason_code="integrity_error",
+                   original_bytes=f'{{"input": {i}}}'.encode(), received_at=at())
+        for i in range(3)
+    ]  # fmt: skip
+    log.write_dead_letters(letters)
+    log.write_dead_letters(letters[:1])  # a redelivery of the first changes nothing
+    listed = log.list_dead_letters()
+    assert sorted(d.original_bytes for d in listed) == sorted(d.original_bytes for d in letters)
+
+
 def test_stats_count_operations_confidence_and_rejections(log: OperationLog) -> None:
     log.write_operations(
         [
