@@ -144,9 +144,16 @@ class Reducer:
 
     # ------------------------------------------------------------------ entry
     def apply(self, store: StateStore, item: ExtractionResult | CommandBase) -> ApplyResult:
-        if isinstance(item, ExtractionResult):
-            return self._apply_extraction(store, item)
-        return self._apply_command(store, item)
+        """One input's operations, folded into ``store``; if the input fails part-way, none of them stay.
+
+        Rule breaks are journaled as operations, not raised; what raises is a broken invariant or a
+        bug, and the caller then dead-letters the input (stream) or reports it (embedded). Either
+        way the store must remain the fold of the published log, hence the transaction.
+        """
+        with store.transaction():
+            if isinstance(item, ExtractionResult):
+                return self._apply_extraction(store, item)
+            return self._apply_command(store, item)
 
     # ------------------------------------------------------------ extraction
     def _apply_extraction(self, store: StateStore, result: ExtractionResult) -> ApplyResult:

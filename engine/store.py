@@ -8,7 +8,8 @@ drift apart.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -65,6 +66,7 @@ class StateStore(Protocol):
     def event_scope(self, tenant_id: str, event_id: str) -> ScopeRef | None: ...
     def request_record(self, key: RequestKey) -> RequestRecord | None: ...
     def apply_operation(self, op: Operation) -> None: ...
+    def transaction(self) -> Any: ...
     def snapshot(self) -> dict[str, Any]: ...
 
 
@@ -81,6 +83,8 @@ class InMemoryStateStore:
         self._seen: set[str] = set()
         self._events: dict[tuple[str, str], ScopeRef] = {}
         self._requests: dict[RequestKey, RequestRecord] = {}
+        #: Undo steps of the open transaction (None: none open), newest last.
+        self._undo: list[Callable[[], None]] | None = None
 
     # -- nodes and edges -------------------------------------------------
     def get_node(self, node_id: str) -> MemoryNode | None:
@@ -142,8 +146,98 @@ class InMemoryStateStore:
     def request_record(self, key: RequestKey) -> RequestRecord | None:
         return self._requests.get(key)
 
+    # -- transactions ----------------------------------------------------
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Everything folded inside is undone if the block raises.
+
+        The reducer folds each operation as it emits it, so later steps of one input see earlier
+        ones. An input that fails part-way (a broken invariant, or any unexpected error) must leave
+        no trace: its operations are never published, and a store holding them would no longer be
+        the fold of the log. A nested block joins the outer one.
+        """
+        if self._undo is not None:
+            yield
+            return
+        self._undo = []
+        try:
+            yield
+        except BaseException:
+            for step in reversed(self._undo):
+                step()
+            raise
+        finally:
+            self._undo = None
+
+    def _record_undo(self, op: Operation) -> None:
+        """What ``apply_operation(op)`` is about to change, as one step that puts it back."""
+        steps: list[Callable[[], None]] = []
+        if op.caused_by not in self._seen:
+            steps.append(lambda: self._seen.discard(op.caused_by))
+        if op.after is not None:
+            steps.append(self._node_undo(op.after))
+        if op.edge is not None:
+            steps.append(self._edge_undo(op.edge))
+        if op.op_type is OpType.EXTRACTION_VALIDATED:
+            steps.append(_restore(self._events, (op.tenant_id, op.target_id)))
+        if op.request_id is not None:
+            key = (op.tenant_id, op.owner_id, op.request_id)
+            record = self._requests.get(key)
+            if record is None:
+                steps.append(_restore(self._requests, key))
+            else:
+                size = len(record.operations)
+                steps.append(lambda: record.operations.__delitem__(slice(size, None)))
+        assert self._undo is not None
+
+        def undo() -> None:
+            for step in reversed(steps):
+                step()
+
+        self._undo.append(undo)
+
+    def _node_undo(self, after: MemoryNode) -> Callable[[], None]:
+        node_id = after.node_id
+        before = self._nodes.get(node_id)
+        key = self._node_key.get(node_id) or claim_key(after, after.subject, after.predicate)
+        value = (*key, normalize_text(after.object), after.polarity.value)
+        restore_rejected = _restore(self._rejected, value)
+
+        def undo() -> None:
+            restore_rejected()
+            if before is not None:
+                self.put_node(before)
+                return
+            self._nodes.pop(node_id, None)
+            self._node_key.pop(node_id, None)
+            bucket = self._active.get(key)
+            if bucket is not None:
+                bucket.pop(node_id, None)
+                if not bucket:
+                    del self._active[key]
+
+        return undo
+
+    def _edge_undo(self, edge: Edge) -> Callable[[], None]:
+        before = self._edges.get(edge.edge_id)
+        if before is not None:
+            return lambda: self._edges.__setitem__(edge.edge_id, before)
+
+        def undo() -> None:
+            del self._edges[edge.edge_id]
+            for end in {edge.source_id, edge.target_id}:
+                ids = self._node_edges.get(end)
+                if ids and ids[-1] == edge.edge_id:
+                    ids.pop()
+                    if not ids:
+                        del self._node_edges[end]
+
+        return undo
+
     # -- the fold --------------------------------------------------------
     def apply_operation(self, op: Operation) -> None:
+        if self._undo is not None:
+            self._record_undo(op)
         self._seen.add(op.caused_by)
         if op.after is not None:
             self.put_node(op.after)
@@ -187,3 +281,15 @@ class InMemoryStateStore:
 
     def __len__(self) -> int:
         return len(self._nodes)
+
+
+def _restore(mapping: dict[Any, Any], key: Any) -> Callable[[], None]:
+    """A step that puts ``mapping[key]`` back as it is now (absent stays absent)."""
+    if key in mapping:
+        value = mapping[key]
+        return lambda: mapping.__setitem__(key, value)
+
+    def drop() -> None:
+        mapping.pop(key, None)
+
+    return drop
