@@ -52,7 +52,7 @@ from schemas.claims import ExtractionResult
 from schemas.commands import CommandBase
 from schemas.common import ScopeRef
 from schemas.enums import EdgeType, NodeType
-from schemas.errors import DataDirLocked, ReadOnlyRunner
+from schemas.errors import DataDirLocked, EpistreamError, ReadOnlyRunner
 from schemas.events import ConversationEvent
 from schemas.nodes import Edge, MemoryNode
 from schemas.operations import Operation
@@ -181,6 +181,16 @@ class DataDirLock:
 #: extracted and reduced, so a full first batch (512 messages: ~0.5 s) leaves the model and the
 #: store thread idle that long; a small one starts them after a few dozen milliseconds.
 FIRST_BATCH = 64
+
+
+def _refused_by_reducer(result: ExtractionResult, exc: EpistreamError, now: datetime) -> DeadLetter:
+    return DeadLetter(
+        source="reducer",
+        reason_code=exc.code,
+        message=exc.message[:4000],
+        original_bytes=result.model_dump_json().encode("utf-8"),
+        received_at=now,
+    )
 
 
 def _chunks(items: Iterable[Any], size: int, first: int | None = None) -> Iterator[list[Any]]:
@@ -341,14 +351,20 @@ class EmbeddedRunner:
         fresh = agents.unique_events(events, self.store)
         report.duplicates += len(events) - len(fresh)
         report.events += len(fresh)
-        report.dead_letters += len(letters)
         extractions = [agents.extract(self.extractor, e) for e in fresh]
         operations: list[Operation] = []
         for result in extractions:
             report.claims += len(result.claims)
             report.rejected_claims += len(result.rejected)
             report.failed_extractions += result.status == "failed"
-            operations.extend(agents.materialize(self.store, self.reducer, result).operations)
+            try:
+                operations.extend(agents.materialize(self.store, self.reducer, result).operations)
+            except EpistreamError as exc:
+                # A broken invariant in the reducer (rule breaks are journaled, not raised): the input
+                # left no trace in the store (Reducer.apply is a transaction) and is kept as a dead
+                # letter, as the stream's materialize does, so the rest of the batch is stored.
+                letters.append(_refused_by_reducer(result, exc, self._clock()))
+        report.dead_letters += len(letters)
         nodes = _count(operations, report)
         # The model starts on this batch's new texts now, while the previous batch is still being
         # stored (see EmbeddedIndex.prepare_vectors); batches are embedded in order on one thread.
