@@ -8,7 +8,7 @@ drift apart.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -83,8 +83,8 @@ class InMemoryStateStore:
         self._seen: set[str] = set()
         self._events: dict[tuple[str, str], ScopeRef] = {}
         self._requests: dict[RequestKey, RequestRecord] = {}
-        #: Undo steps of the open transaction (None: none open), newest last.
-        self._undo: list[Callable[[], None]] | None = None
+        #: What each operation of the open transaction changed (None: none open), newest last.
+        self._undo: list[tuple[Any, ...]] | None = None
 
     # -- nodes and edges -------------------------------------------------
     def get_node(self, node_id: str) -> MemoryNode | None:
@@ -163,76 +163,90 @@ class InMemoryStateStore:
         try:
             yield
         except BaseException:
-            for step in reversed(self._undo):
-                step()
+            for entry in reversed(self._undo):
+                self._rollback(entry)
             raise
         finally:
             self._undo = None
 
     def _record_undo(self, op: Operation) -> None:
-        """What ``apply_operation(op)`` is about to change, as one step that puts it back."""
-        steps: list[Callable[[], None]] = []
-        if op.caused_by not in self._seen:
-            steps.append(lambda: self._seen.discard(op.caused_by))
-        if op.after is not None:
-            steps.append(self._node_undo(op.after))
-        if op.edge is not None:
-            steps.append(self._edge_undo(op.edge))
-        if op.op_type is OpType.EXTRACTION_VALIDATED:
-            steps.append(_restore(self._events, (op.tenant_id, op.target_id)))
+        """Note what ``apply_operation(op)`` is about to change; cheap, as it runs for every operation.
+
+        Only plain lookups happen here; the keys and normalised values are worked out on rollback.
+        """
+        after, edge = op.after, op.edge
+        rejected_before: Any = _ABSENT
+        if after is not None and is_rejected(after):
+            rejected_before = self._rejected.get(self._value_key(after), _ABSENT)
+        request: Any = None
         if op.request_id is not None:
-            key = (op.tenant_id, op.owner_id, op.request_id)
-            record = self._requests.get(key)
-            if record is None:
-                steps.append(_restore(self._requests, key))
-            else:
-                size = len(record.operations)
-                steps.append(lambda: record.operations.__delitem__(slice(size, None)))
+            record = self._requests.get((op.tenant_id, op.owner_id, op.request_id))
+            request = _ABSENT if record is None else len(record.operations)
         assert self._undo is not None
+        self._undo.append(
+            (
+                op,
+                op.caused_by not in self._seen,
+                None if after is None else self._nodes.get(after.node_id, _ABSENT),
+                rejected_before,
+                None if edge is None else self._edges.get(edge.edge_id, _ABSENT),
+                self._events.get((op.tenant_id, op.target_id), _ABSENT)
+                if op.op_type is OpType.EXTRACTION_VALIDATED
+                else None,
+                request,
+            )
+        )
 
-        def undo() -> None:
-            for step in reversed(steps):
-                step()
+    def _value_key(self, node: MemoryNode) -> ValueKey:
+        key = self._node_key.get(node.node_id) or claim_key(node, node.subject, node.predicate)
+        return (*key, normalize_text(node.object), node.polarity.value)
 
-        self._undo.append(undo)
+    def _rollback(self, entry: tuple[Any, ...]) -> None:
+        """Put back what one ``apply_operation`` changed (entries are undone newest first)."""
+        op, seen_added, node_before, rejected_before, edge_before, event_before, request = entry
+        if request is not None:
+            key = (op.tenant_id, op.owner_id, op.request_id)
+            if request is _ABSENT:
+                self._requests.pop(key, None)
+            else:
+                del self._requests[key].operations[request:]
+        if event_before is not None:
+            _put_back(self._events, (op.tenant_id, op.target_id), event_before)
+        if edge_before is not None:
+            self._unput_edge(op.edge, edge_before)
+        if node_before is not None:
+            self._unput_node(op.after, node_before, rejected_before)
+        if seen_added:
+            self._seen.discard(op.caused_by)
 
-    def _node_undo(self, after: MemoryNode) -> Callable[[], None]:
+    def _unput_node(self, after: MemoryNode, before: Any, rejected_before: Any) -> None:
+        if rejected_before is not _ABSENT or is_rejected(after):
+            _put_back(self._rejected, self._value_key(after), rejected_before)
+        if before is not _ABSENT:
+            self.put_node(before)
+            return
         node_id = after.node_id
-        before = self._nodes.get(node_id)
-        key = self._node_key.get(node_id) or claim_key(after, after.subject, after.predicate)
-        value = (*key, normalize_text(after.object), after.polarity.value)
-        restore_rejected = _restore(self._rejected, value)
+        del self._nodes[node_id]
+        key = self._node_key.pop(node_id, None)
+        if key is None:
+            return
+        bucket = self._active.get(key)
+        if bucket is not None:
+            bucket.pop(node_id, None)
+            if not bucket:
+                del self._active[key]
 
-        def undo() -> None:
-            restore_rejected()
-            if before is not None:
-                self.put_node(before)
-                return
-            self._nodes.pop(node_id, None)
-            self._node_key.pop(node_id, None)
-            bucket = self._active.get(key)
-            if bucket is not None:
-                bucket.pop(node_id, None)
-                if not bucket:
-                    del self._active[key]
-
-        return undo
-
-    def _edge_undo(self, edge: Edge) -> Callable[[], None]:
-        before = self._edges.get(edge.edge_id)
-        if before is not None:
-            return lambda: self._edges.__setitem__(edge.edge_id, before)
-
-        def undo() -> None:
-            del self._edges[edge.edge_id]
-            for end in {edge.source_id, edge.target_id}:
-                ids = self._node_edges.get(end)
-                if ids and ids[-1] == edge.edge_id:
-                    ids.pop()
-                    if not ids:
-                        del self._node_edges[end]
-
-        return undo
+    def _unput_edge(self, edge: Edge, before: Any) -> None:
+        if before is not _ABSENT:
+            self._edges[edge.edge_id] = before
+            return
+        del self._edges[edge.edge_id]
+        for end in {edge.source_id, edge.target_id}:
+            ids = self._node_edges.get(end)
+            if ids and ids[-1] == edge.edge_id:
+                ids.pop()
+                if not ids:
+                    del self._node_edges[end]
 
     # -- the fold --------------------------------------------------------
     def apply_operation(self, op: Operation) -> None:
@@ -283,13 +297,13 @@ class InMemoryStateStore:
         return len(self._nodes)
 
 
-def _restore(mapping: dict[Any, Any], key: Any) -> Callable[[], None]:
-    """A step that puts ``mapping[key]`` back as it is now (absent stays absent)."""
-    if key in mapping:
-        value = mapping[key]
-        return lambda: mapping.__setitem__(key, value)
+#: Marks "there was no value" in undo entries (None can be a real previous value elsewhere).
+_ABSENT: Any = object()
 
-    def drop() -> None:
+
+def _put_back(mapping: dict[Any, Any], key: Any, value: Any) -> None:
+    """Restore ``mapping[key]`` to ``value``, where ``_ABSENT`` means the key was not there."""
+    if value is _ABSENT:
         mapping.pop(key, None)
-
-    return drop
+    else:
+        mapping[key] = value
