@@ -876,7 +876,9 @@ def worker(
 def publish(
     file: Annotated[str, typer.Argument(help="JSON lines of ConversationEvent, or - for stdin.")] = "-",
     bootstrap: Annotated[str | None, typer.Option(help="Kafka bootstrap servers (default: settings).")] = None,
-    topic: Annotated[str, typer.Option(help="Input topic.")] = "conversation.events",
+    topic: Annotated[
+        str | None, typer.Option(help="Input topic (default: conversation.events with EPISTREAM_KAFKA_TOPIC_PREFIX).")
+    ] = None,
     json_output: JsonOut = False,
 ) -> None:
     """Validate events and publish them to Kafka (idempotent producer, key = tenant/owner/scope)."""
@@ -884,10 +886,18 @@ def publish(
 
     settings = Settings()
     lines, _ = _read_lines(file)
+    events_topic = topic or _deployment_topics(settings).events
     report = publish_lines(
-        lines, bootstrap or settings.kafka_bootstrap, topic, max_content_bytes=settings.max_content_bytes
+        lines, bootstrap or settings.kafka_bootstrap, events_topic, max_content_bytes=settings.max_content_bytes
     )
     _report_published(report, json_output)
+
+
+def _deployment_topics(settings: Settings) -> Any:
+    """The deployment's topic names: the workers' prefix (EPISTREAM_KAFKA_TOPIC_PREFIX) applies here too."""
+    from streams import topics
+
+    return topics.Topics(prefix=settings.kafka_topic_prefix, partitions=settings.partitions)
 
 
 def _report_published(report: Any, json_output: bool) -> None:
@@ -917,12 +927,11 @@ def dlq_list_command(
     """Dead letters on the DLQ topics: where each came from, the reason code, the original bytes."""
     import base64
 
-    from streams import topics
     from streams.faust_app import dlq_list
 
     settings = Settings()
     records = dlq_list(
-        bootstrap or settings.kafka_bootstrap, topics.Topics(partitions=settings.partitions), limit=limit
+        bootstrap or settings.kafka_bootstrap, _deployment_topics(settings), limit=limit
     )
     rows = [
         {
@@ -955,12 +964,11 @@ def dlq_replay_command(
     json_output: JsonOut = False,
 ) -> None:
     """Re-drive fixed events; still-broken lines are reported, not looped back into the DLQ."""
-    from streams import topics
     from streams.faust_app import dlq_replay
 
     settings = Settings()
     lines, _ = _read_lines(file)
-    report = dlq_replay(lines, bootstrap or settings.kafka_bootstrap, topics.Topics(partitions=settings.partitions))
+    report = dlq_replay(lines, bootstrap or settings.kafka_bootstrap, _deployment_topics(settings))
     _report_published(report, json_output)
 
 

@@ -14,11 +14,14 @@ shared broker never see each other's records).
 from __future__ import annotations
 
 import asyncio
+import logging
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 from schemas.errors import EpistreamError
 from streams.kafka_errors import kafka_client
+
+log = logging.getLogger("epistream.topics")
 
 EVENTS: Final = "conversation.events"
 EXTRACTIONS: Final = "memory.extractions"
@@ -32,6 +35,10 @@ INPUT_TOPICS: Final = (EVENTS, COMMANDS)
 #: operations and node snapshots on the same partition number (see the module docstring).
 CO_PARTITIONED: Final = (EVENTS, EXTRACTIONS, COMMANDS, OPERATIONS, NODES)
 DEFAULT_PARTITIONS: Final = 12
+#: memory.operations is the changelog a worker folds to rebuild a partition's state at every start
+#: and rebalance: with the broker's default retention (7 days) a restart a week later would fold an
+#: incomplete history. It is kept for good (ClickHouse holds the same records for analytics).
+OPERATIONS_CONFIG: Final = {"retention.ms": "-1", "retention.bytes": "-1"}
 
 #: Dead-letter record headers (the value is the original bytes, untouched).
 H_REASON: Final = "reason_code"
@@ -97,7 +104,8 @@ class Topics:
     def all(self) -> dict[str, dict[str, str]]:
         """Every topic with its config overrides (memory.nodes is compacted: latest snapshot per node)."""
         plain: dict[str, str] = {}
-        topics = {self.name(t): plain for t in (EVENTS, EXTRACTIONS, COMMANDS, OPERATIONS)}
+        topics = {self.name(t): plain for t in (EVENTS, EXTRACTIONS, COMMANDS)}
+        topics[self.operations] = dict(OPERATIONS_CONFIG)
         topics[self.nodes] = {"cleanup.policy": "compact"}
         for d in self.dlqs:
             topics[d] = plain
@@ -140,7 +148,33 @@ async def ensure_topics_async(bootstrap: str, topics: Topics, *, timeout_ms: int
         ]
         if missing:
             await admin.create_topics(missing, timeout_ms=timeout_ms)
+        if topics.operations in existing:
+            await _warn_if_operations_expire(admin, topics.operations)
         return [t.name for t in missing]
+
+
+async def _warn_if_operations_expire(admin: Any, name: str) -> None:
+    """An existing memory.operations created elsewhere (or before its retention was set here) may drop
+    old records; say so at every start rather than alter a topic an operator configured."""
+    from aiokafka.admin.config_resource import ConfigResource, ConfigResourceType
+
+    responses = await admin.describe_configs([ConfigResource(ConfigResourceType.TOPIC, name, None)])
+    values = {
+        entry[0]: entry[1]
+        for response in responses
+        for resource in response.resources
+        for entry in resource[4]
+    }
+    retention = values.get("retention.ms")
+    if retention is not None and retention != "-1":
+        log.warning(
+            "%s keeps records for only %s ms; workers rebuild state from it at every start: set "
+            "retention.ms=-1 (kafka-configs --alter --entity-type topics --entity-name %s "
+            "--add-config retention.ms=-1)",
+            name,
+            retention,
+            name,
+        )
 
 
 def ensure_topics(bootstrap: str, topics: Topics) -> list[str]:

@@ -18,11 +18,9 @@ import json
 import os
 import re
 import shlex
-import typing
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from enum import Enum
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +28,6 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 from pydantic import SecretStr
-from typer.main import get_command
 from typer.testing import CliRunner
 
 from epistream.cli import app as cli_app
@@ -44,14 +41,23 @@ from sinks.clickhouse import OperationLog
 from sinks.clickhouse_schema import RECEIPTS_TABLE, TABLES
 from sinks.embedding import HashEmbedder
 from streams.embedded import EmbeddedRunner
+from tests import markdown_docs
+from tests.markdown_docs import (
+    Usage,
+    check_usages,
+    epistream_argv,
+    fenced,
+    options,
+    resolve,
+    shell_commands,
+    spans,
+    table_cells,
+)
 
 pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text("utf-8")
-_FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.M | re.S)
-# "``" (an empty span, as in the configuration table) is consumed whole so it cannot pair with a later backtick.
-_SPAN = re.compile(r"``|`([^`]+)`")
 _HTTP_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
 
 
@@ -59,68 +65,7 @@ _HTTP_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
 
 
 def section(title: str) -> str:
-    """The body of the ``## <title>…`` section (up to the next ``## `` heading)."""
-    match = re.search(rf"^## {re.escape(title)}.*?\n(.*?)(?=^## |\Z)", README, flags=re.M | re.S)
-    assert match, f"README has no section starting with {title!r}"
-    return match.group(1)
-
-
-def fenced(text: str, lang: str | None = None) -> list[str]:
-    return [body for tag, body in _FENCE.findall(text) if lang is None or tag == lang]
-
-
-def spans(text: str) -> list[str]:
-    """Inline code spans outside fenced blocks."""
-    return [m.group(1) for m in _SPAN.finditer(_FENCE.sub("", text)) if m.group(1)]
-
-
-def shell_commands(block: str) -> list[list[str]]:
-    """Each command of a shell block as argv (quoted statements may span lines; comments dropped)."""
-    commands: list[list[str]] = []
-    pending = ""
-    for line in block.splitlines():
-        if not pending and not line.strip():
-            continue
-        pending = f"{pending}\n{line}" if pending else line
-        try:
-            argv = shlex.split(pending, comments=True)
-        except ValueError:  # an unclosed quote: the statement goes on
-            continue
-        pending = ""
-        if argv:
-            commands.append(argv)
-    assert not pending, f"unterminated shell command in README: {pending!r}"
-    return commands
-
-
-def epistream_argv(argv: list[str]) -> list[str] | None:
-    """``VAR=value epistream cmd …  &`` -> ``[cmd, …]``; None for other programs."""
-    words = [w for w in argv if w != "&"]
-    while words and re.fullmatch(r"[A-Z_][A-Z0-9_]*=.*", words[0]):
-        words = words[1:]
-    return words[1:] if words and words[0] == "epistream" else None
-
-
-@dataclass
-class Usage:
-    """One way the README says to call a command: which command and which options (value or None)."""
-
-    text: str
-    command: tuple[str, ...]
-    options: list[tuple[str, str | None]] = field(default_factory=list)
-
-
-def _options(words: list[str]) -> list[tuple[str, str | None]]:
-    found: list[tuple[str, str | None]] = []
-    for i, word in enumerate(words):
-        if re.fullmatch(r"--[a-z][a-z0-9-]*", word):
-            value = words[i + 1] if i + 1 < len(words) and not words[i + 1].startswith("-") else None
-            found.append((word, value))
-    return found
-
-
-def _table_cells(line: str) -> list[str]:
-    return [c.strip() for c in re.split(r"(?<!\\)\|", line.strip().strip("|"))]
+    return markdown_docs.section(README, title)
 
 
 @functools.cache
@@ -131,27 +76,27 @@ def cli_usages() -> tuple[Usage, ...]:
     for line in section("The command line").splitlines():
         if not line.startswith("| `"):
             continue
-        usage_cell, *rest = _table_cells(line)
-        row_options = _options([w for s in spans(" ".join(rest)) for w in s.split()])
+        usage_cell, *rest = table_cells(line)
+        row_options = options([w for s in spans(" ".join(rest)) for w in s.split()])
         for span in spans(usage_cell):
             words = span.replace("\\|", "|").replace("[", " ").replace("]", " ").split()
             if words and words[0] == "epistream":
                 words = words[1:]
             for name in words[0].split("|"):
-                usages.append(Usage(span, (name,), _options(words[1:]) + row_options))
+                usages.append(Usage(span, (name,), options(words[1:]) + row_options))
     # Inline mentions elsewhere, e.g. `epistream api-key --id bot --tenant acme …`.
     for span in spans(README):
         if span.startswith("epistream "):
             words = span.replace("\\|", "|").replace("[", " ").replace("]", " ").split()[1:]
             if words and not words[0].startswith("-"):
                 for name in words[0].split("|"):
-                    usages.append(Usage(span, (name,), _options(words[1:])))
+                    usages.append(Usage(span, (name,), options(words[1:])))
     # Shell blocks, e.g. `EPISTREAM_OPENSEARCH_URL=… epistream worker &` and `epistream dlq list`.
     for block in fenced(README, "sh"):
         for argv in shell_commands(block):
             words = epistream_argv(argv)
             if words:
-                usages.append(Usage(" ".join(argv), tuple(w for w in words if not w.startswith("-")), _options(words)))
+                usages.append(Usage(" ".join(argv), tuple(w for w in words if not w.startswith("-")), options(words)))
     return tuple(usages)
 
 
@@ -300,9 +245,9 @@ def test_the_documented_columns_exist(deployment: Deployment) -> None:
     for table, name in rows:
         columns.setdefault(table, set()).add(name)
     documented = [line for line in section("For analysts").splitlines() if re.match(r"^\| `\w+` \|", line)]
-    assert {_table_cells(line)[0].strip("`") for line in documented} == {*TABLES, RECEIPTS_TABLE}
+    assert {table_cells(line)[0].strip("`") for line in documented} == {*TABLES, RECEIPTS_TABLE}
     for line in documented:
-        table, _, useful = (c for c in _table_cells(line))
+        table, _, useful = (c for c in table_cells(line))
         table = table.strip("`")
         outside = re.sub(r"\([^()]*\)", "", useful)
         for span in spans(outside):
@@ -334,52 +279,13 @@ def test_sql_options_in_the_readme_work(deployment: Deployment, tmp_path: Path) 
 # ----------------------------------------------------------------------------- the command line
 
 
-@functools.cache
-def _commands() -> Any:
-    return get_command(cli_app)
-
-
-def _resolve(path: tuple[str, ...]) -> tuple[tuple[str, ...], Any]:
-    group = _commands()
-    command = group.commands.get(path[0])
-    assert command is not None, f"README names `epistream {path[0]}`, which does not exist"
-    if hasattr(command, "commands"):  # a sub-app such as `epistream dlq list`
-        assert len(path) > 1 and path[1] in command.commands, f"`epistream {' '.join(path)}` does not exist"
-        return path[:2], command.commands[path[1]]
-    return path[:1], command
-
-
-def _enum_of(command: Any, param_name: str) -> type[Enum] | None:
-    hints = typing.get_type_hints(command.callback)
-    hint: Any = hints.get(param_name)
-    for candidate in (hint, *typing.get_args(hint)):
-        if isinstance(candidate, type) and issubclass(candidate, Enum):
-            return candidate
-    return None
-
-
 def test_readme_names_the_commands_people_use() -> None:
     named = {u.command[0] for u in cli_usages()}
     assert {"demo", "ingest", "extract", "query", "sql", "api", "api-key", "worker", "publish", "dlq"} <= named
 
 
 def test_every_command_and_option_in_the_readme_exists() -> None:
-    seen: set[tuple[str, ...]] = set()
-    for usage in cli_usages():
-        path, command = _resolve(usage.command)
-        seen.add(path)
-        params = {opt: p for p in command.params for opt in p.opts}
-        for option, value in usage.options:
-            assert option in params, f"`epistream {' '.join(path)}` has no {option} (README: {usage.text!r})"
-            enum = _enum_of(command, params[option].name)
-            # "--to ASSERTED" names a real value; "--signal S" is a placeholder.
-            if enum is not None and value is not None and len(value) > 1:
-                allowed = {str(m.value).lower() for m in enum} | {m.name.lower() for m in enum}
-                assert value.lower() in allowed, f"{option} {value}: not one of {sorted(allowed)}"
-    runner = CliRunner()
-    for path in sorted(seen):
-        shown = runner.invoke(cli_app, [*path, "--help"])
-        assert shown.exit_code == 0, f"epistream {' '.join(path)} --help: {shown.output[-500:]}"
+    check_usages(cli_usages())
 
 
 def test_the_commands_of_the_command_table_take_json_and_a_data_dir() -> None:
@@ -387,7 +293,7 @@ def test_the_commands_of_the_command_table_take_json_and_a_data_dir() -> None:
     table = [u for u in cli_usages() if u.text in spans(section("The command line"))]
     assert len({u.command for u in table}) >= 15
     for usage in table:
-        _, command = _resolve(usage.command)
+        _, command = resolve(usage.command)
         opts = {o for p in command.params for o in p.opts}
         assert "--json" in opts, usage.command
         if usage.command != ("extract",):  # extract stores nothing and opens no data directory
@@ -433,7 +339,7 @@ def test_files_and_tests_the_readme_points_to_exist() -> None:
                 referenced.add(word)
     for line in section("Layout").splitlines():
         if line.startswith("| `"):
-            referenced.add(_table_cells(line)[0].strip("`"))
+            referenced.add(table_cells(line)[0].strip("`"))
     assert {"deploy/local/README.md", "retrieval/client.py", "epistream/demo/conversations.jsonl"} <= referenced
     for ref in sorted(referenced):
         brace = re.search(r"\{([^}]*)\}", ref)

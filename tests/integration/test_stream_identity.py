@@ -13,14 +13,18 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 import uuid
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 from test_stream_pipeline import Deployment, assert_matches, expected_state, sample_events, start_services
 
 from epistream.settings import Settings
 from schemas.errors import EpistreamError
+from sinks.clickhouse import DeadLetter
 from streams import agents
 from streams import topics as tn
 from streams.faust_app import WorkerOptions, dlq_list, dlq_replay, prepare
@@ -147,3 +151,97 @@ def test_a_worker_refuses_topics_with_another_partition_count(services: tuple[st
     assert caught.value.code == "partition_count_mismatch"
     assert set(caught.value.details["found"]) == {full.name(t) for t in tn.CO_PARTITIONED}
     assert tn.ensure_topics(bootstrap, full) == []  # the matching count starts as before
+
+
+def test_memory_operations_is_kept_for_good_and_an_expiring_one_is_reported(
+    services: tuple[str, str], caplog: pytest.LogCaptureFixture
+) -> None:
+    """Workers rebuild a partition's state by folding memory.operations from its start at every start."""
+    bootstrap = services[0]
+    fresh = f"rt-{uuid.uuid4().hex[:8]}-"
+    prepare(Settings(kafka_bootstrap=bootstrap, partitions=2), WorkerOptions(topic_prefix=fresh))
+    assert asyncio.run(_retention(bootstrap, fresh + tn.OPERATIONS)) == ("-1", "-1")
+    # An operations topic someone created with the broker's default retention (7 days): the worker
+    # starts (it does not alter an operator's topic) but says what will be lost and how to fix it.
+    old = f"rt-{uuid.uuid4().hex[:8]}-"
+    asyncio.run(_create(bootstrap, [old + tn.OPERATIONS], 2))
+    for _ in range(50):  # the broker lists a new topic a moment after creating it
+        if asyncio.run(_existing(bootstrap, old)):
+            break
+        time.sleep(0.1)
+    with caplog.at_level("WARNING", logger="epistream.topics"):
+        prepare(Settings(kafka_bootstrap=bootstrap, partitions=2), WorkerOptions(topic_prefix=old))
+    [warning] = [r.getMessage() for r in caplog.records if r.name == "epistream.topics"]
+    assert old + tn.OPERATIONS in warning and "retention.ms=-1" in warning
+
+
+async def _retention(bootstrap: str, topic: str) -> tuple[str, str]:
+    from aiokafka.admin import AIOKafkaAdminClient
+    from aiokafka.admin.config_resource import ConfigResource, ConfigResourceType
+
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    await admin.start()
+    try:
+        for _ in range(50):  # a just-created topic's configs show up a moment later
+            [response] = await admin.describe_configs([ConfigResource(ConfigResourceType.TOPIC, topic, None)])
+            values = {e[0]: e[1] for resource in response.resources for e in resource[4]}
+            if "retention.ms" in values:
+                return values["retention.ms"], values["retention.bytes"]
+            await asyncio.sleep(0.1)
+    finally:
+        await admin.close()
+    raise AssertionError(f"no configs for {topic}")
+
+
+def test_publish_and_dead_letter_listing_use_the_deployments_topic_prefix(services: tuple[str, str]) -> None:
+    """EPISTREAM_KAFKA_TOPIC_PREFIX names the workers' topics; the CLI used the unprefixed ones."""
+    import subprocess
+    import sys
+
+    from aiokafka import AIOKafkaConsumer
+
+    bootstrap = services[0]
+    prefix = f"px-{uuid.uuid4().hex[:8]}-"
+    topics = tn.Topics(prefix=prefix, partitions=2)
+    prepare(Settings(kafka_bootstrap=bootstrap, partitions=2), WorkerOptions(topic_prefix=prefix))
+    env = {"PATH": "/usr/bin:/bin", "EPISTREAM_KAFKA_BOOTSTRAP": bootstrap, "EPISTREAM_KAFKA_TOPIC_PREFIX": prefix,
+           "EPISTREAM_PARTITIONS": "2"}  # fmt: skip
+
+    def cli(*args: str, stdin: bytes | None = None) -> Any:
+        proc = subprocess.run([sys.executable, "-m", "epistream.cli", *args, "--json"], input=stdin,
+                              capture_output=True, timeout=120, check=True, env=env)  # fmt: skip
+        return json.loads(proc.stdout)
+
+    assert cli("publish", "-", stdin=_event("px-1", "ana", "I live in Porto."))["sent"] == 1
+    letter = DeadLetter(source=topics.events, partition=0, offset=7, reason_code="invalid_json",
+                               original_bytes=b"{", received_at=datetime(2026, 1, 1, tzinfo=UTC))  # fmt: skip
+    asyncio.run(_send_letter(bootstrap, topics.events_dlq, letter))
+
+    async def end_offsets() -> int:
+        from aiokafka import TopicPartition
+
+        consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap)
+        await consumer.start()
+        try:
+            ends = await consumer.end_offsets([TopicPartition(topics.events, p) for p in range(2)])
+        finally:
+            await consumer.stop()
+        return sum(ends.values())
+
+    assert asyncio.run(end_offsets()) == 1  # the event went to the prefixed input topic
+    [listed] = cli("dlq", "list")
+    assert (listed["topic"], listed["source"]) == (topics.events_dlq, topics.events)
+    assert listed["reason_code"] == "invalid_json"
+
+
+async def _send_letter(bootstrap: str, topic: str, letter: Any) -> None:
+    from aiokafka import AIOKafkaProducer
+
+    from streams.faust_app import _headers
+
+    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all")
+    await producer.start()
+    try:
+        await producer.send_and_wait(topic, letter.original_bytes, headers=_headers(letter))
+    finally:
+        await producer.stop()
