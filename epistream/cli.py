@@ -525,8 +525,6 @@ def sql(
             result = log.read_only_query(text, max_rows=max_rows)
         finally:
             log.close()
-    except EpistreamError as exc:
-        _fail(exc, json_output)
     finally:
         lock.release()
 
@@ -767,30 +765,28 @@ def demo(
 def migrate(data_dir: DataDir = None, json_output: JsonOut = False) -> None:
     """Apply ClickHouse migrations (server if EPISTREAM_CLICKHOUSE_URL is set, else chDB) and the OpenSearch index."""
     from sinks.clickhouse import OperationLog
+    from sinks.clickhouse_schema import MIGRATIONS
 
     settings = _settings(data_dir)
     result: dict[str, Any] = {}
+    log = OperationLog.connect(settings.clickhouse_url, path=settings.data_dir, run_migrations=False)
     try:
-        log = OperationLog.connect(settings.clickhouse_url, path=settings.data_dir, run_migrations=False)
-        try:
-            result["clickhouse_applied"] = log.migrate()
-        finally:
-            log.close()
-        if settings.opensearch_url:
-            from sinks.opensearch_client import as_client
-            from sinks.opensearch_mapping import ensure_index
+        result["clickhouse_applied"] = log.migrate()
+    finally:
+        log.close()
+    if settings.opensearch_url:
+        from sinks.opensearch_client import as_client
+        from sinks.opensearch_mapping import ensure_index
 
-            embedder = _embedder(settings)
-            result["opensearch_index"] = ensure_index(
-                as_client(settings.opensearch_url),
-                alias=settings.opensearch_index,
-                dimension=embedder.dimension,
-                embedding_model=embedder.model_name,
-                embedding_model_version=embedder.model_version,
-                refresh_interval=settings.opensearch_refresh_interval,
-            )
-    except EpistreamError as exc:
-        _fail(exc, json_output)
+        embedder = _embedder(settings)
+        result["opensearch_index"] = ensure_index(
+            as_client(settings.opensearch_url),
+            alias=settings.opensearch_index,
+            dimension=embedder.dimension,
+            embedding_model=embedder.model_name,
+            embedding_model_version=embedder.model_version,
+            refresh_interval=settings.opensearch_refresh_interval,
+        )
 
     def render() -> None:
         applied = result["clickhouse_applied"]
@@ -802,8 +798,6 @@ def migrate(data_dir: DataDir = None, json_output: JsonOut = False) -> None:
         )
         if "opensearch_index" in result:
             console.print(f"OpenSearch: alias {settings.opensearch_index} -> index {result['opensearch_index']}")
-
-    from sinks.clickhouse_schema import MIGRATIONS
 
     _emit(result, json_output, render)
 
@@ -823,10 +817,7 @@ def api(
     """Serve the retrieval API (needs EPISTREAM_API_KEYS_FILE: hashed bearer keys bound to tenants)."""
     from retrieval.api.app import serve
 
-    try:
-        serve(_settings(data_dir), host=host, port=port)
-    except EpistreamError as exc:
-        _fail(exc)
+    serve(_settings(data_dir), host=host, port=port)
 
 
 @app.command("api-key")

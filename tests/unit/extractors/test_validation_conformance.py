@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from pydantic import ValidationError
+from test_validation import claim
 
 from extractors import reasons
 from extractors.text import CHOICE_VERB, find_conditions, is_uncertain, locate_quote, mentions, sentence_spans
@@ -21,19 +22,6 @@ from schemas.enums import EpistemicType, NodeType, Polarity, SourceType
 from schemas.events import ConversationEvent
 
 EventFactory = Callable[..., ConversationEvent]
-
-
-def claim(**kw: Any) -> dict[str, Any]:
-    base: dict[str, Any] = {
-        "subject": "user",
-        "predicate": "lives_in",
-        "object": "Berlin",
-        "polarity": "positive",
-        "epistemic_type": "ASSERTED",
-        "evidence_quote": "I live in Berlin",
-    }
-    base.update(kw)
-    return base
 
 
 def run(event: EventFactory, content: str, *claims: dict[str, Any], role: str = "user", **ev: Any):
