@@ -50,6 +50,11 @@ class Settings(BaseSettings):
         description="How long a starting worker waits for Kafka to answer (a broker still starting) before it "
         "exits with backend_unavailable.",
     )
+    kafka_compression: Literal["zstd", "lz4", "gzip", "none"] = Field(
+        default="zstd",
+        description="Compression of the records a worker produces (extractions, operations, node snapshots): "
+        "JSON records shrink 7-14x, which cuts the worker's socket writes and the broker's disk.",
+    )
     partitions: int = Field(default=12, ge=1)
     clickhouse_url: str | None = Field(default=None, description="http(s)://user:pass@host:8123/db; unset = chDB.")
     opensearch_url: str | None = Field(default=None, description="Unset = embedded search index.")

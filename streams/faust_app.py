@@ -16,11 +16,15 @@ Agents (see ARCHITECTURE.md "Flow"); each calls the shared steps in
 Each record is consumed by as few agents as possible (every consumption costs
 faust/aiokafka machinery and a parse): the stage that already holds the parsed
 value writes it to ClickHouse, instead of a separate sink agent re-reading the
-topic. A stage acks its input batch only after those writes returned, so the
-guarantees below hold unchanged. ``memory.operations`` is the changelog of
-materialize's state (and what the API follows for command outcomes); materialize
-writes it *after* ClickHouse and memory.nodes, so an input the log calls done has
-everything derived from it durable (see ``_publish_outputs``).
+topic. Those writes go *behind* the stream (:mod:`streams.write_behind`): the rows
+of the takes of up to ``clickhouse_within_s`` (0.5 s) go in one insert per table,
+because a chDB insert costs ~30 ms of CPU whatever its size, and the takes' input
+records stay unacknowledged (so uncommitted) until that insert returned, so the
+guarantees below hold unchanged. Extraction records and node snapshots do not
+wait for it: the path to the index holds no ClickHouse insert. ``memory.operations``
+is the changelog of materialize's state (and what the API follows for command
+outcomes); materialize writes it *after* ClickHouse and memory.nodes, so an input
+the log calls done has everything derived from it durable (see ``_publish_outputs``).
 
 Processing guarantee shipped: **at-least-once, made exact by idempotency.**
 faust-streaming 0.15's ``exactly_once`` runs one transactional producer per
@@ -59,6 +63,7 @@ import os
 import sys
 import threading
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -83,6 +88,7 @@ from streams.extract_pool import ExtractionPool
 from streams.kafka_errors import kafka_client
 from streams.kafka_store import OpBatch, PartitionStates
 from streams.record_size import split_to_fit
+from streams.write_behind import WriteBehind
 
 log = logging.getLogger("epistream.worker")
 
@@ -100,12 +106,17 @@ class WorkerOptions:
     clickhouse_database: str = "epistream"
     batch: int = 500
     within_s: float = 0.05
-    #: extract writes raw events and journals (two chDB inserts) per batch: a longer window than
-    #: materialize's keeps that at a few inserts per second.
+    #: extract sends one extraction record per partition of a take: a longer window than
+    #: materialize's keeps those records few.
     extract_within_s: float = 0.2
-    #: ClickHouse sinks: a chDB insert costs ~25 ms whatever its size, so few large ones.
+    #: ClickHouse sinks: a chDB insert costs ~30 ms of CPU whatever its size, so few large ones.
     sink_batch: int = 5000
     sink_within_s: float = 1.0
+    #: extract's raw events and journals and materialize's operations and snapshots are written
+    #: behind the stream (streams.write_behind): at most this long after their take, or as soon
+    #: as ``clickhouse_batch`` rows wait (intake pauses while that many wait for a write).
+    clickhouse_within_s: float = 0.5
+    clickhouse_batch: int = 5000
     #: memory.nodes -> OpenSearch: this window is most of the publish-to-retrievable latency.
     index_batch: int = 2000
     index_within_s: float = 0.2
@@ -123,7 +134,7 @@ class WorkerOptions:
 EXIT_AGENT_FAILED = 70
 
 
-def fail_stop(body: Callable[[Any], Awaitable[None]]) -> Callable[[Any], Awaitable[None]]:
+def fail_stop(body: Callable[..., Awaitable[None]]) -> Callable[..., Awaitable[None]]:
     """Turn an unexpected error in an agent into the end of the worker process, uncommitted.
 
     faust restarts a crashed agent, and ``take_events`` acknowledges the batch the agent held
@@ -134,9 +145,9 @@ def fail_stop(body: Callable[[Any], Awaitable[None]]) -> Callable[[Any], Awaitab
     """
 
     @functools.wraps(body)
-    async def run(stream: Any) -> None:
+    async def run(*args: Any) -> None:
         try:
-            await body(stream)
+            await body(*args)
         except asyncio.CancelledError:
             raise  # rebalance or shutdown: faust's own business
         except Exception as exc:
@@ -162,6 +173,15 @@ def _leave_uncommitted(events: Iterable[Any]) -> None:
     """
     for event in events:
         event.message.acked = True
+
+
+def _hold(event: Any) -> None:
+    """One more reference on the record: ``take_events``' acknowledgement no longer makes it committable."""
+    event.message.incref()
+
+
+def _abandon(event: Any) -> None:
+    _leave_uncommitted((event,))
 
 
 def _current_generation(events: list[Any], generation_id: int) -> list[Any]:
@@ -273,6 +293,7 @@ def create_app(
         # A few ms of linger turns a produce request per record into one per burst (fewer syscalls
         # and broker round trips on a 2-core box); it adds at most this much latency per hop.
         producer_linger=opts.producer_linger_s,
+        producer_compression_type=None if settings.kafka_compression == "none" else settings.kafka_compression,
         autodiscover=False,
         # faust's default waits for every in-flight event before a rebalance, which deadlocks with
         # take_events() buffers (the last batch is acked only when the next one starts). Not
@@ -346,6 +367,30 @@ def create_app(
         # Awaited inside the agent: the batch is acked (and its offsets committed) only after the write.
         loop = asyncio.get_running_loop()
         await until_written("ClickHouse", lambda: loop.run_in_executor(ch_pool, fn, *args))
+    def _release(event: Any) -> None:
+        event.message.ack(app.consumer)  # the last reference: the offset becomes committable
+
+    async def _write_extracted(items: list[tuple[list[ConversationEvent], list[ExtractionResult]]]) -> list[bool]:
+        events = list({(e.tenant_id, e.event_id): e for evs, _r in items for e in evs}.values())
+        results = [r for _e, rs in items for r in rs]
+        if events:
+            await in_clickhouse(_write_events, events)
+        if results:
+            await in_clickhouse(_write_journals, results)
+        return [True] * len(items)
+
+    def behind(write: Any) -> Any:
+        """A ClickHouse write-behind whose records are this app's faust events (see streams.write_behind)."""
+        return WriteBehind(
+            write,
+            max_delay_s=opts.clickhouse_within_s,
+            max_items=opts.clickhouse_batch,
+            hold=_hold,
+            release=_release,
+            abandon=_abandon,
+        )
+
+    extract_writes: WriteBehind[tuple[list[ConversationEvent], list[ExtractionResult]]] = behind(_write_extracted)
     app.epistream = {"topics": topics, "states": states, "sinks": sinks, "options": opts}  # type: ignore[attr-defined]
 
     def oplog() -> OperationLog:
@@ -413,16 +458,7 @@ def create_app(
                     event = enrich(admitted, msg.timestamp)
                     valid.append((event, msg))
                     raw_events.setdefault((event.tenant_id, event.event_id), event)
-            # The raw events and journals are durable before the batch is acked (the next
-            # take_events), as they were when separate sink agents re-read these topics. The raw
-            # events are written while the batch is extracted: their insert no longer adds to the
-            # time an event waits before its extraction record goes out.
-            writes = []
-            if raw_events:
-                writes.append(asyncio.ensure_future(in_clickhouse(_write_events, list(raw_events.values()))))
             results = await run_extraction([e for e, _ in valid])
-            if results:
-                writes.append(asyncio.ensure_future(in_clickhouse(_write_journals, results)))
             # One record per partition of the batch (see streams.extraction_records), in input order.
             by_partition: dict[int, list[ExtractionResult]] = {}
             for (_event, msg), result in zip(valid, results, strict=True):
@@ -431,7 +467,10 @@ def create_app(
                 key = group[0].event.partition_key.encode()
                 for record in split_to_fit(group, extraction_records.dumps):
                     t_extractions.send_soon(key=key, value=record, partition=partition)
-            await asyncio.gather(*writes)
+            # The raw events and journals are written behind the stream, together with later
+            # takes'; the batch's records are acknowledged only once they are durable.
+            extract_writes.add((list(raw_events.values()), results), batch, size=len(raw_events) + len(results))
+            await extract_writes.room()
 
     # -------------------------------------------------------------- materialize
     @app.agent(t_materialize_in, name="materialize")
@@ -483,8 +522,6 @@ def create_app(
                         produced.append(OpBatch(item.input_id, tuple(result.operations)))
                 if produced:
                     outputs.append((msg.partition, msg.key, produced))
-            if not stale and outputs:
-                stale = not await _publish_outputs(outputs, generation)
             if stale:
                 # Nothing of this take reaches the log. Its records must come back: a rebalance
                 # (eager: every partition revoked) makes the consumer fetch from the committed
@@ -494,8 +531,30 @@ def create_app(
                 log.info("materialize: a rebalance overlapped a batch of %d records; left for redelivery", len(batch))
                 _leave_uncommitted(batch)
                 states.invalidate(partition for partition, _key, _batches in outputs)
+                continue
+            _send_nodes(outputs)
+            for partition, _key, _batches in outputs:
+                unpublished[partition] += 1
+            n_ops = sum(len(b.operations) for _p, _k, batches in outputs for b in batches)
+            op_writes.add((generation, outputs), batch, size=max(1, n_ops))
+            await op_writes.room()
 
-    async def _publish_outputs(outputs: list[tuple[int, bytes | None, list[OpBatch]]], generation: int) -> bool:
+    def _send_nodes(outputs: list[tuple[int, bytes | None, list[OpBatch]]]) -> None:
+        """Node snapshots go out with the take: the index, and so retrieval, does not wait for ClickHouse.
+
+        A snapshot ahead of its log record is harmless: if the log record never comes (crash,
+        rebalance), the input is redelivered and yields the byte-identical snapshot, which the
+        index refuses as a version it has.
+        """
+        for partition, _key, batches in outputs:
+            for node in agents.latest_nodes(op for b in batches for op in b.operations):
+                t_nodes.send_soon(
+                    key=f"{node.partition_key}/{node.node_id}".encode(),
+                    value=model_bytes(node),  # its canonical text, built when the operation was sealed
+                    partition=partition,
+                )
+
+    async def _publish_outputs(items: list[tuple[int, list[tuple[int, bytes | None, list[OpBatch]]]]]) -> list[bool]:
         """ClickHouse and memory.nodes first, the log record last: the log never gets ahead of them.
 
         An input whose record is in ``memory.operations`` is "seen" and never processed again, so
@@ -505,42 +564,67 @@ def create_app(
         the input unseen: it is redelivered and yields byte-identical operations, so the second
         copies change nothing. This is why no sink re-reads ``memory.operations``: the stage that
         holds the operations, with their canonical texts already built, writes them.
+
+        ``items`` are takes in order, each with the generation it was reduced under. A take from
+        before a rebalance is not published: the partitions were revoked (eager protocol) and
+        their state dropped, and a new owner may already have loaded it without these inputs.
+        Its records are left for redelivery.
         """
-        ops = [op for _p, _k, batches in outputs for b in batches for op in b.operations]
-        writing = asyncio.ensure_future(in_clickhouse(_write_operations, ops))
-        for partition, _key, batches in outputs:
-            for node in agents.latest_nodes(op for b in batches for op in b.operations):
-                t_nodes.send_soon(
-                    key=f"{node.partition_key}/{node.node_id}".encode(),
-                    value=model_bytes(node),  # its canonical text, built when the operation was sealed
-                    partition=partition,
-                )
-        await writing
+        live = [outputs for generation, outputs in items if generation == states.generation]
+        ops = [op for outputs in live for _p, _k, batches in outputs for b in batches for op in b.operations]
+        if ops:
+            await in_clickhouse(_write_operations, ops)
         await app.producer.flush()
-        if states.generation != generation:
-            # A rebalance ran while we waited: the partitions were revoked (eager protocol) and their
-            # state dropped; a new owner may already have loaded it without these inputs. Publishing
-            # now could only add a second copy; the caller leaves the inputs for redelivery.
-            return False
         # From this check to the last enqueue nothing yields (see the revocation handler).
-        for partition, key, batches in outputs:
-            # Each input's operations stay in one record (split_to_fit cuts between inputs only).
-            for record in split_to_fit(batches, OpBatch.dumps_record):
-                t_operations.send_soon(key=key, value=record, partition=partition)
-        return True
+        current = states.generation
+        done: list[bool] = []
+        for generation, outputs in items:
+            for partition, _key, _batches in outputs:
+                unpublished[partition] -= 1
+            if generation != current:
+                done.append(False)
+                continue
+            for partition, key, batches in outputs:
+                # Each input's operations stay in one record (split_to_fit cuts between inputs only).
+                for record in split_to_fit(batches, OpBatch.dumps_record):
+                    t_operations.send_soon(key=key, value=record, partition=partition)
+            done.append(True)
+        if not all(done):
+            log.info("materialize: a rebalance overlapped %d takes; left for redelivery", done.count(False))
+        return done
+
+    #: partition -> takes reduced into its store whose log records are not published yet
+    unpublished: Counter[int] = Counter()
+    op_writes: WriteBehind[tuple[int, list[tuple[int, bytes | None, list[OpBatch]]]]] = behind(_publish_outputs)
+
+    def _forget_unpublished() -> None:
+        """After a rebalance no store may keep inputs whose log records will not be published."""
+        for _generation, outputs in op_writes.abandon_pending():  # would be abandoned at the write anyway
+            for partition, _key, _batches in outputs:
+                unpublished[partition] -= 1
+        # Those, and takes still being written (whose generation is gone too).
+        states.invalidate([p for p, n in unpublished.items() if n > 0])
 
     @app.on_partitions_revoked.connect
     async def _on_revoked(sender: Any, revoked: Any = None, **kwargs: Any) -> None:
-        # faust has committed (after flushing the producer) before this signal: the log holds our writes.
+        # faust has committed (after flushing the producer) before this signal: the log holds our
+        # published writes; takes still waiting for ClickHouse were not acknowledged, so not committed.
         parts = sorted({tp.partition for tp in (revoked or ()) if tp.topic in (topics.extractions, topics.commands)})
         states.drop(parts)
+        _forget_unpublished()
         await app.producer.flush()
 
     @app.on_partitions_assigned.connect
     async def _on_assigned(sender: Any, assigned: Any = None, **kwargs: Any) -> None:
         parts = {tp.partition for tp in (assigned or ()) if tp.topic in (topics.extractions, topics.commands)}
         states.assign(parts)
+        _forget_unpublished()
         states.preload_soon(parts)
+
+    @app.task
+    @fail_stop
+    async def write_behind() -> None:
+        await asyncio.gather(extract_writes.run(), op_writes.run())
 
     # ------------------------------------------------- operations and node snapshots
     def _write_dead_letters(letters: list[DeadLetter]) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from streams.faust_app import WorkerOptions, numeric_options
@@ -19,3 +21,18 @@ def test_values_are_typed_like_their_field_and_reach_the_options() -> None:
 def test_unknown_non_numeric_or_malformed_options_are_refused(pair: str) -> None:
     with pytest.raises(SystemExit, match="--option"):
         numeric_options([pair])
+
+
+@pytest.mark.parametrize(("setting", "codec"), [("zstd", "zstd"), ("lz4", "lz4"), ("none", None)])
+def test_the_worker_producer_compresses_as_configured(tmp_path: Path, setting: str, codec: str | None) -> None:
+    from aiokafka.codec import has_zstd
+
+    from epistream.settings import Settings
+    from streams.faust_app import create_app
+
+    assert has_zstd()  # the codec library is installed with the stream extra; without it aiokafka refuses zstd
+    app = create_app(
+        Settings(data_dir=tmp_path, kafka_compression=setting), data_dir=tmp_path, opensearch_url="http://127.0.0.1:1"
+    )
+    assert app.conf.producer_compression_type == codec
+    assert app.producer.compression_type == codec
