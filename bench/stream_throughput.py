@@ -29,6 +29,9 @@ exit; py-spy (``py-spy record --pid``) distorts less.
 A throwaway warm-up run comes first (``--warmup-events``): the services are JVMs and measure far
 slower for their first minutes after a start.
 
+``--index-workers N`` runs the index sink in N processes of its own (``--role index``) beside
+the workers, which then run ``--role core``; their CPU is counted in ``worker_cpu_ms_per_event``.
+
 Run:  deploy/local/services up && .venv/bin/python bench/stream_throughput.py [--events 16000]
       [--rate 500] [--capacity-rate 1000] [--workers 1,2] [--phases capacity,latency]
       [--warmup-events 6000] [--worker-option within_s=0.1 ...]
@@ -96,7 +99,7 @@ def first_nodes(lines: list[bytes]) -> dict[int, str]:
 def run(n_events: int, rate: float, workers: int, bootstrap: str, os_url: str, partitions: int,
         latency_dump: Path | None = None, worker_options: tuple[str, ...] = (),
         refresh_interval: str = DEFAULT_REFRESH_INTERVAL, keep_data: bool = False,
-        poll_s: float = 0.05, readable_every: int = 1) -> dict[str, Any]:
+        poll_s: float = 0.05, readable_every: int = 1, index_workers: int = 0) -> dict[str, Any]:
     tag = uuid.uuid4().hex[:8]
     prefix = f"bench-{tag}-"
     topics = tn.Topics(prefix=prefix, partitions=partitions)
@@ -107,25 +110,37 @@ def run(n_events: int, rate: float, workers: int, bootstrap: str, os_url: str, p
     # Created here, before the workers (which would create it with the default refresh interval).
     index = OpenSearchIndex(os_url, alias, HashEmbedder(), refresh_interval=refresh_interval)
     procs = []
-    for w in range(workers):
+    # With index workers the workers run the core agents and the index sink runs in processes of its
+    # own (``--role index``, consumer group <app id>-index).
+    roles = [("core" if index_workers else "all", f"w{w}") for w in range(workers)]
+    roles += [("index", f"i{w}") for w in range(index_workers)]
+    for role, name in roles:
         procs.append(
             subprocess.Popen(
                 [sys.executable, "-m", "streams.faust_app", "worker", "--app-id", app_id, "--prefix", prefix,
-                 "--partitions", str(partitions), "--bootstrap", bootstrap, "--data-dir", str(tmp / f"w{w}"),
+                 "--partitions", str(partitions), "--bootstrap", bootstrap, "--data-dir", str(tmp / name),
                  "--opensearch-url", os_url, "--index", alias, "--embedder", "hash", "--session-timeout", "6",
-                 *(arg for option in worker_options for arg in ("--option", option))],
+                 "--role", role, *(arg for option in worker_options for arg in ("--option", option))],
                 cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
-                stdout=(tmp / f"w{w}.log").open("wb"), stderr=subprocess.STDOUT,
+                stdout=(tmp / f"{name}.log").open("wb"), stderr=subprocess.STDOUT,
             )
         )
+
+    def lag() -> int:
+        total = sum(consumer_lag(bootstrap, app_id, names if not index_workers else core_names).values())
+        if index_workers:
+            total += sum(consumer_lag(bootstrap, app_id + "-index", [topics.nodes]).values())
+        return total
+
     lines = make_events(n_events)
     targets = first_nodes(lines)
     names = [topics.events, topics.extractions, topics.nodes, *topics.dlqs]
+    core_names = [n for n in names if n != topics.nodes]
     # warm up: wait for the group to form (a probe event must come through)
     warm = make_events(1)[0].replace(b'"b-0"', b'"warm"')
     asyncio.run(_publish([warm], bootstrap, topics.events, rate))
     deadline = time.monotonic() + 120
-    while sum(consumer_lag(bootstrap, app_id, names).values()) or not _committed(bootstrap, app_id, topics.events):
+    while lag() or not _committed(bootstrap, app_id, topics.events):
         if time.monotonic() > deadline:
             raise SystemExit("workers did not start; see " + str(tmp))
         time.sleep(0.5)
@@ -165,7 +180,7 @@ def run(n_events: int, rate: float, workers: int, bootstrap: str, os_url: str, p
                     if sample[i] in found:
                         seen[i] = now
                         readable.setdefault(i, now)
-            if not pending and not publishing.is_set() and sum(consumer_lag(bootstrap, app_id, names).values()) == 0:
+            if not pending and not publishing.is_set() and lag() == 0:
                 return
             time.sleep(poll_s)
 
@@ -196,6 +211,7 @@ def run(n_events: int, rate: float, workers: int, bootstrap: str, os_url: str, p
         latency_dump.write_text(json.dumps(sorted((acked[i] - t0, seen[i] - acked[i]) for i in seen)))
     return {
         "workers": workers,
+        "index_workers": index_workers,
         "events": n_events,
         "partitions": partitions,
         "target_rate": rate,
@@ -364,6 +380,8 @@ def main() -> None:
                     help="publish rate of the capacity phase: above what the workers can take")
     ap.add_argument("--partitions", type=int, default=12)
     ap.add_argument("--workers", default="1,2")
+    ap.add_argument("--index-workers", type=int, default=0,
+                    help="extra processes that run only the index sink (the workers then run --role core)")
     ap.add_argument("--phases", default="capacity,latency")
     ap.add_argument("--warmup-events", type=int, default=6000,
                     help="first push this many events through a throwaway 1-worker run (0: none); see below")
@@ -396,7 +414,7 @@ def main() -> None:
         for phase in args.phases.split(","):
             figures = run(args.events, rates[phase], w, services.kafka_bootstrap(), services.opensearch_url(),
                           args.partitions, args.latency_dump, tuple(args.worker_option), args.refresh_interval,
-                          args.keep_data, args.poll_s, args.readable_every)
+                          args.keep_data, args.poll_s, args.readable_every, args.index_workers)
             print(json.dumps({"phase": phase, **figures}), flush=True)
 
 

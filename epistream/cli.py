@@ -13,6 +13,7 @@ import sys
 import uuid
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -84,6 +85,15 @@ app = typer.Typer(
 )
 console = Console()
 err_console = Console(stderr=True)
+
+
+class WorkerRole(StrEnum):
+    """``streams.faust_app.ROLES`` (kept equal by a test; faust is imported only by the worker command)."""
+
+    ALL = "all"
+    CORE = "core"
+    INDEX = "index"
+
 
 DataDir = Annotated[
     Path | None, typer.Option("--data-dir", help="Data directory (default: $EPISTREAM_DATA_DIR or ./.epistream).")
@@ -849,6 +859,13 @@ def api_key(
 def worker(
     data_dir: DataDir = None,
     loglevel: Annotated[str, typer.Option(help="faust log level.")] = "warning",
+    role: Annotated[
+        WorkerRole,
+        typer.Option(
+            help="Agents to run: all; core (extract, materialize, dead letters); index (the OpenSearch sink alone, "
+            "consumer group epistream-index), so indexing can scale in processes of its own."
+        ),
+    ] = WorkerRole.ALL,
 ) -> None:
     """Run the stream agents on Kafka (extract, materialize, ClickHouse and OpenSearch sinks) until stopped."""
     from streams.faust_app import WorkerOptions, run_worker
@@ -858,7 +875,9 @@ def worker(
         settings,
         data_dir=settings.data_dir,
         opensearch_url=settings.opensearch_url,
-        options=WorkerOptions(topic_prefix=settings.kafka_topic_prefix, index_alias=settings.opensearch_index),
+        options=WorkerOptions(
+            topic_prefix=settings.kafka_topic_prefix, index_alias=settings.opensearch_index, role=role.value
+        ),
         loglevel=loglevel,
     )
 

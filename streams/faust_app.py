@@ -77,7 +77,7 @@ from epistream.settings import Settings
 from extractors.base import Extractor, get_extractor
 from schemas.claims import ExtractionResult
 from schemas.commands import parse_command
-from schemas.errors import BackendUnavailable, EpistreamError
+from schemas.errors import BackendUnavailable, EpistreamError, ValidationFailed
 from schemas.events import ConversationEvent
 from schemas.nodes import MemoryNode
 from schemas.operations import Operation
@@ -126,9 +126,16 @@ class WorkerOptions:
     commit_interval_s: float = 1.0
     producer_linger_s: float = 0.005
     processing_guarantee: str = GUARANTEE
+    #: Which agents this process runs: ``all``; ``core`` (extract, materialize, dead letters);
+    #: ``index`` (the index sink alone, in the consumer group ``<app_id>-index``), so indexing can
+    #: run in processes of its own beside core workers.
+    role: str = "all"
     #: How long a dead (SIGKILLed) worker keeps its partitions before the group reassigns them.
     session_timeout_s: float = 30.0
 
+
+#: Worker roles (see ``WorkerOptions.role``).
+ROLES = ("all", "core", "index")
 
 #: Exit status of a worker that stopped itself because an agent failed (see :func:`fail_stop`).
 EXIT_AGENT_FAILED = 70
@@ -271,13 +278,16 @@ def create_app(
     import faust
 
     opts = options or WorkerOptions()
+    if opts.role not in ROLES:
+        raise ValidationFailed(f"unknown worker role (one of {', '.join(ROLES)})", code="invalid_option")
+    runs_core, runs_index = opts.role in ("all", "core"), opts.role in ("all", "index")
     data_path = Path(data_dir if data_dir is not None else settings.data_dir)
     topics = tn.Topics(prefix=opts.topic_prefix, partitions=settings.partitions)
     (data_path / "faust").mkdir(parents=True, exist_ok=True)
     os_url = opensearch_url if opensearch_url is not None else settings.opensearch_url
     alias = opts.index_alias or settings.opensearch_index
     app = faust.App(
-        opts.app_id,
+        opts.app_id if opts.role != "index" else f"{opts.app_id}-index",
         broker=f"kafka://{settings.kafka_bootstrap}",
         store="memory://",
         datadir=str(data_path / "faust"),
@@ -325,10 +335,12 @@ def create_app(
     # taking a quarter of its core (an extractor passed in, or the I/O-bound LLM one, stays here).
     procs = (
         ExtractionPool(settings.extractor, settings, settings.extract_processes)
-        if extractor is None and settings.extractor != "llm" and settings.extract_processes > 0
+        if runs_core and extractor is None and settings.extractor != "llm" and settings.extract_processes > 0
         else None
     )
-    the_extractor = None if procs is not None else extractor or get_extractor(settings.extractor, settings)
+    the_extractor = (
+        None if procs is not None or not runs_core else extractor or get_extractor(settings.extractor, settings)
+    )
     concurrency = settings.llm_concurrency if settings.extractor == "llm" else 1
     pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="extract") if concurrency > 1 else None
     reducer = Reducer()
@@ -433,8 +445,6 @@ def create_app(
     def _write_journals(results: list[ExtractionResult]) -> None:
         oplog().write_extractions(results)
 
-    @app.agent(t_events, name="extract")
-    @fail_stop
     async def extract(stream: Any) -> None:
         async for batch in stream.take_events(opts.batch, within=opts.extract_within_s):
             valid: list[tuple[ConversationEvent, Any]] = []
@@ -473,8 +483,6 @@ def create_app(
             await extract_writes.room()
 
     # -------------------------------------------------------------- materialize
-    @app.agent(t_materialize_in, name="materialize")
-    @fail_stop
     async def materialize(stream: Any) -> None:
         async for taken in stream.take_events(opts.batch, within=opts.within_s):
             generation = states.generation
@@ -605,7 +613,6 @@ def create_app(
         # Those, and takes still being written (whose generation is gone too).
         states.invalidate([p for p, n in unpublished.items() if n > 0])
 
-    @app.on_partitions_revoked.connect
     async def _on_revoked(sender: Any, revoked: Any = None, **kwargs: Any) -> None:
         # faust has committed (after flushing the producer) before this signal: the log holds our
         # published writes; takes still waiting for ClickHouse were not acknowledged, so not committed.
@@ -614,15 +621,12 @@ def create_app(
         _forget_unpublished()
         await app.producer.flush()
 
-    @app.on_partitions_assigned.connect
     async def _on_assigned(sender: Any, assigned: Any = None, **kwargs: Any) -> None:
         parts = {tp.partition for tp in (assigned or ()) if tp.topic in (topics.extractions, topics.commands)}
         states.assign(parts)
         _forget_unpublished()
         states.preload_soon(parts)
 
-    @app.task
-    @fail_stop
     async def write_behind() -> None:
         await asyncio.gather(extract_writes.run(), op_writes.run())
 
@@ -635,16 +639,12 @@ def create_app(
         log_.write_operations(ops)
         log_.write_node_snapshots([op.after for op in ops if op.after is not None])
 
-    @app.agent(t_dlqs, name="oplog_dead_letters")
-    @fail_stop
     async def oplog_dead_letters(stream: Any) -> None:
         async for batch in stream.take_events(opts.sink_batch, within=opts.sink_within_s):
             letters = [letter_from_record(ev.value or b"", ev.message.headers) for ev in batch]
             if letters:
                 await in_clickhouse(_write_dead_letters, letters)
 
-    @app.agent(t_nodes, name="index_sink")
-    @fail_stop
     async def index_sink(stream: Any) -> None:
         async for batch in stream.take_events(opts.index_batch, within=opts.index_within_s):
             latest: dict[str, tuple[MemoryNode, Any]] = {}  # node id -> newest snapshot and its record
@@ -680,6 +680,16 @@ def create_app(
             "index sink: OpenSearch", lambda: asyncio.to_thread(lambda: index().upsert_report(nodes))
         )
 
+    if runs_core:
+        app.agent(t_events, name="extract")(fail_stop(extract))
+        app.agent(t_materialize_in, name="materialize")(fail_stop(materialize))
+        app.agent(t_dlqs, name="oplog_dead_letters")(fail_stop(oplog_dead_letters))
+        app.task(fail_stop(write_behind))
+        app.on_partitions_revoked.connect(_on_revoked)
+        app.on_partitions_assigned.connect(_on_assigned)
+    if runs_index:
+        app.agent(t_nodes, name="index_sink")(fail_stop(index_sink))
+
     # Record delivery without four asyncio tasks per record (−13% of the loop's CPU at 500 events/s).
     eager_delivery.install(app.consumer)
 
@@ -701,7 +711,7 @@ def create_app(
         """
         loop = asyncio.get_running_loop()
         opening: dict[str, Awaitable[Any]] = {"ClickHouse": loop.run_in_executor(ch_pool, oplog)}
-        if os_url:
+        if os_url and runs_index:
             opening["OpenSearch"] = asyncio.to_thread(index)
         results = await asyncio.gather(*opening.values(), return_exceptions=True)
         for sink, result in zip(opening, results, strict=True):
@@ -938,6 +948,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     w.add_argument("--embedder")
     w.add_argument("--loglevel", default="warning")
     w.add_argument("--session-timeout", type=float, default=30.0)
+    w.add_argument("--role", choices=ROLES, default="all", help="agents to run (see WorkerOptions.role)")
     w.add_argument(
         "--option",
         action="append",
@@ -963,6 +974,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         app_id=args.app_id,
         topic_prefix=args.prefix,
         index_alias=args.index,
+        role=args.role,
         **{"session_timeout_s": args.session_timeout, **numeric_options(args.option)},
     )
     run_worker(

@@ -107,7 +107,7 @@ class Deployment:
     def app_id(self, run: int = 0) -> str:
         return f"{self.prefix}app{run}"
 
-    def start(self, run: int = 0, *, data_dir: Path | None = None) -> subprocess.Popen[bytes]:
+    def start(self, run: int = 0, *, data_dir: Path | None = None, role: str = "all") -> subprocess.Popen[bytes]:
         self._starts += 1  # one log per start: a restarted worker must not overwrite the killed one's log
         logf = (self.tmp / f"{self.app_id(run)}-{self._starts}.log").open("wb")
         proc = subprocess.Popen(
@@ -117,6 +117,7 @@ class Deployment:
                 "--partitions", str(self.topics.partitions), "--bootstrap", self.bootstrap,
                 "--data-dir", str(data_dir or self.data_dir), "--opensearch-url", self.os_url,
                 "--index", self.alias, "--embedder", "hash", "--loglevel", "info", "--session-timeout", "6",
+                "--role", role,
             ],
             cwd=ROOT,
             env={**os.environ, "PYTHONPATH": str(ROOT)},
@@ -132,16 +133,21 @@ class Deployment:
             tails.append(f"--- {path.name}\n" + path.read_text(errors="replace")[-3000:])
         return "\n".join(tails)
 
-    def wait_idle(self, run: int = 0, *, expect_events: int) -> None:
-        """Until every topic is fully consumed by the group (listed in pipeline order, so lag 0 is causal)."""
+    def wait_idle(self, run: int = 0, *, expect_events: int, index_group: bool = False) -> None:
+        """Until every topic is fully consumed by the group (listed in pipeline order, so lag 0 is causal).
+
+        ``index_group``: memory.nodes is consumed by index-role workers (group ``<app id>-index``).
+        """
         names = [self.topics.events, self.topics.commands, self.topics.extractions,
-                 self.topics.nodes, *self.topics.dlqs]
+                 *([] if index_group else [self.topics.nodes]), *self.topics.dlqs]
         deadline = time.monotonic() + IDLE_TIMEOUT_S
         lag: dict[str, int] = {}
         while time.monotonic() < deadline:
             for p in self.procs:
                 assert p.poll() is None, f"worker exited with {p.returncode}\n{self.log_tail()}"
             lag = consumer_lag(self.bootstrap, self.app_id(run), names)
+            if index_group:  # after the core group: the snapshots it produced are all on the topic by then
+                lag |= consumer_lag(self.bootstrap, self.app_id(run) + "-index", [self.topics.nodes])
             if sum(lag.values()) == 0 and self.committed_events(run) >= expect_events:
                 return
             time.sleep(0.5)

@@ -121,6 +121,26 @@ def test_two_workers_split_partitions_and_match_one(services: tuple[str, str], t
     assert_matches(dep, _merge(dumps), ops, nodes)
 
 
+def test_core_and_index_workers_split_the_agents_and_match_one(services: tuple[str, str], tmp_path: Path) -> None:
+    """``--role core`` beside ``--role index``: the same log, snapshots and index as one worker running all."""
+    dep = Deployment(*services, tmp_path)
+    lines = sample_events(n_labelled=120, n_pairs=30)
+    core_dir, index_dir = tmp_path / "core", tmp_path / "index"
+    report = dep.publish(lines)
+    try:
+        dep.start(data_dir=core_dir, role="core")
+        dep.start(data_dir=index_dir, role="index")
+        dep.wait_idle(expect_events=len(lines), index_group=True)
+    finally:
+        dep.stop()
+    ops, nodes = expected_state(lines, report)
+    core, index = dep.dump(core_dir), dep.dump(index_dir)
+    assert_matches(dep, core, ops, nodes)  # OpenSearch: written by the index worker alone
+    assert core["counts"]["raw_events"] == len(lines)
+    # the index worker wrote no operations, events or snapshots: it only indexes
+    assert index["counts"]["operations"] == 0 and index["counts"]["raw_events"] == 0 and index["nodes"] == {}
+
+
 class _Gate:
     """A TCP forwarder to OpenSearch on a port of its own that is closed until :meth:`open`.
 
