@@ -87,12 +87,12 @@ class TimedEmbedder:
 
 
 def run_pipeline(
-    data: list[bytes], embedder: Embedder, root: Path, log: OperationLog, name: str
+    data: list[bytes], embedder: Embedder, root: Path, log: OperationLog, name: str, batch_size: int = 512
 ) -> tuple[float, int, float, float]:
     """(wall s, texts embedded, s the model was working, process CPU s) of one ingest."""
     data_dir = root / name
     timed = TimedEmbedder(embedder)
-    runner = EmbeddedRunner(data_dir, Settings(data_dir=data_dir, batch_size=512), embedder=timed, log=log)
+    runner = EmbeddedRunner(data_dir, Settings(data_dir=data_dir, batch_size=batch_size), embedder=timed, log=log)
     start, cpu = time.perf_counter(), time.process_time()
     report = runner.ingest_lines(data, source=name)
     elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
@@ -122,6 +122,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--messages", type=int, default=3000)
     ap.add_argument("--embedder", default="minilm", choices=["minilm", "hash"])
+    ap.add_argument("--batch-size", type=int, default=512, help="the runner's micro-batch (EPISTREAM_BATCH_SIZE)")
     args = ap.parse_args()
     tune_gc_for_throughput()  # as the epistream command does
     data = lines(args.messages)
@@ -136,12 +137,12 @@ def main() -> None:
         # sides saw the same conditions.
         before = _time_embedding(embedder, texts)
         log = OperationLog.connect(None, path=root / "chdb", database="bench_full")
-        elapsed, embedded, busy, cpu = run_pipeline(data, embedder, root, log, "full")
+        elapsed, embedded, busy, cpu = run_pipeline(data, embedder, root, log, "full", args.batch_size)
         log.close()
         after = _time_embedding(embedder, texts)
         standalone = (before + after) / 2
         log = OperationLog.connect(None, path=root / "chdb", database="bench_noop")
-        noop_elapsed, _, _, noop_cpu = run_pipeline(data, default_embedder("noop"), root, log, "noop")
+        noop_elapsed, _, _, noop_cpu = run_pipeline(data, default_embedder("noop"), root, log, "noop", args.batch_size)
         log.close()
     embed_rate = len(texts) / standalone
     pipeline_texts_rate = embedded / elapsed

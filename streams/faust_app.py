@@ -124,7 +124,13 @@ class WorkerOptions:
     sink_retry_initial_s: float = 0.5
     sink_retry_max_s: float = 10.0
     commit_interval_s: float = 1.0
-    producer_linger_s: float = 0.005
+    #: Linger and batch size of the producer: each produce request costs the event loop a socket
+    #: write that wakes the broker (a context switch on a small box), so fewer, larger requests.
+    #: 20 ms and 256 KiB against 5 ms and faust's 16 KiB (every operations record of a take, tens
+    #: of KiB, was a batch of its own): +6-11% capacity, -7-11% worker CPU per event in alternating
+    #: runs; the linger adds at most 20 ms per hop (two hops to the index).
+    producer_linger_s: float = 0.02
+    producer_batch_bytes: int = 256 * 1024
     processing_guarantee: str = GUARANTEE
     #: Which agents this process runs: ``all``; ``core`` (extract, materialize, dead letters);
     #: ``index`` (the index sink alone, in the consumer group ``<app_id>-index``), so indexing can
@@ -303,6 +309,7 @@ def create_app(
         # A few ms of linger turns a produce request per record into one per burst (fewer syscalls
         # and broker round trips on a 2-core box); it adds at most this much latency per hop.
         producer_linger=opts.producer_linger_s,
+        producer_max_batch_size=opts.producer_batch_bytes,
         producer_compression_type=None if settings.kafka_compression == "none" else settings.kafka_compression,
         autodiscover=False,
         # faust's default waits for every in-flight event before a rebalance, which deadlocks with
