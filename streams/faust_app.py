@@ -551,7 +551,10 @@ def create_app(
             for partition, _key, _batches in outputs:
                 unpublished[partition] += 1
             n_ops = sum(len(b.operations) for _p, _k, batches in outputs for b in batches)
-            op_writes.add((generation, outputs), batch, size=max(1, n_ops))
+            # A command's caller may be waiting for its outcome on memory.operations (the API's
+            # ?wait=true): its take is written at once rather than after clickhouse_within_s.
+            urgent = any(ev.message.topic == topics.commands for ev in batch)
+            op_writes.add((generation, outputs), batch, size=max(1, n_ops), urgent=urgent)
             await op_writes.room()
 
     def _send_nodes(outputs: list[tuple[int, bytes | None, list[OpBatch]]]) -> None:

@@ -52,6 +52,7 @@ class WriteBehind(Generic[T]):
         self._pending: list[tuple[T, list[Any]]] = []
         self._size = 0
         self._first_at: float | None = None
+        self._urgent = False
         self._kick = asyncio.Event()
         self._room = asyncio.Event()
         self._room.set()
@@ -66,14 +67,19 @@ class WriteBehind(Generic[T]):
         """Rows added and not yet handed to a write."""
         return self._size
 
-    def add(self, item: T, records: Sequence[Any], size: int = 1) -> None:
-        """Queue ``item`` (``size`` rows) for the next write; ``records`` stay unacknowledged until it returns."""
+    def add(self, item: T, records: Sequence[Any], size: int = 1, *, urgent: bool = False) -> None:
+        """Queue ``item`` (``size`` rows) for the next write; ``records`` stay unacknowledged until it returns.
+
+        ``urgent``: someone waits for this item's outcome (an API call waiting for its command), so
+        the write starts now with whatever is queued instead of after ``max_delay_s``.
+        """
         for record in records:
             self._hold(record)
         self._pending.append((item, list(records)))
         self._size += size
         if self._first_at is None:
             self._first_at = time.monotonic()
+        self._urgent = self._urgent or urgent
         if self._size >= self.max_items:
             self._room.clear()
         self._kick.set()
@@ -85,7 +91,7 @@ class WriteBehind(Generic[T]):
     def abandon_pending(self) -> list[T]:
         """Leave every queued item's records for redelivery and drop the items (their work went stale)."""
         dropped, self._pending = self._pending, []
-        self._size, self._first_at = 0, None
+        self._size, self._first_at, self._urgent = 0, None, False
         self._room.set()
         for _item, records in dropped:
             for record in records:
@@ -106,7 +112,7 @@ class WriteBehind(Generic[T]):
                 continue
             assert self._first_at is not None
             wait = self._first_at + self.max_delay_s - time.monotonic()
-            if wait > 0 and self._size < self.max_items:
+            if wait > 0 and self._size < self.max_items and not self._urgent:
                 self._kick.clear()
                 with suppress(TimeoutError):
                     await asyncio.wait_for(self._kick.wait(), wait)
@@ -117,7 +123,7 @@ class WriteBehind(Generic[T]):
         if not self._pending:
             return
         batch, self._pending = self._pending, []
-        self._size, self._first_at = 0, None
+        self._size, self._first_at, self._urgent = 0, None, False
         self._idle.clear()
         try:
             outcome = await self._write([item for item, _records in batch])

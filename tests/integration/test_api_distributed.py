@@ -89,7 +89,9 @@ def env(chdb_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[E
     node_id = next(n.node_id for n in store.iter_nodes() if "d-1" in n.evidence_refs)
     try:
         with open_runner(chdb_path, tmp / "api", settings) as runner:  # creates the alias the worker fills
-            dep.start()
+            # ClickHouse rows wait up to 30 s behind the stream here, longer than a command call may wait
+            # (20 s): a take holding a command must be written, and its outcome published, at once.
+            dep.start(options=("clickhouse_within_s=30",))
             app = create_app(runner, api_keys=keys.ring(), settings=settings, clock=lambda: ISSUED)
             with TestClient(app) as client:
                 yield Env(client, keys, runner, dep, store, node_id)

@@ -107,7 +107,9 @@ class Deployment:
     def app_id(self, run: int = 0) -> str:
         return f"{self.prefix}app{run}"
 
-    def start(self, run: int = 0, *, data_dir: Path | None = None, role: str = "all") -> subprocess.Popen[bytes]:
+    def start(
+        self, run: int = 0, *, data_dir: Path | None = None, role: str = "all", options: tuple[str, ...] = ()
+    ) -> subprocess.Popen[bytes]:
         self._starts += 1  # one log per start: a restarted worker must not overwrite the killed one's log
         logf = (self.tmp / f"{self.app_id(run)}-{self._starts}.log").open("wb")
         proc = subprocess.Popen(
@@ -117,7 +119,7 @@ class Deployment:
                 "--partitions", str(self.topics.partitions), "--bootstrap", self.bootstrap,
                 "--data-dir", str(data_dir or self.data_dir), "--opensearch-url", self.os_url,
                 "--index", self.alias, "--embedder", "hash", "--loglevel", "info", "--session-timeout", "6",
-                "--role", role,
+                "--role", role, *(arg for option in options for arg in ("--option", option)),
             ],
             cwd=ROOT,
             env={**os.environ, "PYTHONPATH": str(ROOT)},

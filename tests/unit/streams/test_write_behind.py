@@ -166,3 +166,25 @@ def test_flush_writes_what_is_queued_without_waiting_for_the_delay() -> None:
 def test_limits_must_be_positive(delay: float, items: int) -> None:
     with pytest.raises(ValueError):
         make(Ledger(), max_delay_s=delay, max_items=items)
+
+
+def test_an_urgent_item_is_written_at_once_with_what_waits_before_it() -> None:
+    async def scenario() -> tuple[Ledger, float]:
+        ledger = Ledger()
+        wb = make(ledger, max_delay_s=30.0)
+        runner = asyncio.ensure_future(wb.run())
+        wb.add("event", ["r-e"])
+        await asyncio.sleep(0.02)
+        assert ledger.writes == []  # an ordinary item waits for the delay
+        started = asyncio.get_running_loop().time()
+        wb.add("command", ["r-c"], urgent=True)
+        await _settle(wb, ledger, 2)
+        took = asyncio.get_running_loop().time() - started
+        wb.add("later", ["r-l"])  # urgency does not outlive its write
+        await asyncio.sleep(0.05)
+        runner.cancel()
+        return ledger, took
+
+    ledger, took = asyncio.run(scenario())
+    assert ledger.writes == [["event", "command"]] and took < 5.0
+    assert ledger.released == ["r-e", "r-c"]
