@@ -63,7 +63,6 @@ import os
 import sys
 import threading
 import time
-from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -390,7 +389,11 @@ def create_app(
         event.message.ack(app.consumer)  # the last reference: the offset becomes committable
 
     async def _write_extracted(items: list[tuple[list[ConversationEvent], list[ExtractionResult]]]) -> list[bool]:
-        events = list({(e.tenant_id, e.event_id): e for evs, _r in items for e in evs}.values())
+        first: dict[tuple[str, str], ConversationEvent] = {}  # a repeated event id keeps its first copy
+        for evs, _results in items:
+            for e in evs:
+                first.setdefault((e.tenant_id, e.event_id), e)
+        events = list(first.values())
         results = [r for _e, rs in items for r in rs]
         if events:
             await in_clickhouse(_write_events, events)
@@ -455,7 +458,6 @@ def create_app(
     async def extract(stream: Any) -> None:
         async for batch in stream.take_events(opts.batch, within=opts.extract_within_s):
             valid: list[tuple[ConversationEvent, Any]] = []
-            raw_events: dict[tuple[str, str], ConversationEvent] = {}
             for ev in batch:
                 msg = ev.message
                 admitted = agents.admit(
@@ -474,8 +476,8 @@ def create_app(
                 else:
                     event = enrich(admitted, msg.timestamp)
                     valid.append((event, msg))
-                    raw_events.setdefault((event.tenant_id, event.event_id), event)
-            results = await run_extraction([e for e, _ in valid])
+            events = [e for e, _ in valid]
+            results = await run_extraction(events)
             # One record per partition of the batch (see streams.extraction_records), in input order.
             by_partition: dict[int, list[ExtractionResult]] = {}
             for (_event, msg), result in zip(valid, results, strict=True):
@@ -485,8 +487,9 @@ def create_app(
                 for record in split_to_fit(group, extraction_records.dumps):
                     t_extractions.send_soon(key=key, value=record, partition=partition)
             # The raw events and journals are written behind the stream, together with later
-            # takes'; the batch's records are acknowledged only once they are durable.
-            extract_writes.add((list(raw_events.values()), results), batch, size=len(raw_events) + len(results))
+            # takes' (a repeated event is stored once, see _write_extracted); the batch's records
+            # are acknowledged only once they are durable.
+            extract_writes.add((events, results), batch, size=len(events) + len(results))
             await extract_writes.room()
 
     # -------------------------------------------------------------- materialize
@@ -496,11 +499,12 @@ def create_app(
             batch = _current_generation(taken, app.consumer_generation_id)
             # (partition, key, batches) of every input record of this take, in order
             outputs: list[tuple[int, bytes | None, list[OpBatch]]] = []
-            stale = False
+            stale = urgent = False
             for ev in batch:
                 msg = ev.message
                 raw: bytes = ev.value or b""
                 is_command = msg.topic == topics.commands
+                urgent = urgent or is_command
                 items: list[ExtractionResult] | list[Any]
                 try:
                     items = [parse_command(raw)] if is_command else extraction_records.loads(raw)
@@ -548,12 +552,9 @@ def create_app(
                 states.invalidate(partition for partition, _key, _batches in outputs)
                 continue
             _send_nodes(outputs)
-            for partition, _key, _batches in outputs:
-                unpublished[partition] += 1
             n_ops = sum(len(b.operations) for _p, _k, batches in outputs for b in batches)
             # A command's caller may be waiting for its outcome on memory.operations (the API's
             # ?wait=true): its take is written at once rather than after clickhouse_within_s.
-            urgent = any(ev.message.topic == topics.commands for ev in batch)
             op_writes.add((generation, outputs), batch, size=max(1, n_ops), urgent=urgent)
             await op_writes.room()
 
@@ -597,8 +598,6 @@ def create_app(
         current = states.generation
         done: list[bool] = []
         for generation, outputs in items:
-            for partition, _key, _batches in outputs:
-                unpublished[partition] -= 1
             if generation != current:
                 done.append(False)
                 continue
@@ -611,17 +610,14 @@ def create_app(
             log.info("materialize: a rebalance overlapped %d takes; left for redelivery", done.count(False))
         return done
 
-    #: partition -> takes reduced into its store whose log records are not published yet
-    unpublished: Counter[int] = Counter()
     op_writes: WriteBehind[tuple[int, list[tuple[int, bytes | None, list[OpBatch]]]]] = behind(_publish_outputs)
 
     def _forget_unpublished() -> None:
         """After a rebalance no store may keep inputs whose log records will not be published."""
-        for _generation, outputs in op_writes.abandon_pending():  # would be abandoned at the write anyway
-            for partition, _key, _batches in outputs:
-                unpublished[partition] -= 1
-        # Those, and takes still being written (whose generation is gone too).
-        states.invalidate([p for p, n in unpublished.items() if n > 0])
+        # Takes still being written and queued ones: their generation is gone, so none is published.
+        unwritten = op_writes.unwritten
+        op_writes.abandon_pending()  # would be abandoned at the write anyway
+        states.invalidate({partition for _generation, outputs in unwritten for partition, _key, _b in outputs})
 
     async def _on_revoked(sender: Any, revoked: Any = None, **kwargs: Any) -> None:
         # faust has committed (after flushing the producer) before this signal: the log holds our

@@ -50,6 +50,7 @@ class WriteBehind(Generic[T]):
         self.max_items = max_items
         self._hold, self._release, self._abandon = hold, release, abandon
         self._pending: list[tuple[T, list[Any]]] = []
+        self._writing: list[T] = []
         self._size = 0
         self._first_at: float | None = None
         self._urgent = False
@@ -66,6 +67,11 @@ class WriteBehind(Generic[T]):
     def pending(self) -> int:
         """Rows added and not yet handed to a write."""
         return self._size
+
+    @property
+    def unwritten(self) -> list[T]:
+        """Items whose write has not returned: the one in progress, then the queued ones, in order."""
+        return [*self._writing, *(item for item, _records in self._pending)]
 
     def add(self, item: T, records: Sequence[Any], size: int = 1, *, urgent: bool = False) -> None:
         """Queue ``item`` (``size`` rows) for the next write; ``records`` stay unacknowledged until it returns.
@@ -125,8 +131,9 @@ class WriteBehind(Generic[T]):
         batch, self._pending = self._pending, []
         self._size, self._first_at, self._urgent = 0, None, False
         self._idle.clear()
+        self._writing = [item for item, _records in batch]
         try:
-            outcome = await self._write([item for item, _records in batch])
+            outcome = await self._write(list(self._writing))
             if len(outcome) != len(batch):
                 raise RuntimeError("a write must say, per item, whether its records may be acknowledged")
             for (_item, records), done in zip(batch, outcome, strict=True):
@@ -136,6 +143,7 @@ class WriteBehind(Generic[T]):
             self.writes += 1
             self.items_written += len(batch)
         finally:
+            self._writing = []
             self._idle.set()
             if self._size < self.max_items:
                 self._room.set()

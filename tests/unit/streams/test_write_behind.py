@@ -188,3 +188,25 @@ def test_an_urgent_item_is_written_at_once_with_what_waits_before_it() -> None:
     ledger, took = asyncio.run(scenario())
     assert ledger.writes == [["event", "command"]] and took < 5.0
     assert ledger.released == ["r-e", "r-c"]
+
+
+def test_unwritten_lists_the_write_in_progress_then_the_queue() -> None:
+    async def scenario() -> tuple[list[str], list[str], list[str]]:
+        ledger = Ledger()
+        gate = asyncio.Event()
+        wb = make(ledger, max_delay_s=0.01, gate=gate)
+        runner = asyncio.ensure_future(wb.run())
+        wb.add("a", ["r-a"])
+        await asyncio.sleep(0.05)  # "a" is being written (held at the gate)
+        wb.add("b", ["r-b"])
+        during = wb.unwritten
+        dropped = wb.abandon_pending()
+        after_abandon = wb.unwritten
+        gate.set()
+        await _settle(wb, ledger, 2)
+        runner.cancel()
+        assert wb.unwritten == []
+        return during, dropped, after_abandon
+
+    during, dropped, after_abandon = asyncio.run(scenario())
+    assert during == ["a", "b"] and dropped == ["b"] and after_abandon == ["a"]
