@@ -127,6 +127,12 @@ class BackendUnavailable(EpistreamError):
     http_status = 503
 
 
+class DeliveryFailed(BackendUnavailable):
+    """The broker never acknowledged a record a worker produced; its inputs stay uncommitted."""
+
+    code = "delivery_failed"
+
+
 class DocumentRejected(EpistreamError):
     """A search backend refused a document for good (e.g. a mapping conflict); retrying cannot help.
 

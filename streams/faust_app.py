@@ -33,8 +33,11 @@ rebalances and leaves changelog reads and our state loader needing
 ``read_committed`` everywhere; it was not needed, because every stage is
 idempotent on its own:
 
-* faust flushes the producer before committing input offsets, so nothing is
-  committed before what it produced is durable (no loss);
+* an input record is acknowledged (so committable) only after its ClickHouse rows
+  are written and the broker has acknowledged every record produced from it
+  (``streams.delivery``; faust's own flush before a commit gives up after 0.1 s
+  and is not relied on), so nothing is committed before what it produced is
+  durable (no loss);
 * the reducer ignores input ids it has seen; its state is the fold of
   ``memory.operations`` and one input's operations are always in a single Kafka
   record, written after their ClickHouse rows and node snapshots, so a crash
@@ -83,6 +86,7 @@ from schemas.operations import Operation
 from sinks.clickhouse import DeadLetter, OperationLog
 from streams import agents, eager_delivery, extraction_records
 from streams import topics as tn
+from streams.delivery import Outbox, delivered
 from streams.extract_pool import ExtractionPool
 from streams.kafka_errors import kafka_client
 from streams.kafka_store import OpBatch, PartitionStates
@@ -92,6 +96,14 @@ from streams.write_behind import WriteBehind
 log = logging.getLogger("epistream.worker")
 
 GUARANTEE = "at_least_once"
+
+#: A record handed to faust's producer: resolves when the broker has acknowledged it.
+Sent = asyncio.Future[Any]
+#: An extract take on its way to ClickHouse: its events, their extraction results, the records sent.
+Extracted = tuple[list[ConversationEvent], list[ExtractionResult], list[Sent]]
+#: A materialize take: the generation it was reduced under, (partition, key, batches) per input
+#: record, and the records (node snapshots, dead letters) that must be on the broker before its log.
+Reduced = tuple[int, list[tuple[int, bytes | None, list[OpBatch]]], list[Sent]]
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
@@ -291,9 +303,13 @@ def create_app(
     (data_path / "faust").mkdir(parents=True, exist_ok=True)
     os_url = opensearch_url if opensearch_url is not None else settings.opensearch_url
     alias = opts.index_alias or settings.opensearch_index
+    group_id = opts.app_id if opts.role != "index" else f"{opts.app_id}-index"
     app = faust.App(
-        opts.app_id if opts.role != "index" else f"{opts.app_id}-index",
+        group_id,
         broker=f"kafka://{settings.kafka_bootstrap}",
+        # Named after the group rather than faust's version: broker logs, metrics and client
+        # quotas can then tell deployments (and core from index workers) apart.
+        broker_client_id=f"epistream-{group_id}",
         store="memory://",
         datadir=str(data_path / "faust"),
         web_enabled=False,
@@ -388,17 +404,27 @@ def create_app(
     def _release(event: Any) -> None:
         event.message.ack(app.consumer)  # the last reference: the offset becomes committable
 
-    async def _write_extracted(items: list[tuple[list[ConversationEvent], list[ExtractionResult]]]) -> list[bool]:
+    # Every record this worker produces through faust's buffer, until the broker has it (see
+    # streams.delivery: faust's own flush before a commit gives up after 0.1 s).
+    outbox = Outbox()
+
+    def send(topic: Any, *, key: bytes | None, value: bytes, partition: int | None = None, **kw: Any) -> Sent:
+        return outbox.track(topic.send_soon(key=key, value=value, partition=partition, **kw))
+
+    async def _write_extracted(items: list[Extracted]) -> list[bool]:
         first: dict[tuple[str, str], ConversationEvent] = {}  # a repeated event id keeps its first copy
-        for evs, _results in items:
+        for evs, _results, _sent in items:
             for e in evs:
                 first.setdefault((e.tenant_id, e.event_id), e)
         events = list(first.values())
-        results = [r for _e, rs in items for r in rs]
+        results = [r for _e, rs, _s in items for r in rs]
         if events:
             await in_clickhouse(_write_events, events)
         if results:
             await in_clickhouse(_write_journals, results)
+        # An event is done when its raw row is stored *and* its extraction records are on the
+        # broker: committing it earlier would lose its memory with a crash of this worker.
+        await delivered(f for _e, _r, sent in items for f in sent)
         return [True] * len(items)
 
     def behind(write: Any) -> Any:
@@ -412,7 +438,7 @@ def create_app(
             abandon=_abandon,
         )
 
-    extract_writes: WriteBehind[tuple[list[ConversationEvent], list[ExtractionResult]]] = behind(_write_extracted)
+    extract_writes: WriteBehind[Extracted] = behind(_write_extracted)
     app.epistream = {"topics": topics, "states": states, "sinks": sinks, "options": opts}  # type: ignore[attr-defined]
 
     def oplog() -> OperationLog:
@@ -482,14 +508,15 @@ def create_app(
             by_partition: dict[int, list[ExtractionResult]] = {}
             for (_event, msg), result in zip(valid, results, strict=True):
                 by_partition.setdefault(msg.partition, []).append(result)
+            sent: list[Sent] = []
             for partition, group in by_partition.items():
                 key = group[0].event.partition_key.encode()
                 for record in split_to_fit(group, extraction_records.dumps):
-                    t_extractions.send_soon(key=key, value=record, partition=partition)
+                    sent.append(send(t_extractions, key=key, value=record, partition=partition))
             # The raw events and journals are written behind the stream, together with later
             # takes' (a repeated event is stored once, see _write_extracted); the batch's records
             # are acknowledged only once they are durable.
-            extract_writes.add((events, results), batch, size=len(events) + len(results))
+            extract_writes.add((events, results, sent), batch, size=len(events) + len(results))
             await extract_writes.room()
 
     # -------------------------------------------------------------- materialize
@@ -499,6 +526,7 @@ def create_app(
             batch = _current_generation(taken, app.consumer_generation_id)
             # (partition, key, batches) of every input record of this take, in order
             outputs: list[tuple[int, bytes | None, list[OpBatch]]] = []
+            sent: list[Sent] = []  # dead letters and node snapshots: on the broker before the log record
             stale = urgent = False
             for ev in batch:
                 msg = ev.message
@@ -522,7 +550,7 @@ def create_app(
                     stale = True  # a rebalance ran while we waited: see below
                     break
                 # From the ownership check to the last enqueue nothing yields: the revocation handler
-                # (which flushes the producer) cannot run in between, so no write lands after a
+                # (which waits for the records already sent) cannot run in between, so no write lands after a
                 # new owner has loaded this partition's state.
                 produced: list[OpBatch] = []
                 for item in items:
@@ -531,11 +559,8 @@ def create_app(
                     except EpistreamError as exc:  # the reducer journals rule breaks; this is a broken invariant
                         target = t_commands_dlq if is_command else t_events_dlq
                         one = raw if is_command else item.model_dump_json().encode()
-                        target.send_soon(
-                            key=msg.key,
-                            value=one,
-                            headers=_headers(_bad_record(one, msg, exc.code, exc.message)),
-                        )
+                        letter = _bad_record(one, msg, exc.code, exc.message)
+                        sent.append(send(target, key=msg.key, value=one, headers=_headers(letter)))
                         continue
                     if result.operations:
                         produced.append(OpBatch(item.input_id, tuple(result.operations)))
@@ -551,29 +576,32 @@ def create_app(
                 _leave_uncommitted(batch)
                 states.invalidate(partition for partition, _key, _batches in outputs)
                 continue
-            _send_nodes(outputs)
+            sent.extend(_send_nodes(outputs))
             n_ops = sum(len(b.operations) for _p, _k, batches in outputs for b in batches)
             # A command's caller may be waiting for its outcome on memory.operations (the API's
             # ?wait=true): its take is written at once rather than after clickhouse_within_s.
-            op_writes.add((generation, outputs), batch, size=max(1, n_ops), urgent=urgent)
+            op_writes.add((generation, outputs, sent), batch, size=max(1, n_ops), urgent=urgent)
             await op_writes.room()
 
-    def _send_nodes(outputs: list[tuple[int, bytes | None, list[OpBatch]]]) -> None:
+    def _send_nodes(outputs: list[tuple[int, bytes | None, list[OpBatch]]]) -> list[Sent]:
         """Node snapshots go out with the take: the index, and so retrieval, does not wait for ClickHouse.
 
         A snapshot ahead of its log record is harmless: if the log record never comes (crash,
         rebalance), the input is redelivered and yields the byte-identical snapshot, which the
         index refuses as a version it has.
         """
-        for partition, _key, batches in outputs:
-            for node in agents.latest_nodes(op for b in batches for op in b.operations):
-                t_nodes.send_soon(
-                    key=f"{node.partition_key}/{node.node_id}".encode(),
-                    value=model_bytes(node),  # its canonical text, built when the operation was sealed
-                    partition=partition,
-                )
+        return [
+            send(
+                t_nodes,
+                key=f"{node.partition_key}/{node.node_id}".encode(),
+                value=model_bytes(node),  # its canonical text, built when the operation was sealed
+                partition=partition,
+            )
+            for partition, _key, batches in outputs
+            for node in agents.latest_nodes(op for b in batches for op in b.operations)
+        ]
 
-    async def _publish_outputs(items: list[tuple[int, list[tuple[int, bytes | None, list[OpBatch]]]]]) -> list[bool]:
+    async def _publish_outputs(items: list[Reduced]) -> list[bool]:
         """ClickHouse and memory.nodes first, the log record last: the log never gets ahead of them.
 
         An input whose record is in ``memory.operations`` is "seen" and never processed again, so
@@ -589,42 +617,47 @@ def create_app(
         their state dropped, and a new owner may already have loaded it without these inputs.
         Its records are left for redelivery.
         """
-        live = [outputs for generation, outputs in items if generation == states.generation]
-        ops = [op for outputs in live for _p, _k, batches in outputs for b in batches for op in b.operations]
+        live = [item for item in items if item[0] == states.generation]
+        ops = [op for _g, outputs, _s in live for _p, _k, batches in outputs for b in batches for op in b.operations]
         if ops:
             await in_clickhouse(_write_operations, ops)
-        await app.producer.flush()
+        await delivered(f for _g, _o, sent in live for f in sent)  # node snapshots and dead letters
         # From this check to the last enqueue nothing yields (see the revocation handler).
         current = states.generation
         done: list[bool] = []
-        for generation, outputs in items:
+        logged: list[Sent] = []
+        for generation, outputs, _sent in items:
             if generation != current:
                 done.append(False)
                 continue
             for partition, key, batches in outputs:
                 # Each input's operations stay in one record (split_to_fit cuts between inputs only).
                 for record in split_to_fit(batches, OpBatch.dumps_record):
-                    t_operations.send_soon(key=key, value=record, partition=partition)
+                    logged.append(send(t_operations, key=key, value=record, partition=partition))
             done.append(True)
         if not all(done):
             log.info("materialize: a rebalance overlapped %d takes; left for redelivery", done.count(False))
+        await delivered(logged)  # the inputs are committable once their log records are on the broker
         return done
 
-    op_writes: WriteBehind[tuple[int, list[tuple[int, bytes | None, list[OpBatch]]]]] = behind(_publish_outputs)
+    op_writes: WriteBehind[Reduced] = behind(_publish_outputs)
 
     def _forget_unpublished() -> None:
         """After a rebalance no store may keep inputs whose log records will not be published."""
         # Takes still being written and queued ones: their generation is gone, so none is published.
         unwritten = op_writes.unwritten
         op_writes.abandon_pending()  # would be abandoned at the write anyway
-        states.invalidate({partition for _generation, outputs in unwritten for partition, _key, _b in outputs})
+        states.invalidate({partition for _generation, outputs, _sent in unwritten for partition, _key, _b in outputs})
 
     async def _on_revoked(sender: Any, revoked: Any = None, **kwargs: Any) -> None:
-        # faust has committed (after flushing the producer) before this signal: the log holds our
-        # published writes; takes still waiting for ClickHouse were not acknowledged, so not committed.
+        # faust has committed the acknowledged records before this signal; ours are acknowledged
+        # only once written and delivered. Takes still waiting were not, so they were not committed.
         parts = sorted({tp.partition for tp in (revoked or ()) if tp.topic in (topics.extractions, topics.commands)})
         states.drop(parts)
         _forget_unpublished()
+        # The next owner loads these partitions' state from memory.operations: every log record
+        # already sent must be there first (faust's flush does not wait for its whole buffer).
+        await outbox.drain(timeout_s=max(5.0, opts.session_timeout_s))
         await app.producer.flush()
 
     async def _on_assigned(sender: Any, assigned: Any = None, **kwargs: Any) -> None:

@@ -6,6 +6,9 @@
 * Two workers in one consumer group split the partitions; their combined output
   equals the single-writer result (per-key order preserved: the reducer's
   operations would differ otherwise, since ids and checksums depend on order).
+* A broker that throttles the worker's producer (a client quota) while the worker is SIGKILLed:
+  faust's own flush before a commit gives up after 0.1 s, so records still in its buffer were
+  lost with committed inputs (2,338 of 11,946 operations in one run); nothing is lost now.
 * OpenSearch unreachable while events flow: the index sink waits and retries,
   the rest of the pipeline carries on, and once OpenSearch is back every node
   is indexed (nothing acknowledged unwritten).
@@ -19,6 +22,7 @@ import os
 import random
 import signal
 import socket
+import subprocess
 import threading
 import time
 from pathlib import Path
@@ -26,7 +30,14 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-from test_stream_pipeline import Deployment, assert_matches, expected_state, sample_events, start_services
+from test_stream_pipeline import (
+    Deployment,
+    _load_services,
+    assert_matches,
+    expected_state,
+    sample_events,
+    start_services,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -86,6 +97,56 @@ def test_sigkill_mid_run_loses_and_duplicates_nothing(services: tuple[str, str],
         assert_matches(dep, got, ops, nodes)
     except AssertionError as exc:  # the seed replays the kill points: EPISTREAM_CRASH_SEED=<seed>
         raise AssertionError(f"seed={seed}: {exc}") from None
+    assert got["counts"]["raw_events"] == len(lines)
+
+
+def _producer_quota(bootstrap: str, client_id: str, bytes_per_s: int | None) -> None:
+    """Set (or remove) the broker's produce quota for one client id, with Kafka's own admin tool."""
+    svc = _load_services()
+    rate = "producer_byte_rate"
+    change = ["--add-config", f"{rate}={bytes_per_s}"] if bytes_per_s else ["--delete-config", rate]
+    subprocess.run(
+        [
+            svc._java(), "-Xmx128m", "-cp", f"{svc.KAFKA_OUT / 'lib'}/*", "kafka.admin.ConfigCommand",
+            "--bootstrap-server", bootstrap, "--alter", "--entity-type", "clients", "--entity-name", client_id,
+            *change,
+        ],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+
+
+def test_sigkill_while_the_broker_throttles_the_worker_loses_nothing(
+    services: tuple[str, str], tmp_path: Path
+) -> None:
+    """Records waiting in the producer when the worker dies: their inputs must not have been committed."""
+    dep = Deployment(*services, tmp_path)
+    lines = several_thousand_events(copies=1)
+    report = dep.publish(lines)
+    assert report.ok
+    ops, nodes = expected_state(lines, report)
+    client_id = f"epistream-{dep.app_id()}"  # the worker's client id (streams.faust_app.create_app)
+    _producer_quota(dep.bootstrap, client_id, 20_000)
+    throttled = True
+    try:
+        proc = dep.start()
+        deadline = time.monotonic() + 120
+        while dep.committed_events(0) < len(lines) // 6:
+            assert proc.poll() is None, dep.log_tail()
+            assert time.monotonic() < deadline, "the throttled worker committed nothing\n" + dep.log_tail()
+            time.sleep(0.2)
+        dep.stop(signal.SIGKILL)
+        _producer_quota(dep.bootstrap, client_id, None)
+        throttled = False
+        dep.start()
+        dep.wait_idle(expect_events=len(lines))
+    finally:
+        dep.stop()
+        if throttled:
+            _producer_quota(dep.bootstrap, client_id, None)
+    got = dep.dump()
+    assert_matches(dep, got, ops, nodes)
     assert got["counts"]["raw_events"] == len(lines)
 
 
