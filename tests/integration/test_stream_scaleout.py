@@ -39,6 +39,8 @@ from test_stream_pipeline import (
     start_services,
 )
 
+from streams.publisher import PublishReport
+
 pytestmark = pytest.mark.integration
 
 
@@ -66,32 +68,43 @@ def several_thousand_events(copies: int = 2) -> list[bytes]:
 def test_sigkill_mid_run_loses_and_duplicates_nothing(services: tuple[str, str], tmp_path: Path) -> None:
     dep = Deployment(*services, tmp_path)
     lines = several_thousand_events()
-    assert len(lines) >= 3000
-    report = dep.publish(lines)
-    assert report.ok
-    ops, nodes = expected_state(lines, report)
-    # Kill points drawn at random (events the group has committed so far; materialize and the sinks
-    # trail extract, so each kill lands with work in flight in every stage); the seed is in every
-    # failure message, and EPISTREAM_CRASH_SEED replays a run.
+    n = len(lines)
+    assert n >= 3000
+    # The events arrive in four waves; a worker is started on each of the first three and killed
+    # at a random point of its wave (events the group has committed; materialize and the sinks
+    # trail extract, so each kill lands with work in flight in every stage). Kill points taken
+    # from one big backlog instead could fall behind the commits, which advance in steps of
+    # hundreds of events: a restarted worker was sometimes killed before it had even joined.
+    # The seed is in every failure message, and EPISTREAM_CRASH_SEED replays a run.
     seed = int(os.environ.get("EPISTREAM_CRASH_SEED", time.time_ns() % 1_000_000))
     rng = random.Random(seed)
-    thresholds = sorted(rng.sample(range(len(lines) // 10, len(lines) * 9 // 10), 3))
+    waves = [lines[k * n // 4 : (k + 1) * n // 4] for k in range(4)]
+    report = PublishReport()
     kills = 0
     try:
-        for threshold in thresholds:
+        for wave in waves[:3]:
+            committed = dep.committed_events(0)
+            published = dep.publish(wave)
+            assert published.ok
+            report.records.extend(published.records)
+            target = committed + rng.randrange(len(wave) // 5, len(wave) * 4 // 5)
             proc = dep.start()
             deadline = time.monotonic() + 120
-            while dep.committed_events(0) < threshold:
+            while dep.committed_events(0) < target:
                 assert proc.poll() is None, f"seed={seed}\n" + dep.log_tail()
                 assert time.monotonic() < deadline, f"seed={seed}: worker made no progress\n" + dep.log_tail()
-                time.sleep(0.2)
+                time.sleep(0.1)
             dep.stop(signal.SIGKILL)
             kills += 1
         assert kills == 3, f"seed={seed}"
+        published = dep.publish(waves[3])
+        assert published.ok
+        report.records.extend(published.records)
         dep.start()
-        dep.wait_idle(expect_events=len(lines))
+        dep.wait_idle(expect_events=n)
     finally:
         dep.stop()  # a failed assertion must not leave a worker running into the next test
+    ops, nodes = expected_state(lines, report)
     got = dep.dump()
     try:
         assert_matches(dep, got, ops, nodes)
