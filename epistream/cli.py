@@ -982,6 +982,52 @@ def dlq_replay_command(
     _report_published(report, json_output)
 
 
+@app.command()
+def lag(
+    app_id: Annotated[str, typer.Option(help="The workers' app id (their consumer group).")] = "epistream",
+    bootstrap: Annotated[str | None, typer.Option(help="Kafka bootstrap servers (default: settings).")] = None,
+    fail_above: Annotated[
+        int | None,
+        typer.Option(min=0, help="Exit 1 when a stage has more uncommitted records than this (health checks)."),
+    ] = None,
+    json_output: JsonOut = False,
+) -> None:
+    """Records each stage (extract, materialize, index, dead letters) has not finished, and its group's members."""
+    import asyncio
+
+    from streams.lag import pipeline_lag
+
+    settings = Settings()
+    stages, groups = asyncio.run(
+        pipeline_lag(bootstrap or settings.kafka_bootstrap, _deployment_topics(settings), app_id)
+    )
+    over = [s.stage for s in stages if fail_above is not None and s.lag > fail_above]
+    result = {
+        "stages": [s.as_dict() for s in stages],
+        "groups": [{"group": g.group, "state": g.state, "members": g.members} for g in groups],
+        "over_limit": over,
+    }
+
+    def render() -> None:
+        table = Table(title=f"consumer lag of {app_id}")
+        for col in ("stage", "group", "lag", "records", "lagging partitions"):
+            table.add_column(col)
+        for s in stages:
+            worst = sorted(s.lagging_partitions.items(), key=lambda kv: -kv[1])[:3]
+            more = len(s.lagging_partitions) - len(worst)
+            shown = ", ".join(f"{tp}: {n}" for tp, n in worst) + (f" (+{more})" if more > 0 else "")
+            table.add_row(s.stage, s.group, f"{s.lag:,}", f"{s.records:,}", shown)
+        console.print(table)
+        for g in groups:
+            console.print(f"group {g.group}: {g.state}, {g.members} member(s)")
+        if over:
+            err_console.print(f"[red]over {fail_above}[/red]: {', '.join(over)}")
+
+    _emit(result, json_output, render)
+    if over:
+        raise typer.Exit(code=1)
+
+
 @app.command("rebuild-index")
 def rebuild_index(data_dir: DataDir = None, json_output: JsonOut = False) -> None:
     """Rebuild the OpenSearch index from the ClickHouse node snapshots (external versions keep it safe live)."""

@@ -78,6 +78,11 @@ def test_dead_letter_listing_from_an_unreachable_broker_is_a_typed_error() -> No
     _assert_kafka_unavailable(code, out, err)
 
 
+def test_lag_from_an_unreachable_broker_is_a_typed_error() -> None:
+    code, out, err = run("lag", "--bootstrap", f"127.0.0.1:{_closed_port()}", "--json", "--fail-above", "0")
+    _assert_kafka_unavailable(code, out, err)
+
+
 def test_rebuild_index_with_clickhouse_down_names_the_code_and_hides_the_password(tmp_path: Path) -> None:
     env = {
         "EPISTREAM_CLICKHOUSE_URL": f"http://reader:{PASSWORD}@127.0.0.1:{_closed_port()}",
