@@ -20,6 +20,11 @@ class Settings(BaseSettings):
     data_dir: Path = Field(default=Path(".epistream"), description="Data directory of the embedded runner.")
     max_content_bytes: int = Field(default=32 * 1024, ge=1, description="Largest accepted message content.")
     batch_size: int = Field(default=256, ge=1, description="Micro-batch size of the embedded runner.")
+    log_batch_rows: int = Field(
+        default=4096,
+        ge=1,
+        description="Rows (events + operations) the embedded runner gathers across micro-batches per log insert.",
+    )
     retain_raw_secrets: bool = Field(
         default=False, description="Keep raw content of events that contain secrets (default: store masked)."
     )
