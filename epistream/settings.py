@@ -41,7 +41,7 @@ class Settings(BaseSettings):
     extract_processes: int = Field(
         default=1,
         ge=0,
-        description="Processes that run the rule extractor beside a stream worker's event loop (0: in the loop).",
+        description="Processes running the rule extractor beside a worker's loop or the embedded reducer (0: none).",
     )
 
     # --- embeddings --------------------------------------------------------

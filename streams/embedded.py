@@ -60,6 +60,8 @@ from sinks.clickhouse import DeadLetter, OperationLog
 from sinks.embedded_index import EmbeddedIndex
 from sinks.embedding import Embedder, default_embedder
 from streams import agents
+from streams.extract_pool import ExtractionPool
+from streams.extract_pool import results as extraction_results
 
 
 class RunnerIndex(SearchBackend, Protocol):
@@ -119,6 +121,10 @@ class _Gathered:
     operations: Sequence[Operation]
     nodes: Sequence[MemoryNode]
     ahead: Future[int] | None
+
+
+#: Results of a batch whose extraction was started ahead (in input order when called).
+Extracting = Callable[[], list[ExtractionResult]]
 
 
 class _BatchWriter:
@@ -252,6 +258,10 @@ class EmbeddedRunner:
             self.embedder = embedder or default_embedder(self.settings.embedder)
             self.index: RunnerIndex = search_index or self._open_index()
             self.extractor = extractor or get_extractor(self.settings.extractor, self.settings)
+            #: The configured rule extractor may run in processes of its own (see _extraction_pool);
+            #: an extractor passed in (or set later) always runs here.
+            self._default_extractor = self.extractor if extractor is None else None
+            self._pool: ExtractionPool | None = None
             self.reducer = Reducer(engine_config)
             self.engine_config = engine_config
             self.store = InMemoryStateStore()
@@ -282,6 +292,8 @@ class EmbeddedRunner:
 
     def close(self) -> None:
         try:
+            if self._pool is not None:
+                self._pool.close()
             self.index.commit()
             self.index.close()
             if self._owns_log:
@@ -322,6 +334,9 @@ class EmbeddedRunner:
         report: IngestReport,
         writer: _BatchWriter,
     ) -> None:
+        # Batch N+1 is admitted and its extraction started (in the extraction process, when there
+        # is one) before batch N is reduced: the rule extractor and the reducer then use both cores.
+        previous: tuple[list[ConversationEvent], list[DeadLetter], Extracting | None, int] | None = None
         for batch in _chunks(lines, self.settings.batch_size, FIRST_BATCH):
             events: list[ConversationEvent] = []
             letters: list[DeadLetter] = []
@@ -346,9 +361,50 @@ class EmbeddedRunner:
                     )
                 else:
                     events.append(admitted)
-            self._process(events, letters, report, writer)
-            if progress is not None:
-                progress(len(batch))
+            extracting = self._extract_soon(events)
+            if previous is not None:
+                self._process_admitted(previous, report, writer, progress)
+            previous = (events, letters, extracting, len(batch))
+        if previous is not None:
+            self._process_admitted(previous, report, writer, progress)
+
+    def _process_admitted(
+        self,
+        admitted: tuple[list[ConversationEvent], list[DeadLetter], Extracting | None, int],
+        report: IngestReport,
+        writer: _BatchWriter,
+        progress: Callable[[int], None] | None,
+    ) -> None:
+        events, letters, extracting, lines_read = admitted
+        self._process(events, letters, report, writer, extracting)
+        if progress is not None:
+            progress(lines_read)
+
+    def _extraction_pool(self) -> ExtractionPool | None:
+        """The rule extractor's processes, once they are up (started on the first batch of an ingest).
+
+        Only the configured rule extractor goes there (the LLM one is I/O-bound, and an extractor
+        passed in may not be importable in another process). Until the processes have started
+        (a second or two), batches are extracted here, so a small ingest never waits for them.
+        """
+        if (
+            self._default_extractor is None
+            or self.extractor is not self._default_extractor
+            or self.settings.extractor != "rules"
+            or self.settings.extract_processes < 1
+        ):
+            return None
+        if self._pool is None:
+            self._pool = ExtractionPool(self.settings.extractor, self.settings, self.settings.extract_processes)
+            self._pool.start()
+        return self._pool if self._pool.ready() else None
+
+    def _extract_soon(self, events: Sequence[ConversationEvent]) -> Extracting | None:
+        pool = self._extraction_pool() if events else None
+        if pool is None:
+            return None
+        futures = pool.submit(events)
+        return lambda: extraction_results(futures)
 
     def ingest_events(self, events: Sequence[ConversationEvent]) -> IngestReport:
         self._require_writer()
@@ -368,11 +424,16 @@ class EmbeddedRunner:
         letters: list[DeadLetter],
         report: IngestReport,
         writer: _BatchWriter,
+        extracting: Extracting | None = None,
     ) -> None:
         fresh = agents.unique_events(events, self.store)
         report.duplicates += len(events) - len(fresh)
         report.events += len(fresh)
-        extractions = [agents.extract(self.extractor, e) for e in fresh]
+        if extracting is None:
+            extractions = [agents.extract(self.extractor, e) for e in fresh]
+        else:  # extracted ahead, before the batch before it was reduced: keep the fresh events' results
+            keep = {id(e) for e in fresh}
+            extractions = [r for e, r in zip(events, extracting(), strict=True) if id(e) in keep]
         operations: list[Operation] = []
         for result in extractions:
             report.claims += len(result.claims)

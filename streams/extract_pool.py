@@ -21,7 +21,7 @@ import os
 import threading
 import time
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any
 
 from schemas.claims import ExtractionResult
@@ -74,16 +74,33 @@ class ExtractionPool:
             initializer=_start,
             initargs=(name, settings, os.getpid()),
         )
+        self._probes: list[Future[bool]] = []
+
+    def _shares(self, events: Sequence[ConversationEvent]) -> list[list[ConversationEvent]]:
+        """One contiguous share per process, so concatenating the results keeps input order."""
+        share = -(-len(events) // self.processes)
+        return [list(events[i : i + share]) for i in range(0, len(events), share)]
 
     async def extract(self, events: Sequence[ConversationEvent]) -> list[ExtractionResult]:
         """Results in input order; a batch is split into one contiguous share per process."""
         if not events:
             return []
         loop = asyncio.get_running_loop()
-        share = -(-len(events) // self.processes)
-        parts = [list(events[i : i + share]) for i in range(0, len(events), share)]
+        parts = self._shares(events)
         done = await asyncio.gather(*(loop.run_in_executor(self._pool, _extract_batch, part) for part in parts))
         return [result for part in done for result in part]
+
+    def submit(self, events: Sequence[ConversationEvent]) -> list[Future[list[ExtractionResult]]]:
+        """Start extracting ``events`` (for synchronous callers); :func:`results` collects them in order."""
+        return [self._pool.submit(_extract_batch, part) for part in self._shares(events)]
+
+    def start(self) -> None:
+        """Spawn the processes in the background; :meth:`ready` says when they can take work."""
+        if not self._probes:
+            self._probes = [self._pool.submit(_probe) for _ in range(self.processes)]
+
+    def ready(self) -> bool:
+        return bool(self._probes) and all(p.done() and not p.exception() and p.result() for p in self._probes)
 
     def warm_up(self) -> None:
         """Start the processes now (spawning takes a second or two) instead of on the first batch."""
@@ -92,4 +109,10 @@ class ExtractionPool:
                 raise RuntimeError("extraction process did not load its extractor")
 
     def close(self) -> None:
+        """Stop the processes (work not started is dropped)."""
         self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+def results(futures: Sequence[Future[list[ExtractionResult]]]) -> list[ExtractionResult]:
+    """The results of :meth:`ExtractionPool.submit`, in input order (re-raises a process's failure)."""
+    return [result for f in futures for result in f.result()]

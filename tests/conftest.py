@@ -13,7 +13,9 @@ import importlib.util
 import itertools
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -43,3 +45,29 @@ def chdb_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def chdb_database(request: pytest.FixtureRequest) -> str:
     """A database name no other test in this session uses."""
     return f"t_{os.getpid()}_{next(_db_counter)}"
+
+
+@pytest.fixture
+def embedded_runners(tmp_path: Path, chdb_path: Path, chdb_database: str) -> Iterator[Any]:
+    """``make(name, log_class=OperationLog, **settings)``: embedded runners of their own (data dir and
+    database), hash embedder and the demo's reference clock; all closed after the test."""
+    from epistream.demo_run import REFERENCE_TIME
+    from epistream.settings import Settings
+    from sinks.clickhouse import OperationLog
+    from sinks.embedding import HashEmbedder
+    from streams.embedded import EmbeddedRunner
+
+    opened: list[tuple[Any, Any]] = []
+
+    def make(name: str, log_class: type = OperationLog, **settings: Any) -> EmbeddedRunner:
+        log = log_class.connect(None, path=chdb_path, database=f"{chdb_database}_{name}")
+        data = tmp_path / name
+        runner = EmbeddedRunner(data, Settings(data_dir=data, **settings), embedder=HashEmbedder(), log=log,
+                                clock=lambda: REFERENCE_TIME)  # fmt: skip
+        opened.append((runner, log))
+        return runner
+
+    yield make
+    for runner, log in opened:
+        runner.close()
+        log.close()

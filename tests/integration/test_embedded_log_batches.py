@@ -8,17 +8,12 @@ nothing unwritten, even when a later batch fails.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from epistream.demo_run import REFERENCE_TIME
-from epistream.settings import Settings
 from extractors.base import get_extractor
 from sinks.clickhouse import OperationLog
-from sinks.embedding import HashEmbedder
 from streams.embedded import EmbeddedRunner
 
 pytestmark = pytest.mark.integration
@@ -53,23 +48,13 @@ class CountingLog(OperationLog):
 
 
 @pytest.fixture
-def make_runner(tmp_path: Path, chdb_path: Path, chdb_database: str) -> Iterator[Any]:
-    opened: list[tuple[EmbeddedRunner, OperationLog]] = []
-
+def make_runner(embedded_runners: Any) -> Any:
     def make(name: str, **settings: Any) -> EmbeddedRunner:
-        log = CountingLog.connect(None, path=chdb_path, database=f"{chdb_database}_{name}")
-        assert isinstance(log, CountingLog)
-        log.calls = {}
-        data = tmp_path / name
-        runner = EmbeddedRunner(data, Settings(data_dir=data, batch_size=64, **settings), embedder=HashEmbedder(),
-                                log=log, clock=lambda: REFERENCE_TIME)  # fmt: skip
-        opened.append((runner, log))
-        return runner
+        runner = embedded_runners(name, log_class=CountingLog, batch_size=64, **settings)
+        runner.log.calls = {}
+        return runner  # type: ignore[no-any-return]
 
-    yield make
-    for runner, log in opened:
-        runner.close()
-        log.close()
+    return make
 
 
 def stored(runner: EmbeddedRunner) -> dict[str, Any]:

@@ -297,9 +297,9 @@ def test_a_failed_background_write_stops_the_ingest_and_the_log_stays_a_prefix(
     tmp_path: Path, chdb_path: Path, chdb_database: str
 ) -> None:
     log = _FailingOnce(OperationLog.connect(None, path=chdb_path, database=chdb_database), fail_on_call=2)
-    runner = EmbeddedRunner(tmp_path / "data", Settings(data_dir=tmp_path / "data", batch_size=7),
+    runner = EmbeddedRunner(tmp_path / "data", Settings(data_dir=tmp_path / "data", batch_size=7, log_batch_rows=1),
                             embedder=HashEmbedder(), log=log, clock=lambda: REFERENCE_TIME)
-    lines = demo_lines()
+    lines = demo_lines()  # log_batch_rows=1: each micro-batch is one write, as the failure is counted in writes
     try:
         with pytest.raises(OSError, match="disk full"):
             runner.ingest_lines(lines, source="demo")
@@ -316,7 +316,7 @@ def test_a_failed_background_write_stops_the_ingest_and_the_log_stays_a_prefix(
     causes = {op.caused_by for op in log.stream_operations()}
     assert causes and all(c.split("/", 1)[1] in first_batch for c in causes)
     # Every node a complete ingest creates (another data directory and database, same input).
-    ref = EmbeddedRunner(tmp_path / "ref", Settings(data_dir=tmp_path / "ref", batch_size=7),
+    ref = EmbeddedRunner(tmp_path / "ref", Settings(data_dir=tmp_path / "ref", batch_size=7, log_batch_rows=1),
                          embedder=HashEmbedder(), clock=lambda: REFERENCE_TIME,
                          log=OperationLog.connect(None, path=chdb_path, database=f"{chdb_database}_ref"))
     try:
@@ -327,7 +327,7 @@ def test_a_failed_background_write_stops_the_ingest_and_the_log_stays_a_prefix(
         ref.log.close()
     # Restarting folds the stored prefix; ingesting the same lines again completes the log exactly.
     log.fail_on_call = 0
-    again = EmbeddedRunner(tmp_path / "data", Settings(data_dir=tmp_path / "data", batch_size=7),
+    again = EmbeddedRunner(tmp_path / "data", Settings(data_dir=tmp_path / "data", batch_size=7, log_batch_rows=1),
                            embedder=HashEmbedder(), log=log, clock=lambda: REFERENCE_TIME)
     try:
         # The index is never ahead of the log: the failed batch's nodes (embedded while its log
