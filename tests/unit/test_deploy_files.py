@@ -81,3 +81,18 @@ def test_app_services_start_only_once_their_backends_answer_and_restart_on_failu
         if command[1] in {"worker", "api"}:
             assert depends.get("migrate") == {"condition": "service_completed_successfully"}, name
             assert service.get("restart") in {"unless-stopped", "always"}, name
+
+
+def test_compose_can_split_indexing_into_workers_of_its_own() -> None:
+    """``WORKER_ROLE=core`` + the ``split-index`` profile: core workers beside index workers, no role twice."""
+    from epistream.cli import WorkerRole
+
+    services = COMPOSE["services"]
+    core, index = services["worker"]["command"], services["index-worker"]["command"]
+    assert core[:2] == index[:2] == ["epistream", "worker"]
+    assert core[core.index("--role") + 1] == "${WORKER_ROLE:-all}"  # all by default, core when split
+    assert index[index.index("--role") + 1] == WorkerRole.INDEX.value
+    assert {"all", "core", "index"} <= {r.value for r in WorkerRole}
+    assert services["index-worker"]["profiles"] == ["split-index"]  # not started unless asked for
+    assert "profiles" not in services["worker"]
+
