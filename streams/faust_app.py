@@ -90,6 +90,7 @@ from streams.delivery import Outbox, delivered
 from streams.extract_pool import ExtractionPool
 from streams.kafka_errors import kafka_client
 from streams.kafka_store import OpBatch, PartitionStates
+from streams.lag import topic_lag
 from streams.record_size import split_to_fit
 from streams.write_behind import WriteBehind
 
@@ -844,31 +845,7 @@ def run_worker(
 
 async def consumer_lag_async(bootstrap: str, group: str, topic_names: Sequence[str]) -> dict[str, int]:
     """Uncommitted records per topic for a consumer group (what to monitor; tests wait for zero)."""
-    from aiokafka import AIOKafkaConsumer, TopicPartition
-    from aiokafka.admin import AIOKafkaAdminClient
-
-    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
-    doing = "reading consumer lag"
-    async with kafka_client(admin, doing, stop=admin.close):
-        # Created once the broker answered: an aiokafka client that was never closed warns on exit.
-        consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
-        async with kafka_client(consumer, doing):
-            committed = await admin.list_consumer_group_offsets(group)
-            lag: dict[str, int] = {}
-            for name in topic_names:
-                parts = consumer.partitions_for_topic(name) or set()
-                if not parts:
-                    await consumer._client.force_metadata_update()
-                    parts = consumer.partitions_for_topic(name) or set()
-                tps = [TopicPartition(name, p) for p in sorted(parts)]
-                ends = await consumer.end_offsets(tps) if tps else {}
-                total = 0
-                for tp in tps:
-                    meta = committed.get(tp)
-                    done = meta.offset if meta is not None and meta.offset >= 0 else 0
-                    total += max(0, ends[tp] - done)
-                lag[name] = total
-            return lag
+    return await topic_lag(bootstrap, group, topic_names)
 
 
 def consumer_lag(bootstrap: str, group: str, topic_names: Sequence[str]) -> dict[str, int]:

@@ -63,36 +63,50 @@ def stage_inputs(topics: tn.Topics, app_id: str) -> list[tuple[str, str, tuple[s
 
 
 async def pipeline_lag(bootstrap: str, topics: tn.Topics, app_id: str) -> tuple[list[StageLag], list[GroupState]]:
-    """Per-stage lag and the state of the deployment's consumer groups, from one snapshot of offsets.
-
-    End offsets are read after the committed offsets, so a stage can only look *more* behind than
-    it was, never less.
-    """
-    from aiokafka import AIOKafkaConsumer, TopicPartition
-    from aiokafka.admin import AIOKafkaAdminClient
-
+    """Per-stage lag and the state of the deployment's consumer groups, from one snapshot of offsets."""
     inputs = stage_inputs(topics, app_id)
     groups = sorted({group for _stage, group, _topics in inputs})
-    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
-    doing = "reading consumer lag"
-    async with kafka_client(admin, doing, stop=admin.close):
-        consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
-        async with kafka_client(consumer, doing):
-            committed = {group: await admin.list_consumer_group_offsets(group) for group in groups}
-            # One group per request: aiokafka 0.12 fails to decode the answer for two groups that
-            # have members ("Buffer underrun decoding string") and drops the connection.
-            described = [r for group in groups for r in await admin.describe_consumer_groups([group])]
-            await consumer._client.force_metadata_update()
-            names = sorted({name for _s, _g, names in inputs for name in names})
-            tps = [TopicPartition(n, p) for n in names for p in sorted(consumer.partitions_for_topic(n) or ())]
-            ends = await consumer.end_offsets(tps) if tps else {}
-    states = [_group_state(group) for response in described for group in response.groups]
+    names = sorted({name for _s, _g, names in inputs for name in names})
+    committed, ends, states = await _snapshot(bootstrap, groups, names, describe=True)
     stages = [
         _stage_lag(stage, group, stage_topics, committed[group], ends) for stage, group, stage_topics in inputs
     ]
     index_workers = next(s for s in stages if s.stage == "index" and s.group != app_id)
     used = index_workers if _runs(index_workers, states) else next(s for s in stages if s.stage == "index")
     return [s for s in stages if s.stage != "index" or s is used], states
+
+
+async def topic_lag(bootstrap: str, group: str, topic_names: Sequence[str]) -> dict[str, int]:
+    """Uncommitted records per topic for one consumer group (tests and benches wait for zero)."""
+    committed, ends, _states = await _snapshot(bootstrap, [group], topic_names, describe=False)
+    return {name: _stage_lag(name, group, (name,), committed[group], ends).lag for name in topic_names}
+
+
+async def _snapshot(
+    bootstrap: str, groups: Sequence[str], topic_names: Sequence[str], *, describe: bool
+) -> tuple[dict[str, dict[Any, Any]], dict[Any, int], list[GroupState]]:
+    """Committed offsets per group, then the topics' end offsets (and the groups' states).
+
+    End offsets are read after the committed offsets, so lag can only look *more* behind than it
+    was, never less.
+    """
+    from aiokafka import AIOKafkaConsumer, TopicPartition
+    from aiokafka.admin import AIOKafkaAdminClient
+
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    doing = "reading consumer lag"
+    async with kafka_client(admin, doing, stop=admin.close):
+        # Created once the broker answered: an aiokafka client that was never closed warns on exit.
+        consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
+        async with kafka_client(consumer, doing):
+            committed = {group: await admin.list_consumer_group_offsets(group) for group in groups}
+            # One group per request: aiokafka 0.12 fails to decode the answer for two groups that
+            # have members ("Buffer underrun decoding string") and drops the connection.
+            described = [r for g in (groups if describe else ()) for r in await admin.describe_consumer_groups([g])]
+            await consumer._client.force_metadata_update()
+            tps = [TopicPartition(n, p) for n in topic_names for p in sorted(consumer.partitions_for_topic(n) or ())]
+            ends = await consumer.end_offsets(tps) if tps else {}
+    return committed, ends, [_group_state(group) for response in described for group in response.groups]
 
 
 def _stage_lag(
