@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -127,32 +128,57 @@ class _Gathered:
 Extracting = Callable[[], list[ExtractionResult]]
 
 
+#: Micro-batches the reducer may run ahead of the store thread. One gathered log write (five
+#: chDB inserts, a few hundred ms, mostly outside the GIL) used to stop the reducer until it was
+#: done: with a single batch in flight the main thread waited ~30% of a no-op ingest.
+STORE_QUEUE = 3
+
+
 class _BatchWriter:
-    """Stores micro-batch N on a second thread while batch N+1 is extracted and reduced.
+    """Stores reduced micro-batches on a second thread, in order, while later ones are reduced.
 
     Storing is mostly GIL-free work (chDB inserts, the embedding model, tantivy), extraction and
     the reducer are Python: overlapping them uses the second core, so ingestion runs at about the
-    slower of the two instead of their sum. At most one batch is in flight and batches are stored
-    in order, so the log on disk is always a prefix of what was reduced; the first failure is
-    raised from the next ``submit`` or from leaving the ``with`` block. Only the store thread
-    writes chDB and the index during an ingest; the ``helper`` thread embeds each batch's new
-    texts ahead of it (reading the index under its lock), so the model never waits for a store.
+    slower of the two instead of their sum. At most ``depth`` batches are queued or being stored
+    (memory stays bounded) and they are stored in submission order. After a store fails, every
+    batch behind it is dropped unwritten, so the log on disk is always a prefix of what was
+    reduced; that first failure is raised from a later ``submit`` or from leaving the ``with``
+    block. Only the store thread writes chDB and the index during an ingest; the ``helper``
+    thread embeds each batch's new texts ahead of it (reading the index under its lock), so the
+    model never waits for a store.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, depth: int = STORE_QUEUE) -> None:
+        if depth < 1:
+            raise ValueError("the store queue holds at least one batch")
+        self.depth = depth
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="epistream-store")
         #: Embeds each batch's new texts, in order, while the store thread writes earlier batches.
         self.helper = ThreadPoolExecutor(max_workers=1, thread_name_prefix="epistream-embed")
-        self._pending: Future[None] | None = None
+        self._pending: deque[Future[None]] = deque()
+        self._failed = False  # set on the store thread; read there only, so no lock is needed
 
     def submit(self, fn: Callable[..., None], *args: Any) -> None:
-        self.wait()
-        self._pending = self._pool.submit(fn, *args)
+        self._settle(keep=self.depth - 1)
+        self._pending.append(self._pool.submit(self._store, fn, *args))
+
+    def _store(self, fn: Callable[..., None], *args: Any) -> None:
+        if self._failed:
+            return  # a batch before this one was not stored: writing it would leave a gap
+        try:
+            fn(*args)
+        except BaseException:
+            self._failed = True
+            raise
+
+    def _settle(self, keep: int) -> None:
+        """Collect finished stores in order (raising the first failure); wait while more than ``keep`` remain."""
+        pending = self._pending
+        while pending and (len(pending) > keep or pending[0].done()):
+            pending.popleft().result()
 
     def wait(self) -> None:
-        pending, self._pending = self._pending, None
-        if pending is not None:
-            pending.result()
+        self._settle(keep=0)
 
     def __enter__(self) -> _BatchWriter:
         return self

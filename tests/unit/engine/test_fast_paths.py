@@ -177,6 +177,14 @@ def test_tiny_float_guard_never_lets_a_difference_through(value: float, wrap: in
     assert fast.canonical_text(doc) == json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+@settings(max_examples=300, deadline=None)
+@given(value=st.floats(min_value=-1e-4, max_value=1e-4, allow_nan=False), wrap=st.integers(0, 4))
+def test_tiny_floats_beside_uuids_and_at_every_position_use_the_reference_spelling(value: float, wrap: int) -> None:
+    uid = "3d1a58ee-5e64-4c1e-9a7e-7b2b5d0e11ee"  # several "e-" that the quick screen must not take for exponents
+    doc: Any = [value, [uid, value], {"z": value, "a": uid}, {"k": {"n": [1, value]}}, {uid: value}][wrap]
+    assert fast.canonical_text(doc) == json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 def _reference_outcome(ops: list[Operation], skipped: tuple[int, ...] | None) -> Outcome:
     """What one input's outcome means, built by full validation."""
     first = ops[0]
