@@ -55,6 +55,16 @@ class Settings(BaseSettings):
         description="How long a starting worker waits for Kafka to answer (a broker still starting) before it "
         "exits with backend_unavailable.",
     )
+    metrics_port: int = Field(
+        default=0,
+        ge=0,
+        le=65535,
+        description="Port of a stream worker's Prometheus endpoint (GET /metrics, GET /healthz); 0: no endpoint.",
+    )
+    metrics_host: str = Field(
+        default="127.0.0.1",
+        description="Address the worker's metrics endpoint listens on (0.0.0.0 in containers).",
+    )
     kafka_compression: Literal["zstd", "lz4", "gzip", "none"] = Field(
         default="zstd",
         description="Compression of the records a worker produces (extractions, operations, node snapshots): "

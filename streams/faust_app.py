@@ -91,6 +91,8 @@ from streams.extract_pool import ExtractionPool
 from streams.kafka_errors import kafka_client
 from streams.kafka_store import OpBatch, PartitionStates
 from streams.lag import topic_lag
+from streams.metrics import WorkerMetrics
+from streams.metrics import serve as serve_metrics
 from streams.record_size import split_to_fit
 from streams.write_behind import WriteBehind
 
@@ -367,6 +369,7 @@ def create_app(
     concurrency = settings.llm_concurrency if settings.extractor == "llm" else 1
     pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="extract") if concurrency > 1 else None
     reducer = Reducer()
+    metrics = WorkerMetrics()
     states = PartitionStates(
         settings.kafka_bootstrap, topics.operations, read_committed=opts.processing_guarantee == "exactly_once"
     )
@@ -393,6 +396,7 @@ def create_app(
                 return await write()
             except Exception as exc:  # driver and backend errors alike; the type is logged, never the rows
                 attempt += 1
+                metrics.inc("epistream_sink_retries_total", sink=sink.rsplit(":", 1)[-1].strip().lower())
                 detail = exc.message if isinstance(exc, EpistreamError) else type(exc).__name__
                 log.warning("%s write failed: %s (attempt %d); retrying in %.1f s", sink, detail, attempt, delay)
                 await asyncio.sleep(delay)
@@ -440,7 +444,9 @@ def create_app(
         )
 
     extract_writes: WriteBehind[Extracted] = behind(_write_extracted)
-    app.epistream = {"topics": topics, "states": states, "sinks": sinks, "options": opts}  # type: ignore[attr-defined]
+    app.epistream = {  # type: ignore[attr-defined]
+        "topics": topics, "states": states, "sinks": sinks, "options": opts, "metrics": metrics,
+    }
 
     def oplog() -> OperationLog:
         if "oplog" not in sinks:
@@ -463,7 +469,8 @@ def create_app(
                 sinks["index"] = OpenSearchIndex.from_settings(settings, emb, url=os_url, alias=alias)
             return sinks["index"]
 
-    async def dead_letter(letter: DeadLetter, key: bytes | None, target: Any) -> None:
+    async def dead_letter(letter: DeadLetter, key: bytes | None, target: Any, stage: str) -> None:
+        metrics.inc("epistream_dead_letters_total", stage=stage, reason=letter.reason_code)
         await target.send(key=key, value=letter.original_bytes, headers=_headers(letter))
 
     # ------------------------------------------------------------------ extract
@@ -478,13 +485,16 @@ def create_app(
 
     def _write_events(events: list[ConversationEvent]) -> None:
         oplog().write_events(events, mask=mask)
+        metrics.inc("epistream_clickhouse_rows_total", len(events), table="raw_events")
 
     def _write_journals(results: list[ExtractionResult]) -> None:
         oplog().write_extractions(results)
+        metrics.inc("epistream_clickhouse_rows_total", len(results), table="extraction_journal")
 
     async def extract(stream: Any) -> None:
         async for batch in stream.take_events(opts.batch, within=opts.extract_within_s):
             valid: list[tuple[ConversationEvent, Any]] = []
+            metrics.inc("epistream_events_received_total", len(batch))
             for ev in batch:
                 msg = ev.message
                 admitted = agents.admit(
@@ -496,15 +506,19 @@ def create_app(
                     max_content_bytes=settings.max_content_bytes,
                 )
                 if isinstance(admitted, agents.Rejected):
-                    await dead_letter(admitted.letter, msg.key, t_events_dlq)
+                    await dead_letter(admitted.letter, msg.key, t_events_dlq, "extract")
                 elif not agents.keyed_correctly(msg.key, admitted):
                     letter = _bad_record(ev.value or b"", msg, agents.KEY_MISMATCH, _KEY_MISMATCH_MESSAGE)
-                    await dead_letter(letter, msg.key, t_events_dlq)
+                    await dead_letter(letter, msg.key, t_events_dlq, "extract")
                 else:
                     event = enrich(admitted, msg.timestamp)
                     valid.append((event, msg))
             events = [e for e, _ in valid]
             results = await run_extraction(events)
+            metrics.inc("epistream_events_admitted_total", len(events))
+            metrics.count_each("epistream_extractions_total", "status", (r.status for r in results))
+            metrics.inc("epistream_claims_total", sum(len(r.claims) for r in results), outcome="accepted")
+            metrics.inc("epistream_claims_total", sum(len(r.rejected) for r in results), outcome="rejected")
             # One record per partition of the batch (see streams.extraction_records), in input order.
             by_partition: dict[int, list[ExtractionResult]] = {}
             for (_event, msg), result in zip(valid, results, strict=True):
@@ -540,11 +554,11 @@ def create_app(
                 except ValueError as exc:  # pydantic ValidationError / JSON errors
                     target = t_commands_dlq if is_command else t_events_dlq
                     code = "invalid_command" if is_command else "invalid_extraction"
-                    await dead_letter(_bad_record(raw, msg, code, type(exc).__name__), msg.key, target)
+                    await dead_letter(_bad_record(raw, msg, code, type(exc).__name__), msg.key, target, "materialize")
                     continue
                 if is_command and not agents.keyed_correctly(msg.key, items[0]):
                     letter = _bad_record(raw, msg, agents.KEY_MISMATCH, _KEY_MISMATCH_MESSAGE)
-                    await dead_letter(letter, msg.key, t_commands_dlq)
+                    await dead_letter(letter, msg.key, t_commands_dlq, "materialize")
                     continue
                 store = await states.get(msg.partition)
                 if states.generation != generation or not states.owns(msg.partition):
@@ -561,8 +575,11 @@ def create_app(
                         target = t_commands_dlq if is_command else t_events_dlq
                         one = raw if is_command else item.model_dump_json().encode()
                         letter = _bad_record(one, msg, exc.code, exc.message)
+                        metrics.inc("epistream_dead_letters_total", stage="materialize", reason=letter.reason_code)
                         sent.append(send(target, key=msg.key, value=one, headers=_headers(letter)))
                         continue
+                    if result.status != "duplicate":
+                        metrics.inc("epistream_inputs_reduced_total", kind="command" if is_command else "extraction")
                     if result.operations:
                         produced.append(OpBatch(item.input_id, tuple(result.operations)))
                 if produced:
@@ -574,6 +591,7 @@ def create_app(
                 # unpublished inputs are reloaded from the log. Re-delivered inputs that were
                 # published already are duplicates; the rest yield the same operations again.
                 log.info("materialize: a rebalance overlapped a batch of %d records; left for redelivery", len(batch))
+                metrics.inc("epistream_rebalance_redeliveries_total")
                 _leave_uncommitted(batch)
                 states.invalidate(partition for partition, _key, _batches in outputs)
                 continue
@@ -636,8 +654,21 @@ def create_app(
                 for record in split_to_fit(batches, OpBatch.dumps_record):
                     logged.append(send(t_operations, key=key, value=record, partition=partition))
             done.append(True)
+        metrics.count_each(
+            "epistream_operations_total",
+            "op_type",
+            (
+                op.op_type.value
+                for (generation, outputs, _s), ok in zip(items, done, strict=True)
+                if ok
+                for _p, _k, batches in outputs
+                for b in batches
+                for op in b.operations
+            ),
+        )
         if not all(done):
             log.info("materialize: a rebalance overlapped %d takes; left for redelivery", done.count(False))
+            metrics.inc("epistream_rebalance_redeliveries_total", done.count(False))
         await delivered(logged)  # the inputs are committable once their log records are on the broker
         return done
 
@@ -673,11 +704,15 @@ def create_app(
     # ------------------------------------------------- operations and node snapshots
     def _write_dead_letters(letters: list[DeadLetter]) -> None:
         oplog().write_dead_letters(letters)
+        metrics.inc("epistream_clickhouse_rows_total", len(letters), table="dead_letters")
 
     def _write_operations(ops: list[Operation]) -> None:
         log_ = oplog()
         log_.write_operations(ops)
-        log_.write_node_snapshots([op.after for op in ops if op.after is not None])
+        snapshots = [op.after for op in ops if op.after is not None]
+        log_.write_node_snapshots(snapshots)
+        metrics.inc("epistream_clickhouse_rows_total", len(ops), table="operations")
+        metrics.inc("epistream_clickhouse_rows_total", len(snapshots), table="node_snapshots")
 
     async def oplog_dead_letters(stream: Any) -> None:
         async for batch in stream.take_events(opts.sink_batch, within=opts.sink_within_s):
@@ -696,12 +731,17 @@ def create_app(
                     node = MemoryNode.model_validate_json(ev.value)
                 except ValueError as exc:  # only materialize writes here: a bug or a foreign producer
                     broken.append(_bad_record(ev.value, ev.message, "invalid_node_snapshot", type(exc).__name__))
+                    metrics.inc("epistream_dead_letters_total", stage="index", reason="invalid_node_snapshot")
                     continue
                 held = latest.get(node.node_id)
                 if held is None or node.version > held[0].version:
                     latest[node.node_id] = (node, ev)
             if latest:
                 report = await _index_until_written([node for node, _ev in latest.values()])
+                rejected = len(report.rejected)
+                metrics.inc("epistream_index_documents_total", len(latest) - rejected, outcome="written")
+                metrics.inc("epistream_index_documents_total", rejected, outcome="rejected")
+                metrics.inc("epistream_dead_letters_total", rejected, stage="index", reason="index_rejected")
                 # Refused for good (e.g. a mapping conflict): dead-lettered, not retried forever, so one
                 # document cannot stall the index. ClickHouse keeps the snapshot; rebuild-index re-feeds it.
                 for node_id, error_type in report.rejected:
@@ -761,8 +801,20 @@ def create_app(
             else:
                 log.info("%s sink open", sink)
 
+    if settings.metrics_port:
+
+        async def _serve_metrics() -> None:
+            """The counters on ``/metrics`` for Prometheus; a port in use stops the worker (fail-stop)."""
+            server = await serve_metrics(metrics, settings.metrics_host, settings.metrics_port)
+            sinks["metrics_server"] = server
+
+        app.task(fail_stop(_serve_metrics))
+
     @app.on_before_shutdown.connect
     def _close_sinks(sender: Any, **kwargs: Any) -> None:
+        server = sinks.pop("metrics_server", None)
+        if server is not None:
+            server.close()
         if procs is not None:
             procs.close()
         ch_pool.submit(_close_log).result()  # after any write or start-up open queued before it
@@ -965,6 +1017,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     w.add_argument("--loglevel", default="warning")
     w.add_argument("--session-timeout", type=float, default=30.0)
     w.add_argument("--role", choices=ROLES, default="all", help="agents to run (see WorkerOptions.role)")
+    w.add_argument("--metrics-port", type=int, help="serve the worker's counters on this port (EPISTREAM_METRICS_PORT)")
     w.add_argument(
         "--option",
         action="append",
@@ -985,6 +1038,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         overrides["kafka_bootstrap"] = args.bootstrap
     if args.embedder:
         overrides["embedder"] = args.embedder
+    if args.metrics_port is not None:
+        overrides["metrics_port"] = args.metrics_port
     settings = Settings(**overrides)
     options = WorkerOptions(
         app_id=args.app_id,

@@ -35,6 +35,7 @@ from sinks import opensearch_mapping
 from sinks.clickhouse import OperationLog
 from sinks.opensearch_index import OpenSearchIndex
 from streams import faust_app, topics
+from streams.metrics import WorkerMetrics
 from tests.markdown_docs import Usage, check_usages, command_options, resolve, section, spans, table_cells
 
 pytestmark = pytest.mark.integration
@@ -192,7 +193,7 @@ def exit_codes_in_code() -> frozenset[int]:
 
 def metric_names() -> set[str]:
     names: set[str] = set()
-    for family in ApiMetrics().registry.collect():
+    for family in (*ApiMetrics().registry.collect(), *WorkerMetrics().registry.collect()):
         names.add(family.name)
         if family.type == "counter":
             names.add(f"{family.name}_total")
@@ -375,7 +376,7 @@ def test_the_partition_count_default_and_mismatch_code() -> None:
 # ----------------------------------------------------------------------------- metrics and log lines
 
 
-def test_every_metric_name_is_one_the_api_exports() -> None:
+def test_every_metric_name_is_one_the_api_or_a_worker_exports() -> None:
     named = {m for s in spans(GUIDE) for m in re.findall(r"\bepistream_[a-z0-9_]+\b", s)}
     assert len(named) >= 4, named
     exported = metric_names()

@@ -42,6 +42,7 @@ from streams import agents
 from streams import topics as tn
 from streams.faust_app import consumer_lag, dlq_list, dlq_replay, enrich
 from streams.publisher import PublishReport, publish_command, publish_lines
+from tests.prometheus_text import samples
 
 pytestmark = pytest.mark.integration
 
@@ -108,7 +109,13 @@ class Deployment:
         return f"{self.prefix}app{run}"
 
     def start(
-        self, run: int = 0, *, data_dir: Path | None = None, role: str = "all", options: tuple[str, ...] = ()
+        self,
+        run: int = 0,
+        *,
+        data_dir: Path | None = None,
+        role: str = "all",
+        options: tuple[str, ...] = (),
+        metrics_port: int | None = None,
     ) -> subprocess.Popen[bytes]:
         self._starts += 1  # one log per start: a restarted worker must not overwrite the killed one's log
         logf = (self.tmp / f"{self.app_id(run)}-{self._starts}.log").open("wb")
@@ -120,6 +127,7 @@ class Deployment:
                 "--data-dir", str(data_dir or self.data_dir), "--opensearch-url", self.os_url,
                 "--index", self.alias, "--embedder", "hash", "--loglevel", "info", "--session-timeout", "6",
                 "--role", role, *(arg for option in options for arg in ("--option", option)),
+                *(() if metrics_port is None else ("--metrics-port", str(metrics_port))),
             ],
             cwd=ROOT,
             env={**os.environ, "PYTHONPATH": str(ROOT)},
@@ -372,9 +380,11 @@ def test_poison_input_goes_to_dead_letters_and_pipeline_keeps_running(
     bad_command = b'{"command": "reinforce", "node_id": "n1"}'
     asyncio.run(_send_raw(dep.bootstrap, dep.topics.commands, [bad_command]))
     ops, nodes = expected_state(good, report)
-    dep.start()
+    port = free_port()
+    dep.start(metrics_port=port)
     try:
         dep.wait_idle(expect_events=len(POISON) + len(good))
+        counted = scrape(port)
         letters = dlq_list(dep.bootstrap, dep.topics)
         # An operator fixes one letter and re-drives it; the running worker processes it.
         fixed = json.loads(POISON[3][0])
@@ -401,6 +411,41 @@ def test_poison_input_goes_to_dead_letters_and_pipeline_keeps_running(
     assert ops <= got_ops
     assert got["counts"]["raw_events"] == len(good) + 1  # + the re-driven event
     assert {k: v for k, v in got["nodes"].items() if k in nodes} == nodes
+    # What the worker counted before the re-drive, on its Prometheus endpoint: what it read, what
+    # went where and why, equal to what the topics and the log hold.
+    assert counted["epistream_events_received_total"] == len(POISON) + len(good)
+    assert counted["epistream_events_admitted_total"] == len(good)
+    dead = {k: v for k, v in counted.items() if k.startswith("epistream_dead_letters_total{")}
+    expected_dead = Counter(f'epistream_dead_letters_total{{reason="{code}",stage="extract"}}' for _, code in POISON)
+    expected_dead['epistream_dead_letters_total{reason="invalid_command",stage="materialize"}'] = 1
+    assert dead == expected_dead
+    extracted = sum(v for k, v in counted.items() if k.startswith("epistream_extractions_total{"))
+    assert extracted == counted['epistream_inputs_reduced_total{kind="extraction"}'] == len(good)
+    assert sum(v for k, v in counted.items() if k.startswith("epistream_operations_total{")) == len(ops)
+    assert counted['epistream_clickhouse_rows_total{table="operations"}'] == len(ops)
+    assert counted['epistream_clickhouse_rows_total{table="raw_events"}'] == len(good)
+    assert counted['epistream_index_documents_total{outcome="written"}'] >= len(nodes)
+    assert not [k for k in counted if k.startswith("epistream_sink_retries_total")]  # no write failed
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def scrape(port: int) -> dict[str, float]:
+    """A worker's /metrics as ``{"name{labels}": value}`` (its /healthz must answer too)."""
+    import urllib.request
+
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=10) as health:
+        assert health.read() == b"ok\n"
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as answer:
+        assert answer.headers["Content-Type"].startswith("text/plain; version=0.0.4")
+        text = answer.read().decode()
+    return samples(text)
 
 
 def test_a_broken_node_record_is_dead_lettered_and_the_rest_indexed(

@@ -96,3 +96,14 @@ def test_compose_can_split_indexing_into_workers_of_its_own() -> None:
     assert services["index-worker"]["profiles"] == ["split-index"]  # not started unless asked for
     assert "profiles" not in services["worker"]
 
+
+
+def test_every_worker_serves_metrics_on_the_port_it_exposes() -> None:
+    workers = {name: svc for name, svc in COMPOSE["services"].items() if "worker" in (svc.get("command") or [])}
+    assert set(workers) == {"worker", "index-worker"}
+    for name, svc in workers.items():
+        env = svc["environment"]
+        port = Settings(metrics_port=env["EPISTREAM_METRICS_PORT"]).metrics_port
+        assert port > 0, name
+        assert str(port) in [str(p) for p in svc.get("expose", [])], name
+        assert env["EPISTREAM_METRICS_HOST"] == "0.0.0.0", name  # reachable from the scraper's container
