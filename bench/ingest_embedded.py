@@ -53,7 +53,7 @@ from epistream.settings import Settings
 from extractors.base import get_extractor
 from sinks.clickhouse import OperationLog
 from sinks.embedded_index import embedded_text
-from sinks.embedding import Embedder, default_embedder
+from sinks.embedding import Embedder, default_embedder, uses_all_cores
 from streams import agents
 from streams.embedded import EmbeddedRunner
 
@@ -71,6 +71,7 @@ class TimedEmbedder:
 
     def __init__(self, inner: Embedder) -> None:
         self.inner = inner
+        self.uses_all_cores = uses_all_cores(inner)  # the runner decides on it as for the model itself
         self.busy_s = 0.0
         self._lock = threading.Lock()
 

@@ -41,7 +41,8 @@ class Settings(BaseSettings):
     extract_processes: int = Field(
         default=1,
         ge=0,
-        description="Processes running the rule extractor beside a worker's loop or the embedded reducer (0: none).",
+        description="Processes running the rule extractor beside a worker's loop, or beside the embedded reducer "
+        "when the embedder is light (hash, noop; a model keeps the cores busy itself) (0: none).",
     )
 
     # --- embeddings --------------------------------------------------------

@@ -59,7 +59,7 @@ from schemas.nodes import Edge, MemoryNode
 from schemas.operations import Operation
 from sinks.clickhouse import DeadLetter, OperationLog
 from sinks.embedded_index import EmbeddedIndex
-from sinks.embedding import Embedder, default_embedder
+from sinks.embedding import Embedder, default_embedder, uses_all_cores
 from streams import agents
 from streams.extract_pool import ExtractionPool
 from streams.extract_pool import results as extraction_results
@@ -410,14 +410,17 @@ class EmbeddedRunner:
         """The rule extractor's processes, once they are up (started on the first batch of an ingest).
 
         Only the configured rule extractor goes there (the LLM one is I/O-bound, and an extractor
-        passed in may not be importable in another process). Until the processes have started
-        (a second or two), batches are extracted here, so a small ingest never waits for them.
+        passed in may not be importable in another process), and only beside a light embedder:
+        with a model that keeps every core busy, the model is the bottleneck and the process would
+        only take CPU from it (:func:`sinks.embedding.uses_all_cores`). Until the processes have
+        started (a second or two), batches are extracted here, so a small ingest never waits.
         """
         if (
             self._default_extractor is None
             or self.extractor is not self._default_extractor
             or self.settings.extractor != "rules"
             or self.settings.extract_processes < 1
+            or uses_all_cores(self.embedder)
         ):
             return None
         if self._pool is None:

@@ -59,11 +59,11 @@ def embedded_runners(tmp_path: Path, chdb_path: Path, chdb_database: str) -> Ite
 
     opened: list[tuple[Any, Any]] = []
 
-    def make(name: str, log_class: type = OperationLog, **settings: Any) -> EmbeddedRunner:
+    def make(name: str, log_class: type = OperationLog, embedder: Any = None, **settings: Any) -> EmbeddedRunner:
         log = log_class.connect(None, path=chdb_path, database=f"{chdb_database}_{name}")
         data = tmp_path / name
-        runner = EmbeddedRunner(data, Settings(data_dir=data, **settings), embedder=HashEmbedder(), log=log,
-                                clock=lambda: REFERENCE_TIME)  # fmt: skip
+        runner = EmbeddedRunner(data, Settings(data_dir=data, **settings), embedder=embedder or HashEmbedder(),
+                                log=log, clock=lambda: REFERENCE_TIME)  # fmt: skip
         opened.append((runner, log))
         return runner
 

@@ -92,3 +92,18 @@ def test_an_extractor_set_on_the_runner_is_used_even_with_a_process_running(make
     runner.extractor = Recording()  # type: ignore[assignment]
     report = runner.ingest_lines(lines(120))
     assert report.events == 120 and sorted(seen) == sorted(f"e-{i}" for i in range(120))
+
+
+def test_beside_a_model_that_uses_every_core_extraction_stays_in_process(embedded_runners: Any) -> None:
+    """The model is then the bottleneck; a second interpreter would only take CPU from it."""
+    from sinks.embedding import HashEmbedder
+
+    class BusyModel(HashEmbedder):
+        uses_all_cores = True
+
+    busy = embedded_runners("busy", batch_size=50, extract_processes=1, embedder=BusyModel())
+    light = embedded_runners("light", batch_size=50, extract_processes=1)
+    assert busy._extraction_pool() is None and busy._pool is None  # never even started
+    assert _ready(light) is not None  # the same settings with a light embedder do use the process
+    report = busy.ingest_lines(lines(200))
+    assert report.events == 200 and busy._pool is None
