@@ -514,6 +514,8 @@ def create_app(
                     event = enrich(admitted, msg.timestamp)
                     valid.append((event, msg))
             events = [e for e, _ in valid]
+            now = time.time()
+            metrics.observe("epistream_event_age_seconds", (now - (m.timestamp or now) for _e, m in valid))
             results = await run_extraction(events)
             metrics.inc("epistream_events_admitted_total", len(events))
             metrics.count_each("epistream_extractions_total", "status", (r.status for r in results))

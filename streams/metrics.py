@@ -3,8 +3,10 @@
 Consumer lag says *that* a stage falls behind (``epistream lag``); these counters say *what* a
 worker did with what it read: events admitted or dead-lettered (by reason code), extraction
 outcomes, operations by type, rows written per ClickHouse table, documents indexed or refused,
-and sink writes retried while a backend was down. Operators alert on the rates: dead letters by
-reason, ``extractions_total{status="failed"}``, a non-zero ``sink_retries_total`` rate.
+and sink writes retried while a backend was down; and how old events are when extracted (a
+histogram: consumer lag in seconds rather than records). Operators alert on the rates: dead
+letters by reason, ``extractions_total{status="failed"}``, a non-zero ``sink_retries_total``
+rate, and on the age's upper quantiles.
 
 Counters live in the worker process and start at zero on every start (Prometheus' ``rate()``
 handles the reset). Nothing here holds memory content: label values are stage names, reason
@@ -21,7 +23,7 @@ import asyncio
 import logging
 from collections.abc import Iterable
 
-from prometheus_client import CollectorRegistry, Counter, generate_latest
+from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 
 log = logging.getLogger("epistream.metrics")
 
@@ -51,6 +53,16 @@ COUNTERS: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 
 
+#: name -> (help text, bucket upper bounds in seconds).
+HISTOGRAMS: dict[str, tuple[str, tuple[float, ...]]] = {
+    "epistream_event_age_seconds": (
+        "Seconds from an event's record timestamp (its publish) to its extraction by this worker: "
+        "how far behind real time the stream runs.",
+        (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0, 1800.0, 3600.0),
+    ),
+}
+
+
 class WorkerMetrics:
     """The counters of one worker, in a registry of their own (as the API's metrics are)."""
 
@@ -60,6 +72,16 @@ class WorkerMetrics:
             name: Counter(name.removesuffix("_total"), help_text, labels, registry=self.registry)
             for name, (help_text, labels) in COUNTERS.items()
         }
+        self._histograms = {
+            name: Histogram(name, help_text, buckets=buckets, registry=self.registry)
+            for name, (help_text, buckets) in HISTOGRAMS.items()
+        }
+
+    def observe(self, name: str, values: Iterable[float]) -> None:
+        """Add each value to the histogram ``name`` (negative ones, from clock skew, count as 0)."""
+        histogram = self._histograms[name]  # KeyError: not a declared histogram
+        for value in values:
+            histogram.observe(max(0.0, value))
 
     def inc(self, name: str, amount: float = 1, **labels: str) -> None:
         counter = self._counters[name]  # KeyError: not a declared counter

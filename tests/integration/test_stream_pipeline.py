@@ -426,6 +426,9 @@ def test_poison_input_goes_to_dead_letters_and_pipeline_keeps_running(
     assert counted['epistream_clickhouse_rows_total{table="raw_events"}'] == len(good)
     assert counted['epistream_index_documents_total{outcome="written"}'] >= len(nodes)
     assert not [k for k in counted if k.startswith("epistream_sink_retries_total")]  # no write failed
+    # Every admitted event's age at extraction: published before the worker started, so > 0.
+    assert counted["epistream_event_age_seconds_count"] == len(good)
+    assert counted["epistream_event_age_seconds_sum"] > 0
 
 
 def free_port() -> int:

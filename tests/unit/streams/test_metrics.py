@@ -30,6 +30,19 @@ def test_counters_add_up_per_label_set_and_render_in_the_text_format() -> None:
     assert m.value("epistream_dead_letters_total", stage="extract", reason="invalid_json") == 3
 
 
+def test_event_ages_fill_the_histogram_and_clock_skew_counts_as_zero() -> None:
+    m = WorkerMetrics()
+    m.observe("epistream_event_age_seconds", [0.2, 3.0, -1.0])  # -1: a publisher clock ahead of ours
+    got = samples(m.render().decode())
+    assert got["epistream_event_age_seconds_count"] == 3
+    assert got["epistream_event_age_seconds_sum"] == 3.2
+    assert got['epistream_event_age_seconds_bucket{le="0.05"}'] == 1  # the skewed one, as 0
+    assert got['epistream_event_age_seconds_bucket{le="0.25"}'] == 2
+    assert got['epistream_event_age_seconds_bucket{le="5.0"}'] == 3
+    with pytest.raises(KeyError):
+        m.observe("epistream_no_such_seconds", [1.0])
+
+
 def test_label_values_are_escaped_and_mistakes_are_refused() -> None:
     m = WorkerMetrics()
     m.inc("epistream_extractions_total", status='odd"status\\with\nbreak')
