@@ -126,6 +126,8 @@ class _Gathered:
 
 #: Results of a batch whose extraction was started ahead (in input order when called).
 Extracting = Callable[[], list[ExtractionResult]]
+#: An admitted micro-batch: its events, its dead letters, its extraction if started ahead, lines read.
+Admitted = tuple[list[ConversationEvent], list[DeadLetter], Extracting | None, int]
 
 
 #: Micro-batches the reducer may run ahead of the store thread. One gathered log write (five
@@ -362,7 +364,7 @@ class EmbeddedRunner:
     ) -> None:
         # Batch N+1 is admitted and its extraction started (in the extraction process, when there
         # is one) before batch N is reduced: the rule extractor and the reducer then use both cores.
-        previous: tuple[list[ConversationEvent], list[DeadLetter], Extracting | None, int] | None = None
+        previous: Admitted | None = None
         for batch in _chunks(lines, self.settings.batch_size, FIRST_BATCH):
             events: list[ConversationEvent] = []
             letters: list[DeadLetter] = []
@@ -396,7 +398,7 @@ class EmbeddedRunner:
 
     def _process_admitted(
         self,
-        admitted: tuple[list[ConversationEvent], list[DeadLetter], Extracting | None, int],
+        admitted: Admitted,
         report: IngestReport,
         writer: _BatchWriter,
         progress: Callable[[int], None] | None,

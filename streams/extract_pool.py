@@ -104,7 +104,8 @@ class ExtractionPool:
 
     def warm_up(self) -> None:
         """Start the processes now (spawning takes a second or two) instead of on the first batch."""
-        for future in [self._pool.submit(_probe) for _ in range(self.processes)]:
+        self.start()
+        for future in self._probes:
             if not future.result():
                 raise RuntimeError("extraction process did not load its extractor")
 

@@ -469,8 +469,13 @@ def create_app(
                 sinks["index"] = OpenSearchIndex.from_settings(settings, emb, url=os_url, alias=alias)
             return sinks["index"]
 
-    async def dead_letter(letter: DeadLetter, key: bytes | None, target: Any, stage: str) -> None:
+    def counted(letter: DeadLetter, stage: str) -> DeadLetter:
+        """Every dead letter passes here on its way out, so the metrics count each one once."""
         metrics.inc("epistream_dead_letters_total", stage=stage, reason=letter.reason_code)
+        return letter
+
+    async def dead_letter(letter: DeadLetter, key: bytes | None, target: Any, stage: str) -> None:
+        counted(letter, stage)
         await target.send(key=key, value=letter.original_bytes, headers=_headers(letter))
 
     # ------------------------------------------------------------------ extract
@@ -576,8 +581,7 @@ def create_app(
                     except EpistreamError as exc:  # the reducer journals rule breaks; this is a broken invariant
                         target = t_commands_dlq if is_command else t_events_dlq
                         one = raw if is_command else item.model_dump_json().encode()
-                        letter = _bad_record(one, msg, exc.code, exc.message)
-                        metrics.inc("epistream_dead_letters_total", stage="materialize", reason=letter.reason_code)
+                        letter = counted(_bad_record(one, msg, exc.code, exc.message), "materialize")
                         sent.append(send(target, key=msg.key, value=one, headers=_headers(letter)))
                         continue
                     if result.status != "duplicate":
@@ -733,7 +737,6 @@ def create_app(
                     node = MemoryNode.model_validate_json(ev.value)
                 except ValueError as exc:  # only materialize writes here: a bug or a foreign producer
                     broken.append(_bad_record(ev.value, ev.message, "invalid_node_snapshot", type(exc).__name__))
-                    metrics.inc("epistream_dead_letters_total", stage="index", reason="invalid_node_snapshot")
                     continue
                 held = latest.get(node.node_id)
                 if held is None or node.version > held[0].version:
@@ -743,7 +746,6 @@ def create_app(
                 rejected = len(report.rejected)
                 metrics.inc("epistream_index_documents_total", len(latest) - rejected, outcome="written")
                 metrics.inc("epistream_index_documents_total", rejected, outcome="rejected")
-                metrics.inc("epistream_dead_letters_total", rejected, stage="index", reason="index_rejected")
                 # Refused for good (e.g. a mapping conflict): dead-lettered, not retried forever, so one
                 # document cannot stall the index. ClickHouse keeps the snapshot; rebuild-index re-feeds it.
                 for node_id, error_type in report.rejected:
@@ -754,7 +756,7 @@ def create_app(
                 if report.rejected:
                     log.warning("index sink: OpenSearch refused %d node documents; dead-lettered", len(report.rejected))
             if broken:  # kept with their bytes in the dead-letter table (ClickHouse keeps the true snapshots)
-                await in_clickhouse(_write_dead_letters, broken)
+                await in_clickhouse(_write_dead_letters, [counted(letter, "index") for letter in broken])
 
     async def _index_until_written(nodes: list[MemoryNode]) -> Any:
         # Opening the index (first use, or again after a failure) is blocking HTTP too.
