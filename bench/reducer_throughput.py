@@ -78,6 +78,7 @@ def main() -> None:
     parser.add_argument("--nodes", type=int, default=10_000)
     parser.add_argument("--mixed", type=int, default=20_000)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--wide", type=int, default=5_000, help="values of the one subject/predicate of the wide run")
     args = parser.parse_args()
 
     seed_inputs, mixed = build(args.nodes, args.mixed, args.seed)
@@ -110,6 +111,7 @@ def main() -> None:
         counts[result.status] = counts.get(result.status, 0) + 1
     mixed_elapsed = time.perf_counter() - started
     mixed_cpu = time.process_time() - cpu_started
+    wide_first, wide_last = wide_run(reducer, args.wide)
     gc.enable()
 
     for label, n, n_ops, wall, cpu in (
@@ -120,6 +122,29 @@ def main() -> None:
               f"process CPU {cpu:6.2f}s = {n / cpu:>8,.0f} inputs/s ({n_ops / cpu:,.0f} ops/s)")
     print(f"mixed composition  : 40% creations, 30% reinforcements, 15% contradictions, 15% updates; outcomes {counts}")
     print(f"nodes in store     : {len(store):,}")
+    half = args.wide // 2
+    first, last = half / wide_first, (args.wide - half) / wide_last
+    print(f"wide subject/pred. : {args.wide:,} values of one subject/predicate: first {half:,} at {first:,.0f} "
+          f"inputs/s, last {args.wide - half:,} at {last:,.0f} inputs/s (last/first {last / first:.2f}; "
+          "~1.0 when looked up by value)")
+
+
+def wide_run(reducer: Reducer, values: int) -> tuple[float, float]:
+    """Seconds for the first and second half of ``values`` creations under one subject/predicate.
+
+    A user can state thousands of values of one relation ("likes ..."); creation looks up only the
+    values a claim names, so the second half must not be slower than the first.
+    """
+    items = [_extraction(i, "user", "likes", f"thing {i}") for i in range(values)]
+    store = InMemoryStateStore()
+    half = values // 2
+    started = time.perf_counter()
+    for item in items[:half]:
+        reducer.apply(store, item)
+    middle = time.perf_counter()
+    for item in items[half:]:
+        reducer.apply(store, item)
+    return middle - started, time.perf_counter() - middle
 
 
 if __name__ == "__main__":

@@ -214,7 +214,11 @@ class Reducer:
         contest: list[MemoryNode] = []
         valid_to: datetime | None = None
         if rejected_id is None:
-            active = sorted(store.find_active(key), key=_sort_key)
+            named = {obj_n}
+            if claim.replaces_object is not None:
+                named.add(normalize_text(claim.replaces_object))
+            # Only claims of these objects can be superseded or contested by this one.
+            active = sorted(store.find_active_values(key, named), key=_sort_key)
             blocked: set[str] = set()
             for target in self._supersede_targets(claim, obj_n, active):
                 if target.valid_from > valid_from:

@@ -61,6 +61,7 @@ class StateStore(Protocol):
     def iter_nodes(self) -> Iterator[MemoryNode]: ...
     def iter_edges(self) -> Iterator[Edge]: ...
     def find_active(self, key: ClaimKey) -> list[MemoryNode]: ...
+    def find_active_values(self, key: ClaimKey, objects: Iterable[str]) -> list[MemoryNode]: ...
     def find_rejected(self, key: ValueKey) -> str | None: ...
     def has_seen(self, input_id: str) -> bool: ...
     def event_scope(self, tenant_id: str, event_id: str) -> ScopeRef | None: ...
@@ -77,8 +78,11 @@ class InMemoryStateStore:
         self._nodes: dict[str, MemoryNode] = {}
         self._edges: dict[str, Edge] = {}
         self._node_edges: dict[str, list[str]] = {}
-        self._active: dict[ClaimKey, dict[str, None]] = {}
-        self._node_key: dict[str, ClaimKey] = {}
+        #: key -> normalised object -> active node ids (insertion-ordered). A subject/predicate
+        #: can hold thousands of values ("likes ..."); creation only needs the one or two it names.
+        self._active: dict[ClaimKey, dict[str, dict[str, None]]] = {}
+        #: node id -> (its key, its normalised object); neither changes across a node's versions.
+        self._node_key: dict[str, tuple[ClaimKey, str]] = {}
         self._rejected: dict[ValueKey, str] = {}
         self._seen: set[str] = set()
         self._events: dict[tuple[str, str], ScopeRef] = {}
@@ -93,20 +97,39 @@ class InMemoryStateStore:
     def put_node(self, node: MemoryNode) -> None:
         node_id = node.node_id
         self._nodes[node_id] = node
-        key = self._node_key.get(node_id)
-        if key is None:
-            key = claim_key(node, node.subject, node.predicate)
-            self._node_key[node_id] = key
-        bucket = self._active.get(key)
+        slot = self._node_key.get(node_id)
+        if slot is None:
+            slot = (claim_key(node, node.subject, node.predicate), normalize_text(node.object))
+            self._node_key[node_id] = slot
+        key, obj = slot
+        values = self._active.get(key)
         if node.lifecycle in ACTIVE_LIFECYCLE_STATES and node.epistemic_type is not EpistemicType.DEPRECATED:
-            if bucket is None:
-                self._active[key] = {node_id: None}
+            if values is None:
+                self._active[key] = {obj: {node_id: None}}
             else:
-                bucket[node_id] = None
-        elif bucket is not None:
-            bucket.pop(node_id, None)
+                bucket = values.get(obj)
+                if bucket is None:
+                    values[obj] = {node_id: None}
+                else:
+                    bucket[node_id] = None
+        elif values is not None:
+            self._deactivate(key, obj, node_id)
         if is_rejected(node):
-            self._rejected[(*key, normalize_text(node.object), node.polarity.value)] = node_id
+            self._rejected[(*key, obj, node.polarity.value)] = node_id
+
+    def _deactivate(self, key: ClaimKey, obj: str, node_id: str) -> None:
+        """Drop ``node_id`` from the active index, and any bucket it leaves empty."""
+        values = self._active.get(key)
+        if values is None:
+            return
+        bucket = values.get(obj)
+        if bucket is None:
+            return
+        bucket.pop(node_id, None)
+        if not bucket:
+            del values[obj]
+            if not values:
+                del self._active[key]
 
     def get_edge(self, edge_id: str) -> Edge | None:
         return self._edges.get(edge_id)
@@ -129,10 +152,19 @@ class InMemoryStateStore:
 
     # -- indexes ---------------------------------------------------------
     def find_active(self, key: ClaimKey) -> list[MemoryNode]:
-        bucket = self._active.get(key)
-        if not bucket:
+        values = self._active.get(key)
+        if not values:
             return []
-        return [self._nodes[n] for n in bucket]
+        nodes = self._nodes
+        return [nodes[n] for bucket in values.values() for n in bucket]
+
+    def find_active_values(self, key: ClaimKey, objects: Iterable[str]) -> list[MemoryNode]:
+        """Active nodes of ``key`` whose normalised object is one of ``objects`` (each named once)."""
+        values = self._active.get(key)
+        if not values:
+            return []
+        nodes = self._nodes
+        return [nodes[n] for obj in objects for n in values.get(obj, ())]
 
     def find_rejected(self, key: ValueKey) -> str | None:
         return self._rejected.get(key)
@@ -198,8 +230,10 @@ class InMemoryStateStore:
         )
 
     def _value_key(self, node: MemoryNode) -> ValueKey:
-        key = self._node_key.get(node.node_id) or claim_key(node, node.subject, node.predicate)
-        return (*key, normalize_text(node.object), node.polarity.value)
+        slot = self._node_key.get(node.node_id)
+        if slot is None:
+            slot = (claim_key(node, node.subject, node.predicate), normalize_text(node.object))
+        return (*slot[0], slot[1], node.polarity.value)
 
     def _rollback(self, entry: tuple[Any, ...]) -> None:
         """Put back what one ``apply_operation`` changed (entries are undone newest first)."""
@@ -227,14 +261,9 @@ class InMemoryStateStore:
             return
         node_id = after.node_id
         del self._nodes[node_id]
-        key = self._node_key.pop(node_id, None)
-        if key is None:
-            return
-        bucket = self._active.get(key)
-        if bucket is not None:
-            bucket.pop(node_id, None)
-            if not bucket:
-                del self._active[key]
+        slot = self._node_key.pop(node_id, None)
+        if slot is not None:
+            self._deactivate(*slot, node_id)
 
     def _unput_edge(self, edge: Edge, before: Any) -> None:
         if before is not _ABSENT:
@@ -286,7 +315,9 @@ class InMemoryStateStore:
                 "|".join(k): {"fingerprint": r.fingerprint, "input_id": r.input_id, "outcome": r.outcome().model_dump()}
                 for k, r in sorted(self._requests.items())
             },
-            "active_index": {"|".join(k): sorted(v) for k, v in sorted(self._active.items()) if v},
+            "active_index": {
+                "|".join(k): sorted(n for ids in v.values() for n in ids) for k, v in sorted(self._active.items()) if v
+            },
             "rejected_index": {"|".join(k): v for k, v in sorted(self._rejected.items())},
         }
 

@@ -5,17 +5,18 @@ from __future__ import annotations
 import json
 
 import pytest
-from engine_factories import at, claim, deprecate, extraction, new_store
+from engine_factories import at, claim, deprecate, extraction, new_store, update
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.canonical_fast import canonical_text
 from engine.normalize import normalize_predicate, normalize_text
 from engine.reducer import apply
-from engine.store import claim_key
+from engine.store import ClaimKey, InMemoryStateStore, claim_key
 from schemas.canonical import canonical_json
 from schemas.common import ScopeRef
-from schemas.enums import Scope
+from schemas.enums import LifecycleState, Polarity, Scope
+from schemas.nodes import MemoryNode
 
 
 @pytest.mark.parametrize(
@@ -43,6 +44,45 @@ def test_active_index_tracks_lifecycle_and_scope() -> None:
     assert store.find_active(key) == []
     assert store.find_rejected((*key, "paris", "positive")) == a
     assert store.find_active(claim_key(mine.model_copy(update={"scope": Scope.PROJECT}), "alice", "lives in")) == []
+
+
+def test_active_index_finds_one_value_among_many_of_a_subject_and_predicate() -> None:
+    store = new_store()
+    ids = {}
+    for obj in ("Tea", "Coffee", " TEA ", "Water"):
+        [ids[obj]] = apply(store, extraction(claim("Alice", "likes", obj))).outcome.created_node_ids
+    key = claim_key(ScopeRef(tenant_id="t1", owner_id="alice", scope=Scope.PERSONAL), "alice", "likes")
+    assert [n.node_id for n in store.find_active_values(key, ["tea"])] == [ids["Tea"], ids[" TEA "]]
+    assert [n.node_id for n in store.find_active_values(key, ["water", "coffee"])] == [ids["Water"], ids["Coffee"]]
+    assert store.find_active_values(key, ["milk"]) == []
+    assert {n.node_id for n in store.find_active(key)} == set(ids.values())
+    apply(store, deprecate(ids["Tea"], issued_at=at(1)))
+    assert [n.node_id for n in store.find_active_values(key, ["tea"])] == [ids[" TEA "]]
+    apply(store, deprecate(ids[" TEA "], issued_at=at(1)))
+    assert store.find_active_values(key, ["tea"]) == []
+    assert store.snapshot()["active_index"] == {"|".join(key): sorted([ids["Coffee"], ids["Water"]])}
+
+
+class _NoScanStore(InMemoryStateStore):
+    """A store whose whole-key lookup fails: creation must ask only for the values a claim names."""
+
+    def find_active(self, key: ClaimKey) -> list[MemoryNode]:
+        raise AssertionError("creation scanned every value of a subject/predicate")
+
+
+def test_creation_updates_and_contradictions_look_up_only_the_values_they_name() -> None:
+    store = _NoScanStore()
+    ids = [apply(store, extraction(claim("Bob", "likes", f"thing {i}"), occurred=at(0, i))).outcome.created_node_ids[0]
+           for i in range(40)]
+    moved = apply(store, extraction(update("Bob", "likes", "thing 40", replaces="Thing  7"), occurred=at(1)))
+    dropped = apply(store, extraction(update("Bob", "likes", "thing 12", polarity=Polarity.NEGATIVE), occurred=at(2)))
+    contra = apply(store, extraction(claim("Bob", "likes", "THING 20", polarity=Polarity.NEGATIVE), occurred=at(3)))
+    lifecycles = {i: store.get_node(n).lifecycle for i, n in enumerate(ids)}  # type: ignore[union-attr]
+    assert {i for i, lc in lifecycles.items() if lc is LifecycleState.SUPERSEDED} == {7, 12}
+    assert {i for i, lc in lifecycles.items() if lc is LifecycleState.CONTESTED} == {20}
+    assert store.get_node(ids[7]).superseded_by == moved.outcome.created_node_ids[0]  # type: ignore[union-attr]
+    assert store.get_node(ids[12]).superseded_by == dropped.outcome.created_node_ids[0]  # type: ignore[union-attr]
+    assert store.get_node(contra.outcome.created_node_ids[0]).contradicts == (ids[20],)  # type: ignore[union-attr]
 
 
 json_values = st.recursive(
