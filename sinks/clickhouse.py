@@ -23,8 +23,7 @@ from typing import Any, Final, NamedTuple
 
 from pydantic import Field, JsonValue
 
-from engine.canonical_fast import canonical_text, model_text, operation_text
-from engine.fastjson import model_json
+from engine.canonical_fast import canonical_text, model_bytes, operation_bytes
 from retrieval.models import Exclusion, ReceiptItem, RetrievalMode, RetrievalReceipt
 from schemas.canonical import derive_id, sha256_hex
 from schemas.claims import ExtractionResult
@@ -268,6 +267,7 @@ class OperationLog:
             e = events[i]
             content = mask(e.content) if mask is not None else e.content
             digest = e.content_sha256
+            stored = digest if content is e.content or content == e.content else sha256_hex(content)
             rows.append(
                 [
                     e.event_id,
@@ -287,7 +287,7 @@ class OperationLog:
                     int(seqs[i]) if seqs is not None else 0,
                 ]
             )
-            ids.append(f"{e.tenant_id}/{e.owner_id}/{e.event_id}:{digest}:{sha256_hex(content)}")
+            ids.append(f"{e.tenant_id}/{e.owner_id}/{e.event_id}:{digest}:{stored}")
         return self._insert("raw_events", list(_EVENT_COLUMNS), rows, ids)
 
     def write_operations(self, ops: Sequence[Operation]) -> int:
@@ -315,7 +315,7 @@ class OperationLog:
                     op.occurred_at,
                     op.policy_version,
                     op.checksum,
-                    operation_text(op),
+                    operation_bytes(op),  # bytes: the String column takes them as they are
                 ]
             )
             ids.append(f"{op.op_id}:{op.checksum}")
@@ -325,7 +325,7 @@ class OperationLog:
         rows: list[list[Any]] = []
         ids: list[str] = []
         for n in sorted(nodes, key=lambda x: (x.node_id, x.version)):
-            body = model_text(n)
+            body = model_bytes(n)
             rows.append(
                 [
                     n.node_id,
@@ -351,7 +351,7 @@ class OperationLog:
         rows: list[list[Any]] = []
         ids: list[str] = []
         for r in sorted(results, key=lambda x: (x.event.event_id, x.extractor, x.extractor_version)):
-            body = canonical_text(model_json(r))
+            body = model_bytes(r)  # the reducer's dump of this result, when it journaled it
             ev = r.event
             rows.append(
                 [
