@@ -8,7 +8,10 @@ One owner gets ``--messages`` corpus messages (thousands of operations). Printed
   whole log, which is what it read before;
 * world context and assertion state of an embedded runner (in-memory state) and of a runner in
   distributed mode, which reads them from the operation log (node snapshots + edge members), as
-  an API beside stream workers does.
+  an API beside stream workers does;
+* with ``--others`` messages of 200 other owners in the same store: how long finding the owner's
+  nodes and edges takes through the store's owner index, against the baseline in the same
+  process, a scan of every node and edge (what the embedded runner did before).
 
 chDB in-process; no services needed.
 
@@ -54,6 +57,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--messages", type=int, default=3000)
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--others", type=int, default=20_000, help="messages of 200 other owners in the same store")
     args = ap.parse_args()
     lines = []
     for i, event in enumerate(corpus(args.messages)):
@@ -64,10 +68,16 @@ def main() -> None:
         log = OperationLog.connect(None, path=root, database="owner_reads")
         embedded = EmbeddedRunner(root / "e", Settings(data_dir=root / "e"), embedder=HashEmbedder(), log=log)
         embedded.ingest_lines(lines, source="bench")
+        others = []
+        for i, event in enumerate(corpus(args.others)):
+            event = event.model_copy(update={"owner_id": f"other-{i % 200}", "event_id": f"other-{i}"})
+            others.append(event.model_dump_json().encode())
+        embedded.ingest_lines(others, source="bench")
         distributed = EmbeddedRunner(
             root / "d", Settings(data_dir=root / "d", api_mode="distributed"), embedder=HashEmbedder(), log=log
         )
-        nodes = list(embedded.store.iter_nodes())
+        store = embedded.store
+        nodes = [n for n in store.iter_nodes() if n.owner_id == OWNER]
         tenant = nodes[0].tenant_id
         sample = nodes[:: max(1, len(nodes) // 5)][:5]
         who = {"tenant_id": tenant, "owner_id": OWNER}
@@ -84,7 +94,16 @@ def main() -> None:
 
         probe = nodes[0]
         state = {**who, "subject": probe.subject, "predicate": probe.predicate, "valid_at": probe.valid_from}
-        print(f"owner: {args.messages} messages, {log.count('operations'):,} operations, {len(nodes):,} nodes")
+        print(f"owner: {args.messages} messages, {len(nodes):,} nodes; the store: {len(store):,} nodes of 201 owners, "
+              f"{log.count('operations'):,} operations")
+
+        def scan() -> None:
+            [n for n in store.iter_nodes() if n.tenant_id == tenant and n.owner_id == OWNER]
+            [e for e in store.iter_edges() if e.tenant_id == tenant and e.owner_id == OWNER]
+
+        indexed = p50_ms(lambda: (store.owner_nodes(tenant, OWNER), store.owner_edges(tenant, OWNER)), args.repeat)
+        scanned = p50_ms(scan, args.repeat)
+        print(f"owner's nodes + edges:      {indexed:8.2f} ms by owner index (scan of the store {scanned:,.1f} ms)")
         prov = p50_ms(narrowed, args.repeat) / len(sample)
         base = p50_ms(whole_log, args.repeat) / len(sample)
         print(f"provenance per node:        {prov:8.1f} ms (whole-log baseline {base:,.1f} ms, x{base / prov:,.0f})")

@@ -60,6 +60,8 @@ class StateStore(Protocol):
     def edges_of(self, node_id: str) -> list[Edge]: ...
     def iter_nodes(self) -> Iterator[MemoryNode]: ...
     def iter_edges(self) -> Iterator[Edge]: ...
+    def owner_nodes(self, tenant_id: str, owner_id: str) -> list[MemoryNode]: ...
+    def owner_edges(self, tenant_id: str, owner_id: str) -> list[Edge]: ...
     def find_active(self, key: ClaimKey) -> list[MemoryNode]: ...
     def find_active_values(self, key: ClaimKey, objects: Iterable[str]) -> list[MemoryNode]: ...
     def find_rejected(self, key: ValueKey) -> str | None: ...
@@ -84,6 +86,10 @@ class InMemoryStateStore:
         #: node id -> (its key, its normalised object); neither changes across a node's versions.
         self._node_key: dict[str, tuple[ClaimKey, str]] = {}
         self._rejected: dict[ValueKey, str] = {}
+        #: (tenant, owner) -> node ids / edge ids, in first-stored order: per-owner reads (world
+        #: context, assertion state) touch one owner's memory, not every owner's.
+        self._by_owner: dict[tuple[str, str], dict[str, None]] = {}
+        self._edges_by_owner: dict[tuple[str, str], dict[str, None]] = {}
         self._seen: set[str] = set()
         self._events: dict[tuple[str, str], ScopeRef] = {}
         self._requests: dict[RequestKey, RequestRecord] = {}
@@ -101,6 +107,7 @@ class InMemoryStateStore:
         if slot is None:
             slot = (claim_key(node, node.subject, node.predicate), normalize_text(node.object))
             self._node_key[node_id] = slot
+            self._by_owner.setdefault((node.tenant_id, node.owner_id), {})[node_id] = None
         key, obj = slot
         values = self._active.get(key)
         if node.lifecycle in ACTIVE_LIFECYCLE_STATES and node.epistemic_type is not EpistemicType.DEPRECATED:
@@ -136,6 +143,7 @@ class InMemoryStateStore:
 
     def put_edge(self, edge: Edge) -> None:
         if edge.edge_id not in self._edges:
+            self._edges_by_owner.setdefault((edge.tenant_id, edge.owner_id), {})[edge.edge_id] = None
             self._node_edges.setdefault(edge.source_id, []).append(edge.edge_id)
             if edge.target_id != edge.source_id:
                 self._node_edges.setdefault(edge.target_id, []).append(edge.edge_id)
@@ -149,6 +157,16 @@ class InMemoryStateStore:
 
     def iter_edges(self) -> Iterator[Edge]:
         return iter(list(self._edges.values()))
+
+    def owner_nodes(self, tenant_id: str, owner_id: str) -> list[MemoryNode]:
+        """One owner's nodes (every scope), in the order they were first stored."""
+        nodes = self._nodes
+        return [nodes[n] for n in self._by_owner.get((tenant_id, owner_id), ())]
+
+    def owner_edges(self, tenant_id: str, owner_id: str) -> list[Edge]:
+        """One owner's edges (every scope), in the order they were first stored."""
+        edges = self._edges
+        return [edges[e] for e in self._edges_by_owner.get((tenant_id, owner_id), ())]
 
     # -- indexes ---------------------------------------------------------
     def find_active(self, key: ClaimKey) -> list[MemoryNode]:
@@ -261,6 +279,7 @@ class InMemoryStateStore:
             return
         node_id = after.node_id
         del self._nodes[node_id]
+        _forget(self._by_owner, (after.tenant_id, after.owner_id), node_id)
         slot = self._node_key.pop(node_id, None)
         if slot is not None:
             self._deactivate(*slot, node_id)
@@ -270,6 +289,7 @@ class InMemoryStateStore:
             self._edges[edge.edge_id] = before
             return
         del self._edges[edge.edge_id]
+        _forget(self._edges_by_owner, (edge.tenant_id, edge.owner_id), edge.edge_id)
         for end in {edge.source_id, edge.target_id}:
             ids = self._node_edges.get(end)
             if ids and ids[-1] == edge.edge_id:
@@ -319,6 +339,8 @@ class InMemoryStateStore:
                 "|".join(k): sorted(n for ids in v.values() for n in ids) for k, v in sorted(self._active.items()) if v
             },
             "rejected_index": {"|".join(k): v for k, v in sorted(self._rejected.items())},
+            "owner_index": {"|".join(k): sorted(v) for k, v in sorted(self._by_owner.items())},
+            "owner_edge_index": {"|".join(k): sorted(v) for k, v in sorted(self._edges_by_owner.items())},
         }
 
     def same_state(self, other: StateStore) -> bool:
@@ -338,3 +360,12 @@ def _put_back(mapping: dict[Any, Any], key: Any, value: Any) -> None:
         mapping.pop(key, None)
     else:
         mapping[key] = value
+
+
+def _forget(index: dict[tuple[str, str], dict[str, None]], owner: tuple[str, str], item_id: str) -> None:
+    """Drop ``item_id`` from an owner index (rollback of a first store), and the owner once empty."""
+    ids = index.get(owner)
+    if ids is not None:
+        ids.pop(item_id, None)
+        if not ids:
+            del index[owner]

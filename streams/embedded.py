@@ -588,7 +588,7 @@ class EmbeddedRunner:
         if self.reads_shared:
             nodes = self.log.latest_node_snapshots(tenant=tenant_id, owner=owner_id)
         else:
-            nodes = [n for n in self.store.iter_nodes() if n.tenant_id == tenant_id and n.owner_id == owner_id]
+            nodes = self.store.owner_nodes(tenant_id, owner_id)
         return _in_scope(nodes, scope)
 
     def edges_of_owner(self, *, tenant_id: str, owner_id: str) -> list[Edge]:
@@ -599,7 +599,7 @@ class EmbeddedRunner:
         """
         if self.reads_shared:
             return self.log.owner_edges(tenant_id, owner_id)
-        return [e for e in self.store.iter_edges() if e.tenant_id == tenant_id and e.owner_id == owner_id]
+        return self.store.owner_edges(tenant_id, owner_id)
 
     def world(
         self, *, tenant_id: str, owner_id: str, scope: ScopeRef | None = None, at: datetime | None = None

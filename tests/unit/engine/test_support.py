@@ -63,6 +63,23 @@ def test_active_index_finds_one_value_among_many_of_a_subject_and_predicate() ->
     assert store.snapshot()["active_index"] == {"|".join(key): sorted([ids["Coffee"], ids["Water"]])}
 
 
+def test_owner_reads_return_one_owners_nodes_and_edges_in_stored_order() -> None:
+    store = new_store()
+    mine = [apply(store, extraction(claim("Alice", "likes", obj), owner_id="alice")).outcome.created_node_ids[0]
+            for obj in ("tea", "jazz")]
+    [theirs] = apply(store, extraction(claim("Bob", "likes", "tea"), owner_id="bob")).outcome.created_node_ids
+    contra = apply(store, extraction(claim("Alice", "likes", "tea", polarity=Polarity.NEGATIVE), owner_id="alice"))
+    mine.append(contra.outcome.created_node_ids[0])
+    assert [n.node_id for n in store.owner_nodes("t1", "alice")] == mine
+    assert [n.node_id for n in store.owner_nodes("t1", "bob")] == [theirs]
+    assert store.owner_nodes("t1", "carol") == [] and store.owner_nodes("t2", "alice") == []
+    [edge] = store.owner_edges("t1", "alice")
+    assert {edge.source_id, edge.target_id} == {mine[0], mine[2]}
+    assert store.owner_edges("t1", "bob") == []
+    # what a scan of the whole store gives, in the same order
+    assert store.owner_nodes("t1", "alice") == [n for n in store.iter_nodes() if n.owner_id == "alice"]
+
+
 class _NoScanStore(InMemoryStateStore):
     """A store whose whole-key lookup fails: creation must ask only for the values a claim names."""
 
