@@ -23,13 +23,11 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from pydantic import BaseModel
-
 from engine.fastjson import Unsupported, changes_json, datetime_json, model_json
 from schemas.canonical import EPISTREAM_NAMESPACE, canonical_json
 from schemas.common import ActorRef
 from schemas.errors import ChecksumMismatch
-from schemas.nodes import MemoryNode
+from schemas.nodes import Edge, MemoryNode
 from schemas.operations import Operation
 
 __all__ = [
@@ -39,7 +37,6 @@ __all__ = [
     "datetime_json",
     "fast_derive_id",
     "model_bytes",
-    "model_dict",
     "model_text",
     "operation_bytes",
     "operation_text",
@@ -160,7 +157,7 @@ def _model_dict(entry: list[Any]) -> dict[str, Any]:
     return data
 
 
-def _model_bytes(model: BaseModel) -> bytes:
+def _model_bytes(model: MemoryNode | Edge) -> bytes:
     entry = _entry(model)
     data: bytes | None = entry[2]
     if data is None:
@@ -169,8 +166,8 @@ def _model_bytes(model: BaseModel) -> bytes:
     return data
 
 
-def model_text(model: BaseModel | None) -> str:
-    """Canonical JSON of a snapshot (or any frozen contract), memoised per instance."""
+def model_text(model: MemoryNode | Edge | None) -> str:
+    """Canonical JSON of a snapshot, memoised per (immutable) instance."""
     if model is None:
         return "null"
     return _model_bytes(model).decode("utf-8")
@@ -304,16 +301,6 @@ def verify_fast(op: Operation) -> Operation:
     return op
 
 
-def model_bytes(model: BaseModel) -> bytes:
-    """UTF-8 of ``canonical_json(model.model_dump(mode="json"))``, memoised per (frozen) instance."""
+def model_bytes(model: MemoryNode | Edge) -> bytes:
+    """UTF-8 of ``canonical_json(model.model_dump(mode="json"))``, memoised per instance."""
     return _model_bytes(model)
-
-
-def model_dict(model: BaseModel) -> dict[str, Any]:
-    """``model.model_dump(mode="json")``, memoised per (frozen) instance: the caller must not change it.
-
-    The reducer journals each extraction result whole (the EXTRACTION_VALIDATED payload) and the
-    extraction journal stores the same result; one dump serves both, and :func:`model_bytes`
-    of the result then reuses it.
-    """
-    return _model_dict(_entry(model))

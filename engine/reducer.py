@@ -20,10 +20,11 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
-from engine.canonical_fast import fast_derive_id, model_dict
+from engine.canonical_fast import fast_derive_id
 from engine.confidence import penalty_step, reinforce_step
 from engine.config import DEFAULT_CONFIG, EngineConfig
 from engine.emitter import Emitter
+from engine.fastjson import model_json
 from engine.normalize import normalize_text
 from engine.results import ApplyResult, Outcome, outcome_from_operations
 from engine.roles import actor_type_for_role, source_type_for_role
@@ -166,7 +167,7 @@ class Reducer:
             OpType.EXTRACTION_VALIDATED,
             event.event_id,
             extractor,
-            model_dict(result),
+            model_json(result),
             policy_version=result.grounding_policy_version,
             target_type=TargetType.EVENT,
             evidence_ids=(event.event_id,),

@@ -218,16 +218,3 @@ def test_outcomes_equal_validated_outcomes_built_from_the_operations() -> None:
             want = _reference_outcome(ops, skipped)
             assert got == want
             assert got.model_fields_set == want.model_fields_set
-
-
-def test_an_extraction_result_is_dumped_once_for_its_operation_and_its_journal_row() -> None:
-    """The EXTRACTION_VALIDATED payload and the journal's text come from one dump of the result."""
-    result = extraction(claim("Alice", "uses", "Rust", classification_confidence=0.00003))
-    [validated, *_] = apply(new_store(), result).operations
-    assert validated.op_type is OpType.EXTRACTION_VALIDATED
-    reference = result.model_dump(mode="json")
-    assert validated.payload == reference
-    assert fast.model_dict(result) is validated.payload  # shared, not dumped again
-    # the tiny float takes the reference spelling in both texts
-    assert fast.model_bytes(result) == canonical_json(reference).encode("utf-8")
-    assert fast.operation_text(validated) == validated.canonical()
