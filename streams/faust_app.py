@@ -379,7 +379,7 @@ def create_app(
     # the event loop instead of stalling every agent, and one thread keeps the session single-user.
     ch_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="clickhouse")
 
-    async def until_written(sink: str, write: Any) -> Any:
+    async def until_written(sink: str, write: Any, *, label: str) -> Any:
         """Await ``write()`` until it succeeds, with backoff; the batch is acked only afterwards.
 
         Letting a failed sink write crash the agent is not an option: faust restarts a crashed
@@ -396,7 +396,7 @@ def create_app(
                 return await write()
             except Exception as exc:  # driver and backend errors alike; the type is logged, never the rows
                 attempt += 1
-                metrics.inc("epistream_sink_retries_total", sink=sink.rsplit(":", 1)[-1].strip().lower())
+                metrics.inc("epistream_sink_retries_total", sink=label)
                 detail = exc.message if isinstance(exc, EpistreamError) else type(exc).__name__
                 log.warning("%s write failed: %s (attempt %d); retrying in %.1f s", sink, detail, attempt, delay)
                 await asyncio.sleep(delay)
@@ -405,7 +405,7 @@ def create_app(
     async def in_clickhouse(fn: Any, *args: Any) -> None:
         # Awaited inside the agent: the batch is acked (and its offsets committed) only after the write.
         loop = asyncio.get_running_loop()
-        await until_written("ClickHouse", lambda: loop.run_in_executor(ch_pool, fn, *args))
+        await until_written("ClickHouse", lambda: loop.run_in_executor(ch_pool, fn, *args), label="clickhouse")
     def _release(event: Any) -> None:
         event.message.ack(app.consumer)  # the last reference: the offset becomes committable
 
@@ -761,7 +761,9 @@ def create_app(
     async def _index_until_written(nodes: list[MemoryNode]) -> Any:
         # Opening the index (first use, or again after a failure) is blocking HTTP too.
         return await until_written(
-            "index sink: OpenSearch", lambda: asyncio.to_thread(lambda: index().upsert_report(nodes))
+            "index sink: OpenSearch",
+            lambda: asyncio.to_thread(lambda: index().upsert_report(nodes)),
+            label="opensearch",
         )
 
     if runs_core:
@@ -899,13 +901,9 @@ def run_worker(
 # ------------------------------------------------------------------ operations
 
 
-async def consumer_lag_async(bootstrap: str, group: str, topic_names: Sequence[str]) -> dict[str, int]:
-    """Uncommitted records per topic for a consumer group (what to monitor; tests wait for zero)."""
-    return await topic_lag(bootstrap, group, topic_names)
-
-
 def consumer_lag(bootstrap: str, group: str, topic_names: Sequence[str]) -> dict[str, int]:
-    return asyncio.run(consumer_lag_async(bootstrap, group, topic_names))
+    """Uncommitted records per topic for a consumer group (what to monitor; tests wait for zero)."""
+    return asyncio.run(topic_lag(bootstrap, group, topic_names))
 
 
 @dataclass(frozen=True)
