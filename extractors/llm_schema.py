@@ -64,6 +64,9 @@ _FIX_HINTS: Final[dict[str, str]] = {
     ),
     reasons.DECISION_WITHOUT_CHOICE_VERB: "it is not a decision unless the message says it was decided or chosen",
     reasons.QUESTION_NOT_CLAIM: "a question states nothing; omit it",
+    reasons.UNRESOLVED_REFERENCE: (
+        "name the thing itself as the message does; if the message only says it, that or them, omit the claim"
+    ),
     reasons.ROLE_NOT_ADMITTED: "this speaker's message may not produce this claim; omit it",
     reasons.SECRET_VALUE: "never put a secret in a claim; omit it",
 }

@@ -34,6 +34,10 @@ SPEECH_ACT_COMPLETED_PREDICATE: Final = "speech_act_completed_predicate"
 #: An uncertain or conditional DECISION without an explicit choice verb in its passage.
 DECISION_WITHOUT_CHOICE_VERB: Final = "decision_without_choice_verb"
 
+#: The subject or object only points outside the message ("it", "that", "them", "do that again") or an
+#: instruction is a verb left without its object ("always use"): stored, it would be a claim about nothing.
+UNRESOLVED_REFERENCE: Final = "unresolved_reference"
+
 #: More claims were proposed for one event than it may yield (``validation.MAX_CLAIMS_PER_EVENT``): the
 #: first ones in proposal order are kept and one rejection records how many were dropped.
 TOO_MANY_CLAIMS: Final = "too_many_claims"
@@ -59,6 +63,7 @@ REJECTION_CODES: Final = frozenset(
         UNCERTAIN_CLAIM_TYPED_AS_FACT,
         SPEECH_ACT_COMPLETED_PREDICATE,
         DECISION_WITHOUT_CHOICE_VERB,
+        UNRESOLVED_REFERENCE,
         TOO_MANY_CLAIMS,
     }
 )

@@ -426,6 +426,8 @@ def _action(body: str, prefix: str) -> tuple[str, str] | None:
         return None
     verb = m.group("verb").lower()
     rest = m.group("rest")
+    if verb in _BAD_OBJECT:
+        return None  # "I'll do that tomorrow" with "do" read as emphasis: "that" is no action
     if rest.lower().startswith(("if ", "whether ", "what ", "how ", "why ", "where ", "when ", "who ")):
         return None
     part = m.group("part")
@@ -984,6 +986,13 @@ _LOWER_START: Final = re.compile(r"^[a-z']")
 _LEAD_JOINT: Final = re.compile(r"^\s*[,;]?\s*(?:but|whereas|although|though|while|however)\b,?\s*", I)
 _LEAD_COMMA: Final = re.compile(r"^[,;\s]+")
 _LEAD_OBJ_PRONOUN: Final = re.compile(r"^(?:you|me|him|her|them|us|it)\s+(?=\S)", I)
+_THIRD_PERSON: Final = frozenset({"it", "them", "him", "her"})
+#: What follows a verb's object rather than being one: after "call them" / "do it", a time or manner.
+_ADJUNCT_START: Final = re.compile(
+    r"^(?:by|before|until|till|on|next|this|tomorrow|today|tonight|later|soon|asap|at|in|again|now|first|"
+    r"right|every|after|once|when)\b",
+    I,
+)
 _NON_ALNUM: Final = re.compile(r"[^a-z0-9]+")
 
 
@@ -1605,7 +1614,11 @@ class _Parser:
         if act is None:
             return []
         predicate, rest = act
-        rest = _LEAD_OBJ_PRONOUN.sub("", rest.strip())
+        rest = rest.strip()
+        bare = _LEAD_OBJ_PRONOUN.sub("", rest)
+        if bare != rest and rest.split()[0].lower() in _THIRD_PERSON and _ADJUNCT_START.match(bare):
+            return []  # "need to do it by Friday": the pronoun was the object, and it is named elsewhere
+        rest = bare
         due = None
         if node is NodeType.TASK:
             dm = _DUE.search(" " + rest)

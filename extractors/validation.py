@@ -361,6 +361,57 @@ def speech_act_stem(predicate: str) -> bool:
     return _STEMS.search(predicate.lower()) is not None
 
 
+#: Words that only point at something named elsewhere ("they" is a self subject, see SELF_SUBJECTS).
+_POINTERS: Final = frozenset(
+    {
+        "it", "its", "itself", "this", "that", "these", "those", "them", "him", "her", "he", "she", "there",
+        "here", "one", "ones", "same", "such", "so",
+    }
+)
+#: Words that add nothing to what a pointer names: "do that again", "the same", "all of it".
+_FILLERS: Final = frozenset(
+    {
+        "a", "an", "the", "all", "of", "again", "anymore", "ever", "too", "also", "just", "please", "any",
+        "more", "now", "then",
+    }
+)
+#: Verbs an instruction cannot end on: "always use", "never be", "don't include" name no behaviour.
+_NEEDS_OBJECT: Final = frozenset(
+    {
+        "use", "be", "do", "have", "get", "make", "include", "mention", "add", "call", "avoid", "prefer",
+        "send", "tell", "show", "give", "put", "take", "bring", "let", "provide", "follow", "treat", "cite",
+        "offer", "share", "recommend", "suggest", "address", "greet", "keep", "limit", "format", "list",
+        "refer", "forward", "direct", "notify", "remind", "stick", "stay", "act", "try", "say",
+    }
+)
+_WORDS: Final = re.compile(r"\w+(?:'\w+)?")
+
+
+def unresolved_part(claim: Claim) -> str | None:
+    """Which part of the claim (``subject`` / ``object``) names nothing the message itself says.
+
+    A later reader of the memory has only the claim and its passage: "user likes it" or "assistant
+    should not do that again" cannot be read without the message before it, and "assistant should
+    use" not at all. Objects of instructions and of ``..._to`` predicates are verb phrases, so their
+    first word (the verb) is set aside before looking for a named thing.
+    """
+    subject = [w for w in _WORDS.findall(claim.subject.lower()) if w not in _FILLERS]
+    if subject and all(w in _POINTERS for w in subject):
+        return "subject"
+    if claim.object is None or not claim.object.strip():
+        return None
+    words = [w for w in _WORDS.findall(claim.object.lower()) if w not in _FILLERS]
+    if not words or all(w in _POINTERS for w in words):
+        return "object"
+    if claim.node_type is NodeType.INSTRUCTION or claim.predicate.endswith("_to"):
+        verb, rest = words[0], words[1:]
+        if (not rest and claim.node_type is NodeType.INSTRUCTION and verb in _NEEDS_OBJECT) or (
+            rest and all(w in _POINTERS for w in rest)
+        ):
+            return "object"
+    return None
+
+
 def _speech_act_violation(claim: Claim, passage: str, speaker: str | None) -> bool:
     if speech_act_stem(claim.predicate) or _TO_WORD.search(passage) is None:
         return False
@@ -446,6 +497,9 @@ def _validate_one(
         raise _Reject(reasons.MENTION_NOT_WHOLE_WORD, "subject")
     if claim.object is not None and claim.object.strip() and not mentions(passage, claim.object):
         raise _Reject(reasons.MENTION_NOT_WHOLE_WORD, "object")
+    unresolved = unresolved_part(claim)
+    if unresolved is not None:
+        raise _Reject(reasons.UNRESOLVED_REFERENCE, unresolved)
 
     etype = claim.epistemic_type
     if etype is EpistemicType.CONDITIONAL:

@@ -284,6 +284,41 @@ def test_instructions(event: EventFactory, text: str, obj: str, polarity: Polari
     assert c.epistemic_type is EpistemicType.OBSERVED
 
 
+@pytest.mark.parametrize("role", ["user", "system"])
+@pytest.mark.parametrize(
+    "text", ["Never do that again.", "Don't do that.", "Avoid it.", "Always use them.", "Always be", "Don't use"]
+)
+def test_instruction_about_nothing_named_is_rejected_with_its_reason(
+    event: EventFactory, text: str, role: str
+) -> None:
+    result = X.extract(event(text, role=role))
+    assert result.claims == ()
+    assert [r.reason_code for r in result.rejected] == [reasons.UNRESOLVED_REFERENCE]
+
+
+@pytest.mark.parametrize(
+    ("text", "obj"),
+    [("Never call me before nine.", "call me before nine"), ("Always answer.", "answer"),
+     ("Always be concise.", "be concise"), ("Never use it for billing questions.", "use it for billing questions")],
+)
+def test_instruction_that_names_its_behaviour_is_kept(event: EventFactory, text: str, obj: str) -> None:
+    assert one(event, text).object == obj
+
+
+@pytest.mark.parametrize(
+    "text", ["I'll do that tomorrow.", "I need to do it by Friday.", "I need to call them tomorrow."]
+)
+def test_task_on_a_pronoun_is_not_a_claim(event: EventFactory, text: str) -> None:
+    # these once became "user will_that tomorrow" and "user needs_to_do by Friday"
+    assert claims(event, text) == []
+
+
+def test_task_with_a_named_object_keeps_it_beside_a_pronoun(event: EventFactory) -> None:
+    assert triples(claims(event, "I need to send them the report by Friday.")) == [
+        ("user", "needs_to_send", "report", "positive")]
+    assert one(event, "I'll remind you on Friday to order the queen excluders.").predicate == "will_remind"
+
+
 def test_one_off_request_is_not_an_instruction(event: EventFactory) -> None:
     assert claims(event, "Please summarise this article.") == []
 

@@ -228,6 +228,55 @@ def test_uncertain_decision_needs_a_choice_verb(event: EventFactory) -> None:
     assert near.accepted[0].node_type is NodeType.DECISION
 
 
+# --- unresolved references ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("content", "proposal", "part"),
+    [
+        ("I like it.", claim(predicate="likes", object="it", evidence_quote="I like it"), "object"),
+        ("I love that one.", claim(predicate="loves", object="that one", evidence_quote="I love that one"),
+         "object"),
+        ("She works at Acme.", claim(subject="She", predicate="works_at", object="Acme",
+                                     evidence_quote="She works at Acme"), "subject"),
+        ("Never do that again.", claim(node_type="INSTRUCTION", subject="assistant", predicate="should",
+                                       object="do that again", polarity="negative", epistemic_type="OBSERVED",
+                                       evidence_quote="Never do that again."), "object"),
+        ("Always use.", claim(node_type="INSTRUCTION", subject="assistant", predicate="should", object="use",
+                              epistemic_type="OBSERVED", evidence_quote="Always use."), "object"),
+        ("My plan is to buy it.", claim(subject="user's plan", predicate="is_to", object="buy it",
+                                        evidence_quote="My plan is to buy it."), "object"),
+    ],
+)
+def test_unresolved_reference(event: EventFactory, content: str, proposal: dict[str, Any], part: str) -> None:
+    out = run(event, content, proposal)
+    assert out.accepted == []
+    assert (out.rejected[0].reason_code, out.rejected[0].detail) == (reasons.UNRESOLVED_REFERENCE, part)
+
+
+@pytest.mark.parametrize(
+    ("content", "proposal"),
+    [
+        ("I love her car.", claim(predicate="loves", object="her car", evidence_quote="I love her car")),
+        ("Always call me Sam.", claim(node_type="INSTRUCTION", subject="assistant", predicate="should",
+                                      object="call me Sam", epistemic_type="OBSERVED",
+                                      evidence_quote="Always call me Sam.")),
+        ("Always answer.", claim(node_type="INSTRUCTION", subject="assistant", predicate="should",
+                                 object="answer", epistemic_type="OBSERVED", evidence_quote="Always answer.")),
+        ("They moved to Oslo.", claim(subject="they", predicate="lives_in", object="Oslo",
+                                      evidence_quote="They moved to Oslo")),
+        ("My plan is to buy a tent.", claim(subject="user's plan", predicate="is_to", object="buy a tent",
+                                            evidence_quote="My plan is to buy a tent.")),
+    ],
+)
+def test_named_things_beside_pronouns_are_not_unresolved(
+    event: EventFactory, content: str, proposal: dict[str, Any]
+) -> None:
+    out = run(event, content, proposal)
+    assert out.rejected == [], out.rejected
+    assert len(out.accepted) == 1
+
+
 # --- speech acts -----------------------------------------------------------------------------
 
 
