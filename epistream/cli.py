@@ -65,7 +65,7 @@ class _TypedErrorGroup(TyperGroup):
     script should branch on the code, in JSON with ``--json``, like every other error.
     """
 
-    def invoke(self, ctx: typer.Context) -> Any:
+    def invoke(self, ctx: Any) -> Any:  # typer's vendored click Context, which typer does not export
         try:
             return super().invoke(ctx)
         except EpistreamError as exc:
@@ -731,7 +731,9 @@ def transition(
     )  # fmt: skip
 
 
-def _lifecycle_command(name: str, model: type[CommandBase], help_text: str) -> None:
+def _lifecycle_command(
+    name: str, model: type[PromoteCommand | ArchiveCommand | DeprecateCommand], help_text: str
+) -> None:
     def command(
         node_id: str,
         tenant: Tenant,

@@ -280,6 +280,7 @@ _OBJ_CUT: Final = re.compile(
     I,
 )
 _DET: Final = re.compile(r"^(?:(?P<no>no)|the|a|an|my|our|your|his|her|their|its|some|any|this|that|these|those)\s+", I)
+_DEMONSTRATIVES: Final = frozenset({"this", "that", "these", "those"})
 _LEAD_PREP: Final = re.compile(r"^(?:to|into|in|at|on|for|with|from|about)\s+", I)
 _BAD_OBJECT: Final = _words(
     """you me it them him her us this that these those something anything everything nothing one some thing
@@ -302,6 +303,8 @@ def _clean_object(text: str, *, keep_lists: bool = False) -> tuple[str | None, b
     if m:
         negated = m.group("no") is not None
         t = t[m.end() :]
+        if m.group().split()[0].lower() in _DEMONSTRATIVES and _OBJ_CUT.match(" " + t):
+            return None, negated  # "using this for years": the demonstrative was the whole object
     first = t.split(" ", 1)[0].lower()
     if first.endswith("ing") and _VERB_FORM.get(first, ("", ""))[1] == "ing":
         # a gerund phrase keeps its own complement ("driving on motorways"), up to the clause end
@@ -1117,9 +1120,9 @@ class _Parser:
             if tm is not None:
                 # "This workspace belongs to X", "This assistant serves Y": identity of the deployment
                 what = tm.group("what").lower()
-                subject = "assistant" if what in ("assistant", "bot", "agent") else what
+                deployment = "assistant" if what in ("assistant", "bot", "agent") else what
                 rest, flags = _consume_aux(tm.group("rest"))
-                return self._predicate(subject, rest, flags), subject
+                return self._predicate(deployment, rest, flags), deployment
 
         rm = _REMIND_ME.match(t)
         if rm is not None and not self.mode.attribution and self.mode.role is not Role.ASSISTANT:
@@ -1293,8 +1296,8 @@ class _Parser:
         if m is not None:
             f2 = replace(f, neg=not f.neg, update=True)
             protos = self._predicate(subject, m.group("rest"), f2)
-            for p in protos:
-                p.replaces = p.object
+            for used in protos:
+                used.replaces = used.object
             return protos
         # wants_to from "would like/love to"
         if f.would and _LIKE_TO_WANT.match(rest):
@@ -2229,8 +2232,8 @@ class RuleExtractor:
         Envelope fields (from, to, date, ...) only say where it came from, and a subject line is a
         headline, used only when there is no body.
         """
-        bodies: list[str] = []
-        subjects: list[str] = []
+        bodies: list[tuple[str, str]] = []  # (statement, quote)
+        subjects: list[tuple[str, str]] = []
         for ls, le in lines:
             if ls <= head[0]:
                 continue

@@ -365,7 +365,7 @@ def speech_act_stem(predicate: str) -> bool:
 _POINTERS: Final = frozenset(
     {
         "it", "its", "itself", "this", "that", "these", "those", "them", "him", "her", "he", "she", "there",
-        "here", "one", "ones", "same", "such", "so",
+        "here", "one", "ones", "same", "such", "so", "other", "another",
     }
 )
 #: Words that add nothing to what a pointer names: "do that again", "the same", "all of it".

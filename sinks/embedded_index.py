@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import re
 import threading
@@ -55,6 +56,8 @@ from schemas.enums import ConditionState, EpistemicType, LifecycleState, NodeTyp
 from schemas.errors import IntegrityError
 from schemas.nodes import MemoryNode
 from sinks.embedding import Embedder, embedder_identity
+
+log = logging.getLogger(__name__)
 
 FORMAT_VERSION: Final = 1
 #: Filtered sets up to this size are searched exactly (brute force over the set).
@@ -151,6 +154,17 @@ def _schema() -> tantivy.Schema:
 #: in the next. One thread builds the same graph every time (an index rebuilt from the log answers as
 #: the original did); graphs exist only for owners past ``EXACT_LIMIT``, so the build time is rare.
 _GRAPH_THREADS: Final = 1
+
+
+def _restore_graph(file: Path) -> HnswIndex | None:
+    """A saved owner graph, or None when the file cannot be read (a crash while saving, a damaged
+    disk): the graph is only an accelerator over the stored vectors, so it is rebuilt from them
+    instead of making the whole index unopenable."""
+    try:
+        return HnswIndex.restore(str(file), view=False)
+    except (ValueError, RuntimeError, OSError) as exc:
+        log.warning("vector graph %s is unreadable (%s); rebuilding it from the stored vectors", file.name, exc)
+        return None
 
 
 def _new_hnsw(dim: int) -> HnswIndex:
@@ -251,7 +265,9 @@ class EmbeddedIndex:
             if self.ann and self._index_embedder == embedder_identity(self.embedder) and graphs.is_dir():
                 for file in graphs.glob("*.usearch"):
                     tenant, _, owner = file.stem.partition("-")
-                    self._graphs[(int(tenant), int(owner))] = HnswIndex.restore(str(file), view=False)
+                    graph = _restore_graph(file)
+                    if graph is not None:  # else rebuilt from the vectors (_build_missing_graphs)
+                        self._graphs[(int(tenant), int(owner))] = graph
 
     def commit(self) -> None:
         """Make every upsert searchable and durable (documents, vectors, node map)."""
@@ -774,7 +790,8 @@ class EmbeddedIndex:
             m &= col("valid_from") >= _parse_iso(time_from)
         if time_to is not None:
             m &= col("valid_from") < _parse_iso(time_to)
-        return keys[m]
+        selected: npt.NDArray[np.int64] = keys[m]
+        return selected
 
     @staticmethod
     def _ranked(scores: dict[str, float], k: int) -> list[SearchHit]:

@@ -78,7 +78,7 @@ from engine.reducer import Reducer
 from epistream.settings import Settings
 from extractors.base import Extractor, get_extractor
 from schemas.claims import ExtractionResult
-from schemas.commands import parse_command
+from schemas.commands import Command, CommandBase, parse_command
 from schemas.errors import BackendUnavailable, EpistreamError, ValidationFailed
 from schemas.events import ConversationEvent
 from schemas.nodes import MemoryNode
@@ -482,10 +482,13 @@ def create_app(
     async def run_extraction(events: Sequence[ConversationEvent]) -> list[ExtractionResult]:
         if procs is not None:
             return await procs.extract(events)
+        extractor_here = the_extractor
+        if extractor_here is None:  # only a worker without the core agents has none, and it never extracts
+            raise RuntimeError("this worker does not run extraction")
         if pool is None:
-            return [agents.extract(the_extractor, e) for e in events]
+            return [agents.extract(extractor_here, e) for e in events]
         loop = asyncio.get_running_loop()
-        futures = [loop.run_in_executor(pool, agents.extract, the_extractor, e) for e in events]
+        futures = [loop.run_in_executor(pool, agents.extract, extractor_here, e) for e in events]
         return list(await asyncio.gather(*futures))  # gather keeps input order: per-key order holds
 
     def _write_events(events: list[ConversationEvent]) -> None:
@@ -555,7 +558,7 @@ def create_app(
                 raw: bytes = ev.value or b""
                 is_command = msg.topic == topics.commands
                 urgent = urgent or is_command
-                items: list[ExtractionResult] | list[Any]
+                items: list[ExtractionResult] | list[Command]
                 try:
                     items = [parse_command(raw)] if is_command else extraction_records.loads(raw)
                 except ValueError as exc:  # pydantic ValidationError / JSON errors
@@ -563,7 +566,8 @@ def create_app(
                     code = "invalid_command" if is_command else "invalid_extraction"
                     await dead_letter(_bad_record(raw, msg, code, type(exc).__name__), msg.key, target, "materialize")
                     continue
-                if is_command and not agents.keyed_correctly(msg.key, items[0]):
+                first = items[0] if items else None
+                if isinstance(first, CommandBase) and not agents.keyed_correctly(msg.key, first):
                     letter = _bad_record(raw, msg, agents.KEY_MISMATCH, _KEY_MISMATCH_MESSAGE)
                     await dead_letter(letter, msg.key, t_commands_dlq, "materialize")
                     continue
@@ -771,8 +775,9 @@ def create_app(
         app.agent(t_materialize_in, name="materialize")(fail_stop(materialize))
         app.agent(t_dlqs, name="oplog_dead_letters")(fail_stop(oplog_dead_letters))
         app.task(fail_stop(write_behind))
-        app.on_partitions_revoked.connect(_on_revoked)
-        app.on_partitions_assigned.connect(_on_assigned)
+        # faust calls a receiver as (sender, partitions, signal=...); its stub asks for *args instead.
+        app.on_partitions_revoked.connect(_on_revoked)  # type: ignore[arg-type]
+        app.on_partitions_assigned.connect(_on_assigned)  # type: ignore[arg-type]
     if runs_index:
         app.agent(t_nodes, name="index_sink")(fail_stop(index_sink))
 
@@ -781,11 +786,11 @@ def create_app(
 
     if procs is not None:
 
-        @app.task
         async def _start_extraction_processes() -> None:
             await asyncio.to_thread(procs.warm_up)  # spawn now, not on the first batch
 
-    @app.task
+        app.task(_start_extraction_processes)
+
     async def _open_sinks() -> None:
         """Open the ClickHouse log and the node index at start instead of on the first batch.
 
@@ -807,6 +812,8 @@ def create_app(
             else:
                 log.info("%s sink open", sink)
 
+    app.task(_open_sinks)
+
     if settings.metrics_port:
 
         async def _serve_metrics() -> None:
@@ -816,7 +823,7 @@ def create_app(
 
         app.task(fail_stop(_serve_metrics))
 
-    @app.on_before_shutdown.connect
+    @app.on_before_shutdown.connect  # type: ignore[arg-type]  # (sender, signal=...): see the partition signals
     def _close_sinks(sender: Any, **kwargs: Any) -> None:
         server = sinks.pop("metrics_server", None)
         if server is not None:

@@ -19,7 +19,8 @@ from schemas.errors import BackendUnavailable
 def _kafka_error() -> type[BaseException]:
     from aiokafka.errors import KafkaError
 
-    return KafkaError
+    error: type[BaseException] = KafkaError
+    return error
 
 
 def unavailable(exc: BaseException, doing: str, **details: Any) -> BackendUnavailable:

@@ -451,6 +451,7 @@ def _router(state: ApiState) -> APIRouter:
                 raise BackendUnavailable("publishing timed out", reason="timeout") from None
             return out, 0, 0
 
+        done: dict[int, EventResult]
         if not valid:
             done, claims, operations = {}, 0, 0
         elif state.dispatch is not None:

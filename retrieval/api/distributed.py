@@ -94,7 +94,8 @@ def find_target(runner: Any, node_id: str, tenant_id: str) -> MemoryNode | None:
         return node
     for found in runner.index.get([node_id]):
         if found.node_id == node_id and found.tenant_id == tenant_id:
-            return found
+            indexed: MemoryNode = found
+            return indexed
     return None
 
 

@@ -432,6 +432,25 @@ def test_each_large_owner_gets_its_own_graph_which_agrees_with_exact_search(tmp_
                                [h.node_id for h in exact.vector(q, ALICE, 5)])
 
 
+def test_an_unreadable_graph_file_is_rebuilt_from_the_vectors(tmp_path: Path) -> None:
+    exact = EmbeddedIndex(tmp_path / "exact", HashEmbedder(32), ann=False)
+    exact.upsert(_corpus())
+    idx = _index(tmp_path, HashEmbedder(32), exact_limit=50)
+    idx.upsert(_corpus())
+    idx.commit()
+    idx.close()
+    [graph_file] = (tmp_path / "index" / "graphs").glob("*.usearch")
+    graph_file.write_bytes(graph_file.read_bytes()[:40])  # a save cut short
+    again = _index(tmp_path, HashEmbedder(32), exact_limit=50)  # opens instead of failing on the file
+    assert again.graph_sizes() == {("t1", "alice"): 160}
+    for q in ["species7 near pond7", "field note 33"]:
+        _assert_close_to_exact([h.node_id for h in again.vector(q, ALICE, 5)],
+                               [h.node_id for h in exact.vector(q, ALICE, 5)])
+    again.commit()
+    again.close()
+    assert _index(tmp_path, HashEmbedder(32), exact_limit=50).graph_sizes() == {("t1", "alice"): 160}
+
+
 def test_an_owner_crossing_the_limit_later_gets_a_graph_with_all_its_vectors(tmp_path: Path) -> None:
     idx = _index(tmp_path, HashEmbedder(32), exact_limit=50)
     corpus = _corpus()

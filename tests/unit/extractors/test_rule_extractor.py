@@ -313,6 +313,13 @@ def test_task_on_a_pronoun_is_not_a_claim(event: EventFactory, text: str) -> Non
     assert claims(event, text) == []
 
 
+def test_a_demonstrative_or_the_other_one_is_no_object(event: EventFactory) -> None:
+    # "uses for years" and "prefers other one" were stored before
+    assert claims(event, "I've been using this for years.") == []
+    assert claims(event, "I prefer the other one.") == []
+    assert triples(claims(event, "I've been using this editor for years.")) == [("user", "uses", "editor", "positive")]
+
+
 def test_task_with_a_named_object_keeps_it_beside_a_pronoun(event: EventFactory) -> None:
     assert triples(claims(event, "I need to send them the report by Friday.")) == [
         ("user", "needs_to_send", "report", "positive")]
