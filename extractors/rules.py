@@ -2140,7 +2140,10 @@ class RuleExtractor:
             return [p for p in protos if p.object is not None]
         m = _COMPLETED.match(seg)
         if m is not None:
-            rest = re.sub(r"^(?:you|it)\s+(?=\S)", "", m.group("rest").strip(), flags=I)
+            said = m.group("rest").strip()
+            rest = re.sub(r"^(?:you|it)\s+(?=\S)", "", said, flags=I)
+            if said[:3].lower() == "it " and (_ADJUNCT_START.match(rest) or _LEAD_PREP.match(rest)):
+                return []  # "I booked it for Friday": what was booked is named in an earlier message
             if re.search(r"\b(?:below|above)\b", rest, I):
                 return []  # "I've summarised the risks below": describes this very message
             # A completed action keeps its whole complement ("a table for two at Cantina 31 on Friday"):

@@ -384,7 +384,23 @@ _NEEDS_OBJECT: Final = frozenset(
         "refer", "forward", "direct", "notify", "remind", "stick", "stay", "act", "try", "say",
     }
 )
+#: Words that count or pick out of what a pointer names: "two of them", "the first one".
+_PICKS: Final = frozenset(
+    {
+        "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "first", "second", "third",
+        "last", "both", "few", "many", "some", "several", "most", "each", "either", "neither", "half", "none",
+    }
+)
+#: Picks that stand alone for what was named before ("I have both"); a number alone may be the value.
+_STAND_INS: Final = frozenset({"both", "few", "many", "some", "several", "most", "each", "either", "neither", "none"})
 _WORDS: Final = re.compile(r"\w+(?:'\w+)?")
+
+
+def _points_elsewhere(words: list[str]) -> bool:
+    """Only pointers, or pointers picked out by a count or an ordinal ("two of them", "first one")."""
+    if len(words) == 1 and words[0] in _STAND_INS:
+        return True
+    return bool(words) and words[-1] in _POINTERS and all(w in _POINTERS or w in _PICKS for w in words)
 
 
 def unresolved_part(claim: Claim) -> str | None:
@@ -395,19 +411,16 @@ def unresolved_part(claim: Claim) -> str | None:
     use" not at all. Objects of instructions and of ``..._to`` predicates are verb phrases, so their
     first word (the verb) is set aside before looking for a named thing.
     """
-    subject = [w for w in _WORDS.findall(claim.subject.lower()) if w not in _FILLERS]
-    if subject and all(w in _POINTERS for w in subject):
+    if _points_elsewhere([w for w in _WORDS.findall(claim.subject.lower()) if w not in _FILLERS]):
         return "subject"
     if claim.object is None or not claim.object.strip():
         return None
     words = [w for w in _WORDS.findall(claim.object.lower()) if w not in _FILLERS]
-    if not words or all(w in _POINTERS for w in words):
+    if not words or _points_elsewhere(words):
         return "object"
     if claim.node_type is NodeType.INSTRUCTION or claim.predicate.endswith("_to"):
         verb, rest = words[0], words[1:]
-        if (not rest and claim.node_type is NodeType.INSTRUCTION and verb in _NEEDS_OBJECT) or (
-            rest and all(w in _POINTERS for w in rest)
-        ):
+        if (not rest and claim.node_type is NodeType.INSTRUCTION and verb in _NEEDS_OBJECT) or _points_elsewhere(rest):
             return "object"
     return None
 

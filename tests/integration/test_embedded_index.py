@@ -406,12 +406,18 @@ def _assert_close_to_exact(got: list[str], exact: list[str]) -> None:
     assert [n for n in got if n in shared] == [n for n in exact if n in shared]
 
 
-def test_each_large_owner_gets_its_own_graph_which_agrees_with_exact_search(tmp_path: Path) -> None:
+def _exact_and_graphed(tmp_path: Path) -> tuple[EmbeddedIndex, EmbeddedIndex]:
+    """The corpus in an exact-search index and in one that gives owners over 50 vectors a graph."""
     exact = EmbeddedIndex(tmp_path / "exact", HashEmbedder(32), ann=False)
     exact.upsert(_corpus())
     idx = _index(tmp_path, HashEmbedder(32), exact_limit=50)
     idx.upsert(_corpus())
     idx.commit()
+    return exact, idx
+
+
+def test_each_large_owner_gets_its_own_graph_which_agrees_with_exact_search(tmp_path: Path) -> None:
+    exact, idx = _exact_and_graphed(tmp_path)
     # Only alice (160 vectors) is over the limit; bob (30) is searched exactly.
     assert len(list((tmp_path / "index" / "graphs").glob("*.usearch"))) == 1
     assert not (tmp_path / "index" / "vectors.usearch").exists()
@@ -433,11 +439,7 @@ def test_each_large_owner_gets_its_own_graph_which_agrees_with_exact_search(tmp_
 
 
 def test_an_unreadable_graph_file_is_rebuilt_from_the_vectors(tmp_path: Path) -> None:
-    exact = EmbeddedIndex(tmp_path / "exact", HashEmbedder(32), ann=False)
-    exact.upsert(_corpus())
-    idx = _index(tmp_path, HashEmbedder(32), exact_limit=50)
-    idx.upsert(_corpus())
-    idx.commit()
+    exact, idx = _exact_and_graphed(tmp_path)
     idx.close()
     [graph_file] = (tmp_path / "index" / "graphs").glob("*.usearch")
     graph_file.write_bytes(graph_file.read_bytes()[:40])  # a save cut short

@@ -320,6 +320,13 @@ def test_a_demonstrative_or_the_other_one_is_no_object(event: EventFactory) -> N
     assert triples(claims(event, "I've been using this editor for years.")) == [("user", "uses", "editor", "positive")]
 
 
+def test_assistant_action_on_it_is_not_a_claim(event: EventFactory) -> None:
+    # "assistant booked for Friday" and "assistant added to your list" were stored before
+    assert claims(event, "I booked it for Friday.", role="assistant") == []
+    assert claims(event, "I've moved it to Tuesday.", role="assistant") == []
+    assert one(event, "I booked a table for Friday.", role="assistant").object == "table for Friday"
+
+
 def test_task_with_a_named_object_keeps_it_beside_a_pronoun(event: EventFactory) -> None:
     assert triples(claims(event, "I need to send them the report by Friday.")) == [
         ("user", "needs_to_send", "report", "positive")]

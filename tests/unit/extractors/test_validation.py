@@ -246,6 +246,11 @@ def test_uncertain_decision_needs_a_choice_verb(event: EventFactory) -> None:
                               epistemic_type="OBSERVED", evidence_quote="Always use."), "object"),
         ("My plan is to buy it.", claim(subject="user's plan", predicate="is_to", object="buy it",
                                         evidence_quote="My plan is to buy it."), "object"),
+        ("I have two of them.", claim(predicate="has", object="two of them", evidence_quote="I have two of them"),
+         "object"),
+        ("I prefer the other one.", claim(predicate="prefers", object="the other one",
+                                          evidence_quote="I prefer the other one"), "object"),
+        ("I have both.", claim(predicate="has", object="both", evidence_quote="I have both"), "object"),
     ],
 )
 def test_unresolved_reference(event: EventFactory, content: str, proposal: dict[str, Any], part: str) -> None:
@@ -267,6 +272,11 @@ def test_unresolved_reference(event: EventFactory, content: str, proposal: dict[
                                       evidence_quote="They moved to Oslo")),
         ("My plan is to buy a tent.", claim(subject="user's plan", predicate="is_to", object="buy a tent",
                                             evidence_quote="My plan is to buy a tent.")),
+        ("My favorite number is seven.", claim(predicate="favorite_number", object="seven",
+                                               evidence_quote="My favorite number is seven")),
+        ("I have three kids.", claim(predicate="has", object="three kids", evidence_quote="I have three kids")),
+        ("We chose the second option.", claim(subject="we", predicate="chose", object="second option",
+                                              evidence_quote="We chose the second option")),
     ],
 )
 def test_named_things_beside_pronouns_are_not_unresolved(
