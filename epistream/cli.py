@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -51,7 +51,7 @@ from schemas.enums import (
     SignalType,
     TriggerType,
 )
-from schemas.errors import EpistreamError
+from schemas.errors import EpistreamError, ValidationFailed
 
 #: ``ctx.meta`` key (shared by every context of one invocation) set by the ``--json`` option.
 _JSON_META = "epistream.json_output"
@@ -70,6 +70,8 @@ class _TypedErrorGroup(TyperGroup):
             return super().invoke(ctx)
         except EpistreamError as exc:
             _fail(exc, bool(ctx.meta.get(_JSON_META)))
+        except ValidationError as exc:  # a request model built from the options refused them
+            _fail(_invalid_options(exc), bool(ctx.meta.get(_JSON_META)))
 
 
 def _remember_json(ctx: typer.Context, value: bool) -> bool:
@@ -128,6 +130,15 @@ def _runner(data_dir: Path | None) -> Iterator[Any]:
         runner.close()
 
 
+def _invalid_options(exc: ValidationError) -> ValidationFailed:
+    """What was wrong with which field, never the value given (a query may quote stored memory)."""
+    problems = [
+        f"{'.'.join(str(part) for part in error['loc']) or 'input'}: {error['msg']}"
+        for error in exc.errors(include_input=False, include_url=False)[:5]
+    ]
+    return ValidationFailed("; ".join(problems), code="invalid_options")
+
+
 def _fail(exc: EpistreamError, json_output: bool = False) -> None:
     if json_output:
         print(json.dumps({"error": exc.to_dict()}))
@@ -157,6 +168,15 @@ def _scope(tenant: str, owner: str, scope: Scope | None, scope_id: str | None) -
     if scope is None:
         return None
     return ScopeRef(tenant_id=tenant, owner_id=owner, scope=scope, scope_id=scope_id)
+
+
+def _retrieval_mode(value: str) -> Any:
+    from retrieval.models import RetrievalMode
+
+    try:
+        return RetrievalMode(value.lower())
+    except ValueError:
+        raise typer.BadParameter("--mode must be default or explicit") from None
 
 
 def _parse_time(value: str | None, name: str) -> datetime | None:
@@ -273,7 +293,7 @@ def query(
     json_output: JsonOut = False,
 ) -> None:
     """Hybrid retrieval with epistemic filtering."""
-    from retrieval.models import RetrievalMode, RetrievalRequest
+    from retrieval.models import RetrievalRequest
 
     request = RetrievalRequest(
         query=text,
@@ -281,7 +301,7 @@ def query(
         owner_id=owner,
         scope=scope,
         scope_id=scope_id,
-        mode=RetrievalMode(mode),
+        mode=_retrieval_mode(mode),
         limit=limit,
         token_budget=token_budget,
         reference_time=_parse_time(at, "--at") or datetime.now(UTC),

@@ -38,8 +38,10 @@ Deliberate differences from PRME-FACTS §8.2 (see also ``extractors.text``):
   downgrade a CONDITIONAL claim left without one to HYPOTHETICAL) are not
   applied: every proposer here is held to the built-in provider's rules and
   such a claim is rejected (``condition_not_in_passage`` / ``malformed_claim``).
-- A question is not a claim (``question_not_claim``), and values that carry a
-  secret are rejected (``secret_value``); neither rule is in §8.
+- A question is not a claim (``question_not_claim``), values that carry a
+  secret are rejected (``secret_value``), and so is a subject or object that
+  only points elsewhere ("it", "two of them", "do that again", an instruction
+  verb with no object: ``unresolved_reference``); none of these rules is in §8.
 - The speech-act recovery of §8.2.8 is done by ``extractors.recovery`` for
   model output (the rule extractor proposes those claims itself); the numeric
   recovery is not done for model output.

@@ -146,6 +146,10 @@ def parse_event(raw: bytes | str, *, max_content_bytes: int = DEFAULT_MAX_CONTEN
         text = raw
         if len(text.encode("utf-8", "surrogatepass")) > MAX_EVENT_BYTES:
             raise InvalidEvent("event exceeds the maximum serialized size", code=EventCodes.PAYLOAD_TOO_LARGE)
+    if text.startswith("\ufeff"):
+        # RFC 8259 §8.1 lets a parser ignore a byte order mark; editors and Windows exports write
+        # one at the start of a JSON-lines file, which would make its first event a dead letter.
+        text = text[1:]
     try:
         data = json.loads(text)
     except (json.JSONDecodeError, RecursionError):

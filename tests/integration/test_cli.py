@@ -76,6 +76,24 @@ def test_query_default_vs_explicit(data_dir: Path) -> None:
     assert {"lifecycle_filtered:superseded", "epistemic_filtered:hypothetical"} <= reasons
 
 
+def test_query_options_a_request_refuses_are_a_typed_error_not_a_traceback(data_dir: Path) -> None:
+    empty = cli(data_dir, "query", "", "--tenant", "acme", "--owner", "alice", expect=2)
+    assert empty["error"]["code"] == "invalid_options"
+    assert empty["error"]["message"].startswith("query:")
+    secret_owner = "alice/../../x"  # not a valid id; the message names the field, never the value
+    refused = cli(data_dir, "query", "coffee", "--tenant", "acme", "--owner", secret_owner, expect=2)
+    assert refused["error"]["code"] == "invalid_options" and secret_owner not in json.dumps(refused)
+    proc = subprocess.run(
+        [sys.executable, "-m", "epistream.cli", "query", "coffee", "--tenant", "acme", "--owner", "alice",
+         "--mode", "bogus", "--data-dir", str(data_dir)],
+        capture_output=True, timeout=120, check=False, env={"EPISTREAM_EMBEDDER": "hash", "PATH": "/usr/bin:/bin"},
+    )  # fmt: skip
+    assert proc.returncode == 2 and b"Traceback" not in proc.stderr
+    assert b"--mode must be default or explicit" in proc.stderr
+    upper = cli(data_dir, "query", "coffee", "--tenant", "acme", "--owner", "alice", "--mode", "EXPLICIT")
+    assert upper["mode"] == "explicit"
+
+
 def test_readable_query_marks_each_conflict_once(data_dir: Path) -> None:
     """The readable table's note column says "conflict" once per flagged item (it printed it twice)."""
     args = ("query", "coffee", "--tenant", "acme", "--owner", "alice", "--data-dir", str(data_dir))

@@ -88,6 +88,15 @@ def test_error_message_never_echoes_content() -> None:
     assert secret not in json.dumps(info.value.to_dict())
 
 
+def test_a_leading_byte_order_mark_is_ignored_and_nowhere_else() -> None:
+    raw = json.dumps(_event()).encode()
+    assert parse_event(b"\xef\xbb\xbf" + raw) == parse_event(raw)
+    assert parse_event("\ufeff" + raw.decode()) == parse_event(raw)
+    with pytest.raises(InvalidEvent) as info:
+        parse_event(b"\xef\xbb\xbf\xef\xbb\xbf" + raw)  # only one mark, only at the start
+    assert info.value.code == "invalid_json"
+
+
 def test_roles_and_enums_are_case_insensitive() -> None:
     event = parse_event(json.dumps(_event(role="ASSISTANT", scope="Project")))
     assert event.role is Role.ASSISTANT
