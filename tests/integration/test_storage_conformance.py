@@ -242,6 +242,40 @@ def test_a_version_1_log_upgrades_in_place_and_keeps_its_data_readable(chdb_path
         ]
 
 
+def _codecs(log: OperationLog) -> dict[tuple[str, str], str]:
+    rows = _sql(log, "SELECT table, name, compression_codec FROM system.columns WHERE database = {db:String}",
+                db=log.database)
+    return {(str(t), str(n)): str(c) for t, n, c in rows}
+
+
+DOCUMENT_COLUMNS = [("raw_events", "content"), ("operations", "record"), ("operations", "payload"),
+                    ("node_snapshots", "node"), ("extraction_journal", "result")]
+
+
+def test_documents_and_message_text_are_stored_with_zstd(log: OperationLog) -> None:
+    codecs = _codecs(log)
+    assert {c: codecs[c] for c in DOCUMENT_COLUMNS} == {c: "CODEC(ZSTD(1))" for c in DOCUMENT_COLUMNS}
+    assert codecs[("operations", "op_id")] == ""  # keys and small columns keep the default
+
+
+def test_a_version_3_log_moves_to_zstd_and_reads_its_lz4_rows(chdb_path: Path, chdb_database: str) -> None:
+    with OperationLog.connect(path=chdb_path, database=chdb_database, run_migrations=False) as log:
+        assert migrate(log.client, log.database, MIGRATIONS[:3]) == [1, 2, 3]
+        assert _codecs(log)[("operations", "record")] == ""
+        old_op = make_op("event:old", 0, payload={"reason": "before"})
+        log.write_operations([old_op])
+        log.write_events([make_event("old", "written with LZ4")])
+        assert log.migrate() == [4]
+        assert all(_codecs(log)[c] == "CODEC(ZSTD(1))" for c in DOCUMENT_COLUMNS)
+        new_op = make_op("event:new", 0, when=at(days=1), payload={"reason": "after"})
+        log.write_operations([new_op])
+        assert sorted(log.read_operations(), key=lambda o: o.op_id) == sorted([old_op, new_op], key=lambda o: o.op_id)
+        assert [e.content for e in log.get_events(["old"], "t1", "alice")] == ["written with LZ4"]
+        assert sorted(json.loads(p)["reason"] for (p,) in _sql(log, "SELECT payload FROM {db}.operations")) == [
+            "after", "before"
+        ]
+
+
 # ------------------------------------------------------------------ OpenSearch: the node index mapping
 
 
