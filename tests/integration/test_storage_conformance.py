@@ -258,6 +258,17 @@ def test_documents_and_message_text_are_stored_with_zstd(log: OperationLog) -> N
     assert codecs[("operations", "op_id")] == ""  # keys and small columns keep the default
 
 
+def test_log_parts_stay_compact_up_to_128_mib(log: OperationLog) -> None:
+    # ~14 MiB of records in one insert: above the 10 MiB at which ClickHouse would write a wide part
+    log.write_operations([make_op(f"event:{i}", 0, payload={"n": i, "pad": "x" * 700_000}) for i in range(20)])
+    for table in [*TABLES, "retrieval_requests"]:
+        [(engine_full,)] = _sql(log, "SELECT engine_full FROM system.tables WHERE database = {db:String}"
+                                     " AND name = {t:String}", db=log.database, t=table)
+        assert "min_bytes_for_wide_part = 134217728" in engine_full, table
+    assert _sql(log, "SELECT DISTINCT part_type FROM system.parts WHERE database = {db:String}"
+                     " AND table = 'operations' AND active", db=log.database) == [("Compact",)]
+
+
 def test_a_version_3_log_moves_to_zstd_and_reads_its_lz4_rows(chdb_path: Path, chdb_database: str) -> None:
     with OperationLog.connect(path=chdb_path, database=chdb_database, run_migrations=False) as log:
         assert migrate(log.client, log.database, MIGRATIONS[:3]) == [1, 2, 3]
@@ -265,7 +276,7 @@ def test_a_version_3_log_moves_to_zstd_and_reads_its_lz4_rows(chdb_path: Path, c
         old_op = make_op("event:old", 0, payload={"reason": "before"})
         log.write_operations([old_op])
         log.write_events([make_event("old", "written with LZ4")])
-        assert log.migrate() == [4]
+        assert log.migrate() == [4, 5]
         assert all(_codecs(log)[c] == "CODEC(ZSTD(1))" for c in DOCUMENT_COLUMNS)
         new_op = make_op("event:new", 0, when=at(days=1), payload={"reason": "after"})
         log.write_operations([new_op])
