@@ -422,6 +422,9 @@ _ACTION: Final = re.compile(
 )
 
 
+_NOT_AN_ACTION: Final = frozenset({"that", "this", "it", "them", "these", "those", "so", "there", "here"})
+
+
 def _action(body: str, prefix: str) -> tuple[str, str] | None:
     """``prefix`` + first action word (+ particle) and the remaining text, for cue-keeping predicates."""
     m = _ACTION.match(body.strip())
@@ -429,7 +432,7 @@ def _action(body: str, prefix: str) -> tuple[str, str] | None:
         return None
     verb = m.group("verb").lower()
     rest = m.group("rest")
-    if verb in _BAD_OBJECT:
+    if verb in _NOT_AN_ACTION:
         return None  # "I'll do that tomorrow" with "do" read as emphasis: "that" is no action
     if rest.lower().startswith(("if ", "whether ", "what ", "how ", "why ", "where ", "when ", "who ")):
         return None

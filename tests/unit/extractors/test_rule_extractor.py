@@ -331,6 +331,7 @@ def test_task_with_a_named_object_keeps_it_beside_a_pronoun(event: EventFactory)
     assert triples(claims(event, "I need to send them the report by Friday.")) == [
         ("user", "needs_to_send", "report", "positive")]
     assert one(event, "I'll remind you on Friday to order the queen excluders.").predicate == "will_remind"
+    assert triples(claims(event, "I'll time the race tomorrow.")) == [("user", "will_time", "race", "positive")]
 
 
 def test_one_off_request_is_not_an_instruction(event: EventFactory) -> None:
