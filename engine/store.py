@@ -105,7 +105,7 @@ class InMemoryStateStore:
         self._nodes[node_id] = node
         slot = self._node_key.get(node_id)
         if slot is None:
-            slot = (claim_key(node, node.subject, node.predicate), normalize_text(node.object))
+            slot = _slot(node)
             self._node_key[node_id] = slot
             self._by_owner.setdefault((node.tenant_id, node.owner_id), {})[node_id] = None
         key, obj = slot
@@ -248,10 +248,8 @@ class InMemoryStateStore:
         )
 
     def _value_key(self, node: MemoryNode) -> ValueKey:
-        slot = self._node_key.get(node.node_id)
-        if slot is None:
-            slot = (claim_key(node, node.subject, node.predicate), normalize_text(node.object))
-        return (*slot[0], slot[1], node.polarity.value)
+        key, obj = self._node_key.get(node.node_id) or _slot(node)
+        return (*key, obj, node.polarity.value)
 
     def _rollback(self, entry: tuple[Any, ...]) -> None:
         """Put back what one ``apply_operation`` changed (entries are undone newest first)."""
@@ -360,6 +358,11 @@ def _put_back(mapping: dict[Any, Any], key: Any, value: Any) -> None:
         mapping.pop(key, None)
     else:
         mapping[key] = value
+
+
+def _slot(node: MemoryNode) -> tuple[ClaimKey, str]:
+    """A node's place in the active index: its claim key and normalised object (fixed for its life)."""
+    return claim_key(node, node.subject, node.predicate), normalize_text(node.object)
 
 
 def _forget(index: dict[tuple[str, str], dict[str, None]], owner: tuple[str, str], item_id: str) -> None:

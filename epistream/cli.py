@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from pydantic import BaseModel, ValidationError
@@ -52,6 +52,9 @@ from schemas.enums import (
     TriggerType,
 )
 from schemas.errors import EpistreamError, ValidationFailed
+
+if TYPE_CHECKING:  # imported where used: the CLI starts without loading retrieval
+    from retrieval.models import RetrievalMode
 
 #: ``ctx.meta`` key (shared by every context of one invocation) set by the ``--json`` option.
 _JSON_META = "epistream.json_output"
@@ -170,7 +173,7 @@ def _scope(tenant: str, owner: str, scope: Scope | None, scope_id: str | None) -
     return ScopeRef(tenant_id=tenant, owner_id=owner, scope=scope, scope_id=scope_id)
 
 
-def _retrieval_mode(value: str) -> Any:
+def _retrieval_mode(value: str) -> RetrievalMode:
     from retrieval.models import RetrievalMode
 
     try:

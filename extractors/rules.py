@@ -64,6 +64,7 @@ from extractors.text import ACK_THIRD_PARTY, ACK_YOU_ARE, APOSTROPHES, ASSISTANT
 from extractors.validation import (
     DEFAULT_GROUNDING_METHOD,
     GROUNDING_POLICY_VERSION,
+    POINTER_WORDS,
     SourceText,
     validate_with_context,
 )
@@ -422,9 +423,6 @@ _ACTION: Final = re.compile(
 )
 
 
-_NOT_AN_ACTION: Final = frozenset({"that", "this", "it", "them", "these", "those", "so", "there", "here"})
-
-
 def _action(body: str, prefix: str) -> tuple[str, str] | None:
     """``prefix`` + first action word (+ particle) and the remaining text, for cue-keeping predicates."""
     m = _ACTION.match(body.strip())
@@ -432,7 +430,7 @@ def _action(body: str, prefix: str) -> tuple[str, str] | None:
         return None
     verb = m.group("verb").lower()
     rest = m.group("rest")
-    if verb in _NOT_AN_ACTION:
+    if verb in POINTER_WORDS:
         return None  # "I'll do that tomorrow" with "do" read as emphasis: "that" is no action
     if rest.lower().startswith(("if ", "whether ", "what ", "how ", "why ", "where ", "when ", "who ")):
         return None

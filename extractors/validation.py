@@ -364,7 +364,7 @@ def speech_act_stem(predicate: str) -> bool:
 
 
 #: Words that only point at something named elsewhere ("they" is a self subject, see SELF_SUBJECTS).
-_POINTERS: Final = frozenset(
+POINTER_WORDS: Final = frozenset(
     {
         "it", "its", "itself", "this", "that", "these", "those", "them", "him", "her", "he", "she", "there",
         "here", "one", "ones", "same", "such", "so", "other", "another",
@@ -402,10 +402,10 @@ def _points_elsewhere(words: list[str]) -> bool:
     """Only pointers, or pointers picked out by a count or an ordinal ("two of them", "first one")."""
     if len(words) == 1 and words[0] in _STAND_INS:
         return True
-    return bool(words) and words[-1] in _POINTERS and all(w in _POINTERS or w in _PICKS for w in words)
+    return bool(words) and words[-1] in POINTER_WORDS and all(w in POINTER_WORDS or w in _PICKS for w in words)
 
 
-def unresolved_part(claim: Claim) -> str | None:
+def _unresolved_part(claim: Claim) -> str | None:
     """Which part of the claim (``subject`` / ``object``) names nothing the message itself says.
 
     A later reader of the memory has only the claim and its passage: "user likes it" or "assistant
@@ -512,7 +512,7 @@ def _validate_one(
         raise _Reject(reasons.MENTION_NOT_WHOLE_WORD, "subject")
     if claim.object is not None and claim.object.strip() and not mentions(passage, claim.object):
         raise _Reject(reasons.MENTION_NOT_WHOLE_WORD, "object")
-    unresolved = unresolved_part(claim)
+    unresolved = _unresolved_part(claim)
     if unresolved is not None:
         raise _Reject(reasons.UNRESOLVED_REFERENCE, unresolved)
 

@@ -252,6 +252,11 @@ _M3 = Migration(
     ),
 )
 
+#: The receipts table of migration 3 (not in ``TABLES``: those are the log replay and provenance read).
+RECEIPTS_TABLE: Final = "retrieval_requests"
+
+TABLES: Final = ("raw_events", "operations", "node_snapshots", "extraction_journal", "dead_letters")
+
 #: Migration 4: ZSTD for the columns that hold whole JSON documents or message text. With LZ4, the
 #: default, a 10,000-message ingest stored 10.5 MB of operations, 1.7 MB of node snapshots and 1.6 MB
 #: of extraction journal; with ZSTD(1) 7.2, 1.1 and 0.9 MB (-32..-45%) — an append-only log only
@@ -285,17 +290,12 @@ _M5 = Migration(
     "compact_parts_up_to_128mib",
     tuple(
         f"ALTER TABLE {{db}}.{table} MODIFY SETTING min_bytes_for_wide_part = {_WIDE_PART_BYTES}"
-        for table in ("raw_events", "operations", "node_snapshots", "extraction_journal", "dead_letters",
-                      "retrieval_requests")
+        for table in (*TABLES, RECEIPTS_TABLE)
     ),
 )
 
 MIGRATIONS: Final[tuple[Migration, ...]] = (_M1, _M2, _M3, _M4, _M5)
 
-#: The receipts table of migration 3 (not in ``TABLES``: those are the log replay and provenance read).
-RECEIPTS_TABLE: Final = "retrieval_requests"
-
-TABLES: Final = ("raw_events", "operations", "node_snapshots", "extraction_journal", "dead_letters")
 
 
 def check_database_name(database: str) -> str:
