@@ -2,7 +2,8 @@
 
 An operation's checksum is SHA-256 of ``canonical_json(op.body())``. Canonical
 JSON sorts keys at every level, so the (large) node snapshots can be serialised
-once per node version and spliced into the small remainder. ``fast_derive_id``
+once per node version and copied into each operation that carries them (the C
+encoder in ``engine/_canonical.c`` takes them as encoded fragments). ``fast_derive_id``
 is UUIDv5 computed directly with hashlib. Tests assert both agree with
 ``schemas.operations.verify_operation`` / ``schemas.canonical.derive_id`` on every
 operation the reducer emits; only the cost differs.
@@ -12,8 +13,7 @@ from another by a few field changes (:func:`remember_derived`) gets its JSON
 dict from its parent's plus the converted changes, so the full pydantic dump
 runs once per created node rather than once per version.
 
-Sealing keeps each operation's canonical template (placeholders for its
-snapshots and checksum), so sinks get the stored record through
+Sealing keeps each operation's members (snapshots as encoded bytes), so sinks get the stored record through
 :func:`operation_text` / :func:`operation_bytes` — the same text as
 ``op.canonical()`` — without dumping the operation a second time.
 """
@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from engine import _canonical
 from engine.fastjson import Unsupported, changes_json, datetime_json, model_json
 from schemas.canonical import EPISTREAM_NAMESPACE, canonical_json
 from schemas.common import ActorRef
@@ -43,72 +44,43 @@ __all__ = [
     "remember_derived",
     "remember_operation",
     "seal_fields",
+    "sha256_hex",
     "verify_fast",
 ]
-
-_orjson: Any
-try:  # optional accelerator; results are byte-identical or we fall back
-    import orjson as _orjson
-except ImportError:  # pragma: no cover - exercised only without orjson
-    _orjson = None
 
 _NS = EPISTREAM_NAMESPACE.bytes
 _sha1 = hashlib.sha1
 _sha256 = hashlib.sha256
-#: orjson and ``json.dumps`` differ only for floats below 1e-4 in magnitude:
-#: orjson writes ``0.00001`` / ``1e-7`` where Python writes ``1e-05`` / ``1e-07``.
-#: In orjson's output such a number starts right after ``:``, ``,`` or ``[`` (or
-#: at the start) with ``0.0000`` or a mantissa followed by ``e-``. Texts holding
-#: one use the reference encoder; false positives (e.g. inside strings) only
-#: cost speed. The scan looks for the two literals first (a C-speed ``find``),
-#: then checks the few hits, since a regex with no literal prefix is ~50 µs/KB.
-_NUMBER_START = frozenset(b":,[")
-_MANTISSA = frozenset(b"0123456789.")
-
-
-def _starts_number(data: bytes, j: int) -> bool:
-    """Whether a number token beginning at ``j`` (sign included) starts a JSON value."""
-    if j >= 0 and data[j] == 0x2D:  # '-'
-        j -= 1
-    return j < 0 or data[j] in _NUMBER_START
-
-
-def _may_hold_tiny_float(text: str | bytes) -> bool:
-    data = text.encode("utf-8") if isinstance(text, str) else text
-    i = data.find(b"e-")
-    while i != -1:
-        j = i - 1
-        while j >= 0 and data[j] in _MANTISSA:
-            j -= 1
-        if j < i - 1 and _starts_number(data, j):
-            return True
-        i = data.find(b"e-", i + 2)
-    i = data.find(b"0.0000")
-    while i != -1:
-        if _starts_number(data, i - 1):
-            return True
-        i = data.find(b"0.0000", i + 6)
-    return False
-
-
-_SLOTS = ("after", "before", "edge")  # sorted, as they appear in canonical text
-_PLACEHOLDER = {k: f"\x00snapshot:{k}\x00" for k in _SLOTS}
-_QUOTED = {k: canonical_json(v).encode("utf-8") for k, v in _PLACEHOLDER.items()}
+_encode = _canonical.encode
+_encode_members = _canonical.encode_members
 _CACHE_LIMIT = 32768
-#: The checksum's own slot in an operation's full canonical text. Its key sorts
-#: after ``caused_by`` and before ``edge``, so it is never the last member and is
-#: always followed by a comma; removing this member gives the checksummed body.
-_CHECKSUM_PLACEHOLDER = "\x00operation:checksum\x00"
-_CHECKSUM_QUOTED = canonical_json(_CHECKSUM_PLACEHOLDER).encode("utf-8")
-_CHECKSUM_MEMBER = b'"checksum":' + _CHECKSUM_QUOTED + b","
 _OP_CACHE_LIMIT = 16384
-#: id(op) -> (op, canonical template of the op with placeholders); sealing order.
-_op_cache: dict[int, tuple[Operation, bytes]] = {}
+#: id(op) -> (op, the op's canonical members minus its checksum, snapshots as encoded bytes).
+_op_cache: dict[int, tuple[Operation, dict[str, Any]]] = {}
 #: id(model) -> [model, json dict or None, canonical bytes or None]; LRU order.
 #: Both caches are shared by the reducer and the threads that store its output (the embedded
 #: runner's store thread, the worker's ClickHouse thread): every access is one dict operation,
 #: atomic under the GIL, and an entry evicted by the other thread is simply recomputed.
 _cache: dict[int, list[Any]] = {}
+#: hashlib hashes a buffer of 2,048 bytes or more with the GIL released. Taking it back
+#: while another thread runs (the embedded runner's store thread, a worker's sink) waits
+#: for that thread's switch interval: an operation's text is usually longer, and a single
+#: ``sha256(text)`` per operation cost ~20 µs of waiting in the embedded ingest instead of
+#: ~1.5 µs of hashing. Shorter pieces are hashed without letting go of the GIL.
+_GIL_KEPT_BELOW = 2048
+
+
+def sha256_hex(data: bytes) -> str:
+    """``hashlib.sha256(data).hexdigest()``, computed without releasing the GIL."""
+    if len(data) < _GIL_KEPT_BELOW:
+        return _sha256(data).hexdigest()
+    digest = _sha256()
+    view = memoryview(data)
+    for start in range(0, len(data), _GIL_KEPT_BELOW - 1):
+        digest.update(view[start : start + _GIL_KEPT_BELOW - 1])
+    return digest.hexdigest()
+
+
 #: UUID variant nibble (RFC 4122: 10xx) for each hex digit of the raw hash.
 _VARIANT = {c: "89ab"[int(c, 16) & 0x3] for c in "0123456789abcdef"}
 
@@ -120,16 +92,16 @@ def fast_derive_id(*parts: str | int) -> str:
 
 
 def canonical_bytes(value: Any) -> bytes:
-    """UTF-8 of ``schemas.canonical.canonical_json`` — same bytes, usually much faster."""
-    if _orjson is not None:
-        try:
-            data: bytes = _orjson.dumps(value, option=_orjson.OPT_SORT_KEYS)
-        except (TypeError, _orjson.JSONEncodeError):
-            pass
-        else:
-            if not _may_hold_tiny_float(data):
-                return data
-    return canonical_json(value).encode("utf-8")
+    """UTF-8 of ``schemas.canonical.canonical_json`` — same bytes, written by the C encoder.
+
+    ``value`` must not hold bytes (the encoder copies those as encoded fragments).
+    A value it does not take (another type, a non-finite float, a string that is
+    not valid Unicode) goes through the reference, which also raises its errors.
+    """
+    try:
+        return _encode(value)
+    except (TypeError, ValueError):
+        return canonical_json(value).encode("utf-8")
 
 
 def canonical_text(value: Any) -> str:
@@ -189,13 +161,10 @@ def _actor_json(actor: ActorRef) -> dict[str, str]:
     return {"actor_id": actor.actor_id, "actor_type": actor.actor_type._value_}
 
 
-def _template(fields: dict[str, Any]) -> bytes | None:
-    """Canonical text of the whole operation with placeholders for its snapshots and checksum.
-
-    ``None`` when a payload string happens to spell a placeholder (the splice
-    would be ambiguous); callers then use the reference encoder.
-    """
-    small = {
+def _members(fields: dict[str, Any]) -> dict[str, Any]:
+    """The operation's canonical members minus its checksum, each snapshot as its encoded bytes."""
+    before, after, edge = fields["before"], fields["after"], fields["edge"]
+    return {
         "tenant_id": fields["tenant_id"],
         "owner_id": fields["owner_id"],
         "scope": fields["scope"]._value_,
@@ -208,56 +177,30 @@ def _template(fields: dict[str, Any]) -> bytes | None:
         "target_type": fields["target_type"]._value_,
         "actor": _actor_json(fields["actor"]),
         "payload": fields["payload"],
-        "evidence_ids": list(fields["evidence_ids"]),
+        "before": None if before is None else _model_bytes(before),
+        "after": None if after is None else _model_bytes(after),
+        "edge": None if edge is None else _model_bytes(edge),
+        "evidence_ids": fields["evidence_ids"],
         "request_id": fields["request_id"],
         "caused_by": fields["caused_by"],
         "occurred_at": datetime_json(fields["occurred_at"]),
         "policy_version": fields["policy_version"],
-        "checksum": _CHECKSUM_PLACEHOLDER,
     }
-    for key in _SLOTS:
-        small[key] = None if fields[key] is None else _PLACEHOLDER[key]
-    text = canonical_bytes(small)
-    if text.count(_CHECKSUM_QUOTED) != 1 or text.count(_CHECKSUM_MEMBER) != 1:
-        return None
-    for key in _SLOTS:
-        if fields[key] is not None and text.count(_QUOTED[key]) != 1:
-            return None
-    return text
 
 
-def _splice(template: bytes, fields: dict[str, Any], checksum: bytes | None) -> list[bytes]:
-    """The template's pieces with snapshots (and the checksum, or nothing) filled in, in order."""
-    if checksum is None:
-        head, tail = template.split(_CHECKSUM_MEMBER)
-        template = head + tail
-    else:
-        head, tail = template.split(_CHECKSUM_QUOTED)
-        template = head + checksum + tail
-    parts: list[bytes] = []
-    for key in _SLOTS:
-        model = fields[key]
-        if model is not None:
-            head, template = template.split(_QUOTED[key])
-            parts.append(head)
-            parts.append(_model_bytes(model))
-    parts.append(template)
-    return parts
+def seal_fields(fields: dict[str, Any]) -> tuple[str, dict[str, Any] | None]:
+    """Checksum of the operation these (already typed) fields describe, and its members.
 
-
-def seal_fields(fields: dict[str, Any]) -> tuple[str, bytes | None]:
-    """Checksum of the operation these (already typed) fields describe, and its text template.
-
-    The template lets :func:`operation_bytes` produce the full canonical text
-    later without dumping the operation again; see :func:`remember_operation`.
+    The members let :func:`operation_bytes` write the full canonical text later
+    without dumping the operation again; see :func:`remember_operation`. A payload
+    the encoder does not take (bytes, an unknown type) is sealed by the reference.
     """
-    template = _template(fields)
-    if template is None:
+    members = _members(fields)
+    try:
+        text = _encode_members(members)
+    except (TypeError, ValueError):
         return Operation.model_construct(**fields).compute_checksum(), None
-    digest = _sha256()
-    for part in _splice(template, fields, None):
-        digest.update(part)
-    return digest.hexdigest(), template
+    return sha256_hex(text), members
 
 
 def checksum_of_fields(fields: dict[str, Any]) -> str:
@@ -265,21 +208,23 @@ def checksum_of_fields(fields: dict[str, Any]) -> str:
     return seal_fields(fields)[0]
 
 
-def remember_operation(op: Operation, template: bytes | None) -> None:
-    """Keep the sealed operation's template so sinks can reuse the text (bounded, oldest dropped first)."""
-    if template is None:
+def remember_operation(op: Operation, members: dict[str, Any] | None) -> None:
+    """Keep the sealed operation's members so sinks can reuse them (bounded, oldest dropped first)."""
+    if members is None:
         return
     if len(_op_cache) >= _OP_CACHE_LIMIT:
         for stale in list(_op_cache)[: _OP_CACHE_LIMIT // 8]:
             _op_cache.pop(stale, None)
-    _op_cache[id(op)] = (op, template)
+    _op_cache[id(op)] = (op, members)
 
 
 def operation_bytes(op: Operation) -> bytes:
-    """UTF-8 of ``op.canonical()`` (checksum included); reuses the text built when the engine sealed it."""
+    """UTF-8 of ``op.canonical()`` (checksum included); reuses the snapshots encoded when the engine sealed it."""
     hit = _op_cache.get(id(op))
     if hit is not None and hit[0] is op:
-        return b"".join(_splice(hit[1], op.__dict__, canonical_json(op.checksum).encode("utf-8")))
+        members = hit[1].copy()
+        members["checksum"] = op.checksum
+        return _encode_members(members)
     return canonical_bytes(model_json(op))
 
 
@@ -296,7 +241,7 @@ def verify_fast(op: Operation) -> Operation:
     """
     body = model_json(op)
     checksum = body.pop("checksum", "")
-    if not checksum or checksum != _sha256(canonical_bytes(body)).hexdigest():
+    if not checksum or checksum != sha256_hex(canonical_bytes(body)):
         raise ChecksumMismatch("operation checksum does not match its content", op_id=op.op_id)
     return op
 

@@ -89,14 +89,18 @@ def test_golden_sequence_matches_reference_path() -> None:
 
 
 def test_fast_paths_disabled_give_identical_operations(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Same inputs through pydantic dumps + ``json.dumps`` only: byte-identical operations."""
+    """Same inputs through pydantic dumps + ``json.dumps`` only (no C encoder): byte-identical operations."""
     steps = _golden_steps(5, 150)
     fast_ops = [op.canonical() for op in run_steps(steps).ops]
 
     def refuse(*_: Any, **__: Any) -> Any:
         raise Unsupported
 
-    monkeypatch.setattr(fast, "_orjson", None)
+    def not_taken(*_: Any) -> Any:
+        raise TypeError("encoder refuses")
+
+    monkeypatch.setattr(fast, "_encode", not_taken)
+    monkeypatch.setattr(fast, "_encode_members", not_taken)
     monkeypatch.setattr(fast, "changes_json", refuse)
     fast._cache.clear()
     slow_ops = [op.canonical() for op in run_steps(steps).ops]
@@ -138,7 +142,7 @@ def _node() -> MemoryNode:
 @pytest.mark.parametrize(
     "changes",
     [
-        {"confidence": 1e-05, "version": 2},  # tiny float: orjson and json.dumps spell it differently
+        {"confidence": 1e-05, "version": 2},  # tiny float: written as repr writes it (1e-05), never 0.00001
         {"confidence": 1, "version": 2},  # int in a float field: pydantic writes 1.0, converters refuse
         {"lifecycle": LifecycleState.STABLE, "updated_at": at(3), "version": 2},
         {"supersedes": ("a", "b"), "signal_counts": {"x|y": 2}, "session_gamma": {"s": 0.125}, "version": 2},

@@ -121,14 +121,3 @@ def test_tiny_floats_fall_back_to_reference_encoding(tiny: float) -> None:
     value = {"confidence": tiny, "id": "c489190f-2d3e-5bd4-a324-848aa636ec4a"}
     assert canonical_text(value) == canonical_json(value)
     assert json.loads(canonical_text(value))["confidence"] == tiny
-
-
-def test_reference_encoder_path_without_orjson(monkeypatch: pytest.MonkeyPatch) -> None:
-    import engine.canonical_fast as fast
-
-    monkeypatch.setattr(fast, "_orjson", None)
-    fast._cache.clear()
-    store = new_store()
-    res = apply(store, extraction(claim("Zed", "uses", "Zig")))
-    for op in res.operations:
-        assert op.checksum == op.compute_checksum()

@@ -1,0 +1,13 @@
+"""The one compiled part of epistream: the canonical JSON encoder that seals operations.
+
+Everything else is declared in pyproject.toml; setuptools reads this file only for
+the extension module, which ``pip install -e .`` builds next to its sources.
+"""
+
+from setuptools import Extension, setup
+
+setup(
+    ext_modules=[
+        Extension("engine._canonical", sources=["engine/_canonical.c"], extra_compile_args=["-O2", "-std=c11"]),
+    ]
+)
