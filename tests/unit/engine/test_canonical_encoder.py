@@ -148,3 +148,12 @@ def test_sealing_uses_the_compiled_encoder() -> None:
     assert fast._encode is _canonical.encode
     assert fast._encode_members is _canonical.encode_members
     assert _canonical.__file__ is not None and _canonical.__file__.endswith(".so")
+
+
+@pytest.mark.parametrize("size", [0, 1, 2046, 2047, 2048, 2049, 4094, 4095, 4096, 10_000])
+def test_sha256_hex_in_pieces_equals_hashlib(size: int) -> None:
+    """Long texts are hashed in pieces (so hashlib keeps the GIL); the digest must not change."""
+    import hashlib
+
+    data = bytes((i * 31 + 7) % 251 for i in range(size))
+    assert fast.sha256_hex(data) == hashlib.sha256(data).hexdigest()
