@@ -23,6 +23,8 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from pydantic import BaseModel
+
 from engine import _canonical
 from engine.fastjson import Unsupported, changes_json, datetime_json, model_json
 from schemas.canonical import EPISTREAM_NAMESPACE, canonical_json
@@ -36,6 +38,7 @@ __all__ = [
     "canonical_text",
     "checksum_of_fields",
     "datetime_json",
+    "encoded_json",
     "fast_derive_id",
     "model_bytes",
     "model_text",
@@ -129,7 +132,7 @@ def _model_dict(entry: list[Any]) -> dict[str, Any]:
     return data
 
 
-def _model_bytes(model: MemoryNode | Edge) -> bytes:
+def _model_bytes(model: BaseModel) -> bytes:
     entry = _entry(model)
     data: bytes | None = entry[2]
     if data is None:
@@ -157,11 +160,26 @@ def remember_derived(parent: MemoryNode, child: MemoryNode, changes: dict[str, A
     _entry(child)[1] = data
 
 
+def encoded_json(model: BaseModel) -> tuple[dict[str, Any], bytes]:
+    """``model_json(model)`` and its canonical bytes, which are remembered for ``model``.
+
+    The reducer makes an extraction result's JSON the payload of its EXTRACTION_VALIDATED
+    operation, and the log stores the same text as the extraction journal's record: sealing
+    and the stored operation copy these bytes (see :func:`seal_fields`), and the journal finds
+    them through :func:`model_bytes`, instead of walking the dict three times and dumping the
+    result twice. Only the bytes are kept, not the dict.
+    """
+    data = model_json(model)
+    text = canonical_bytes(data)
+    _entry(model)[2] = text
+    return data, text
+
+
 def _actor_json(actor: ActorRef) -> dict[str, str]:
     return {"actor_id": actor.actor_id, "actor_type": actor.actor_type._value_}
 
 
-def _members(fields: dict[str, Any]) -> dict[str, Any]:
+def _members(fields: dict[str, Any], payload_text: bytes | None) -> dict[str, Any]:
     """The operation's canonical members minus its checksum, each snapshot as its encoded bytes."""
     before, after, edge = fields["before"], fields["after"], fields["edge"]
     return {
@@ -176,7 +194,7 @@ def _members(fields: dict[str, Any]) -> dict[str, Any]:
         "target_id": fields["target_id"],
         "target_type": fields["target_type"]._value_,
         "actor": _actor_json(fields["actor"]),
-        "payload": fields["payload"],
+        "payload": fields["payload"] if payload_text is None else payload_text,
         "before": None if before is None else _model_bytes(before),
         "after": None if after is None else _model_bytes(after),
         "edge": None if edge is None else _model_bytes(edge),
@@ -188,14 +206,15 @@ def _members(fields: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def seal_fields(fields: dict[str, Any]) -> tuple[str, dict[str, Any] | None]:
+def seal_fields(fields: dict[str, Any], payload_text: bytes | None = None) -> tuple[str, dict[str, Any] | None]:
     """Checksum of the operation these (already typed) fields describe, and its members.
 
     The members let :func:`operation_bytes` write the full canonical text later
     without dumping the operation again; see :func:`remember_operation`. A payload
     the encoder does not take (bytes, an unknown type) is sealed by the reference.
+    ``payload_text``, when given, is the payload's canonical bytes (:func:`encoded_json`).
     """
-    members = _members(fields)
+    members = _members(fields, payload_text)
     try:
         text = _encode_members(members)
     except (TypeError, ValueError):
@@ -246,6 +265,6 @@ def verify_fast(op: Operation) -> Operation:
     return op
 
 
-def model_bytes(model: MemoryNode | Edge) -> bytes:
+def model_bytes(model: BaseModel) -> bytes:
     """UTF-8 of ``canonical_json(model.model_dump(mode="json"))``, memoised per instance."""
     return _model_bytes(model)

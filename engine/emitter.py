@@ -19,12 +19,13 @@ from schemas.nodes import Edge, MemoryNode
 from schemas.operations import Operation
 
 
-def seal(fields: dict[str, Any]) -> Operation:
+def seal(fields: dict[str, Any], payload_text: bytes | None = None) -> Operation:
     """Build without re-validating (inputs are already-validated models) and checksum.
 
-    ``fields`` must name every Operation field (see :func:`engine.snapshots.construct`).
+    ``fields`` must name every Operation field (see :func:`engine.snapshots.construct`);
+    ``payload_text`` is the payload's canonical bytes when the caller has them.
     """
-    fields["checksum"], template = seal_fields(fields)
+    fields["checksum"], template = seal_fields(fields, payload_text)
     op = construct(Operation, fields)
     remember_operation(op, template)
     return op
@@ -63,10 +64,13 @@ class Emitter:
         edge: Edge | None = None,
         target_type: TargetType = TargetType.NODE,
         evidence_ids: tuple[str, ...] = (),
+        payload_text: bytes | None = None,
     ) -> Operation:
+        """Seal and fold one operation; ``payload_text`` is ``payload``'s canonical bytes if known."""
         index = len(self.ops)
         if self.request_fingerprint is not None:
             payload = {**payload, "request_fingerprint": self.request_fingerprint}
+            payload_text = None
         scope = self.scope
         op = seal(
             {
@@ -91,7 +95,8 @@ class Emitter:
                 "occurred_at": self.occurred_at,
                 "policy_version": policy_version,
                 "checksum": "",
-            }
+            },
+            payload_text,
         )
         self.store.apply_operation(op)
         self.ops.append(op)

@@ -20,11 +20,10 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
-from engine.canonical_fast import fast_derive_id
+from engine.canonical_fast import encoded_json, fast_derive_id
 from engine.confidence import penalty_step, reinforce_step
 from engine.config import DEFAULT_CONFIG, EngineConfig
 from engine.emitter import Emitter
-from engine.fastjson import model_json
 from engine.normalize import normalize_text
 from engine.results import ApplyResult, Outcome, outcome_from_operations
 from engine.roles import actor_type_for_role, source_type_for_role
@@ -163,14 +162,16 @@ class Reducer:
         event = result.event
         em = Emitter(store, input_id=input_id, scope=scope_of(event), occurred_at=event.recorded_at)
         extractor = _actor(f"extractor:{result.extractor}", ActorType.SYSTEM_PROCESS)
+        payload, payload_text = encoded_json(result)  # the journal's record is the same text
         em.emit(
             OpType.EXTRACTION_VALIDATED,
             event.event_id,
             extractor,
-            model_json(result),
+            payload,
             policy_version=result.grounding_policy_version,
             target_type=TargetType.EVENT,
             evidence_ids=(event.event_id,),
+            payload_text=payload_text,
         )
         skipped: list[int] = []
         if result.status == "ok":

@@ -65,6 +65,20 @@ def test_a_dead_extraction_process_fails_the_batch_instead_of_losing_it() -> Non
         pool.close()
 
 
+def test_pool_processes_collect_garbage_in_the_pipeline_s_larger_batches() -> None:
+    import gc
+
+    from epistream.runtime import GC_YOUNG_THRESHOLD
+
+    pool = ExtractionPool("rules", Settings(), processes=1)
+    try:
+        pool.warm_up()
+        threshold = pool._pool.submit(gc.get_threshold).result()
+    finally:
+        pool.close()
+    assert threshold[0] == GC_YOUNG_THRESHOLD
+
+
 def test_a_pool_needs_a_process() -> None:
     with pytest.raises(ValueError, match="at least one process"):
         ExtractionPool("rules", Settings(), processes=0)
