@@ -264,9 +264,9 @@ shape_hash(const Member *members, Py_ssize_t size)
     return h;
 }
 
-/* The sorted order of ``members`` (iteration positions), cached per shape; NULL on no memory. */
-static const unsigned char *
-sorted_order(Member *members, Py_ssize_t size)
+/* Writes the sorted order of ``members`` (iteration positions) to ``out``, cached per shape; -1 on no memory. */
+static int
+sorted_order(Member *members, Py_ssize_t size, unsigned char *out)
 {
     Shape *shape = &shapes[shape_hash(members, size) % SHAPE_SLOTS];
     if (shape->size == size) {
@@ -275,7 +275,8 @@ sorted_order(Member *members, Py_ssize_t size)
             i++;
         }
         if (i == size) {
-            return shape->order;
+            memcpy(out, shape->order, (size_t)size);
+            return 0;
         }
     }
     PyObject **keys = PyMem_Malloc(sizeof(PyObject *) * (size_t)size);
@@ -286,7 +287,7 @@ sorted_order(Member *members, Py_ssize_t size)
         PyMem_Free(order);
         PyMem_Free(sorted);
         PyErr_NoMemory();
-        return NULL;
+        return -1;
     }
     for (Py_ssize_t i = 0; i < size; i++) {
         sorted[i] = members[i];
@@ -299,16 +300,22 @@ sorted_order(Member *members, Py_ssize_t size)
     for (Py_ssize_t i = 0; i < size; i++) {
         order[i] = (unsigned char)(size_t)sorted[i].value;
     }
+    memcpy(out, order, (size_t)size);
     PyMem_Free(sorted);
-    for (Py_ssize_t i = 0; i < shape->size; i++) {
-        Py_DECREF(shape->keys[i]);
-    }
-    PyMem_Free(shape->keys);
-    PyMem_Free(shape->order);
+    /* The slot holds the new shape before the old keys are released: releasing one could run
+     * code (a str subclass's __del__) that encodes again and must find the cache consistent. */
+    Py_ssize_t old_size = shape->size;
+    PyObject **old_keys = shape->keys;
+    unsigned char *old_order = shape->order;
     shape->size = size;
     shape->keys = keys;
     shape->order = order;
-    return order;
+    for (Py_ssize_t i = 0; i < old_size; i++) {
+        Py_DECREF(old_keys[i]);
+    }
+    PyMem_Free(old_keys);
+    PyMem_Free(old_order);
+    return 0;
 }
 
 static int write_value(Buffer *b, PyObject *obj, int depth);
@@ -351,15 +358,13 @@ write_dict(Buffer *b, PyObject *obj, int depth, int fragments)
         PyErr_SetString(PyExc_RuntimeError, "dict changed size during encoding");
         goto done;
     }
-    /* a copy: writing a nested dict may evict this shape from the cache */
+    /* a copy of the cached order: writing a nested dict may evict this shape from the cache */
     unsigned char order_copy[SHAPE_MAX_KEYS];
     const unsigned char *order = NULL;
     if (size <= SHAPE_MAX_KEYS) {
-        const unsigned char *cached = sorted_order(members, size);
-        if (cached == NULL) {
+        if (sorted_order(members, size, order_copy) < 0) {
             goto done;
         }
-        memcpy(order_copy, cached, (size_t)size);
         order = order_copy;
     }
     else {  /* too wide to cache: sort in place */
