@@ -13,8 +13,8 @@ from another by a few field changes (:func:`remember_derived`) gets its JSON
 dict from its parent's plus the converted changes, so the full pydantic dump
 runs once per created node rather than once per version.
 
-Sealing keeps each operation's members (snapshots as encoded bytes), so sinks get the stored record through
-:func:`operation_text` / :func:`operation_bytes` — the same text as
+Sealing keeps each operation's members (snapshots as encoded bytes), so sinks
+get the stored record through :func:`operation_text` / :func:`operation_bytes` — the same text as
 ``op.canonical()`` — without dumping the operation a second time.
 """
 
@@ -97,9 +97,8 @@ def fast_derive_id(*parts: str | int) -> str:
 def canonical_bytes(value: Any) -> bytes:
     """UTF-8 of ``schemas.canonical.canonical_json`` — same bytes, written by the C encoder.
 
-    ``value`` must not hold bytes (the encoder copies those as encoded fragments).
-    A value it does not take (another type, a non-finite float, a string that is
-    not valid Unicode) goes through the reference, which also raises its errors.
+    A value the encoder does not take (another type, a dict subclass, a non-finite float, a
+    string that is not valid Unicode) goes through the reference, which also raises its errors.
     """
     try:
         return _encode(value)
