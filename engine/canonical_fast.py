@@ -27,7 +27,7 @@ from pydantic import BaseModel
 
 from engine import _canonical
 from engine.fastjson import Unsupported, changes_json, datetime_json, model_json
-from schemas.canonical import EPISTREAM_NAMESPACE, canonical_json
+from schemas.canonical import EPISTREAM_NAMESPACE, canonical_json, sha256_hex
 from schemas.common import ActorRef
 from schemas.errors import ChecksumMismatch
 from schemas.nodes import Edge, MemoryNode
@@ -47,7 +47,6 @@ __all__ = [
     "remember_derived",
     "remember_operation",
     "seal_fields",
-    "sha256_hex",
     "verify_fast",
 ]
 
@@ -65,25 +64,6 @@ _op_cache: dict[int, tuple[Operation, dict[str, Any]]] = {}
 #: runner's store thread, the worker's ClickHouse thread): every access is one dict operation,
 #: atomic under the GIL, and an entry evicted by the other thread is simply recomputed.
 _cache: dict[int, list[Any]] = {}
-#: hashlib hashes a buffer of 2,048 bytes or more with the GIL released. Taking it back
-#: while another thread runs (the embedded runner's store thread, a worker's sink) waits
-#: for that thread's switch interval: an operation's text is usually longer, and a single
-#: ``sha256(text)`` per operation cost ~20 µs of waiting in the embedded ingest instead of
-#: ~1.5 µs of hashing. Shorter pieces are hashed without letting go of the GIL.
-_GIL_KEPT_BELOW = 2048
-
-
-def sha256_hex(data: bytes) -> str:
-    """``hashlib.sha256(data).hexdigest()``, computed without releasing the GIL."""
-    if len(data) < _GIL_KEPT_BELOW:
-        return _sha256(data).hexdigest()
-    digest = _sha256()
-    view = memoryview(data)
-    for start in range(0, len(data), _GIL_KEPT_BELOW - 1):
-        digest.update(view[start : start + _GIL_KEPT_BELOW - 1])
-    return digest.hexdigest()
-
-
 #: UUID variant nibble (RFC 4122: 10xx) for each hex digit of the raw hash.
 _VARIANT = {c: "89ab"[int(c, 16) & 0x3] for c in "0123456789abcdef"}
 
@@ -160,18 +140,16 @@ def remember_derived(parent: MemoryNode, child: MemoryNode, changes: dict[str, A
 
 
 def encoded_json(model: BaseModel) -> tuple[dict[str, Any], bytes]:
-    """``model_json(model)`` and its canonical bytes, which are remembered for ``model``.
+    """``model_json(model)`` and its canonical bytes.
 
     The reducer makes an extraction result's JSON the payload of its EXTRACTION_VALIDATED
-    operation, and the log stores the same text as the extraction journal's record: sealing
-    and the stored operation copy these bytes (see :func:`seal_fields`), and the journal finds
-    them through :func:`model_bytes`, instead of walking the dict three times and dumping the
-    result twice. Only the bytes are kept, not the dict.
+    operation: sealing and the stored operation copy these bytes (see :func:`seal_fields`)
+    instead of walking the dict twice. They are not kept for the result itself: a stream
+    worker's journal is written by another stage, so such entries would only push node texts
+    out of the snapshot cache.
     """
     data = model_json(model)
-    text = canonical_bytes(data)
-    _entry(model)[2] = text
-    return data, text
+    return data, canonical_bytes(data)
 
 
 def _actor_json(actor: ActorRef) -> dict[str, str]:

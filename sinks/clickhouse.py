@@ -23,7 +23,8 @@ from typing import Any, Final, NamedTuple
 
 from pydantic import Field, JsonValue
 
-from engine.canonical_fast import canonical_text, model_bytes, operation_bytes
+from engine.canonical_fast import canonical_bytes, canonical_text, model_bytes, operation_bytes
+from engine.fastjson import model_json
 from retrieval.models import Exclusion, ReceiptItem, RetrievalMode, RetrievalReceipt
 from schemas.canonical import derive_id, sha256_hex
 from schemas.claims import ExtractionResult
@@ -351,7 +352,7 @@ class OperationLog:
         rows: list[list[Any]] = []
         ids: list[str] = []
         for r in sorted(results, key=lambda x: (x.event.event_id, x.extractor, x.extractor_version)):
-            body = model_bytes(r)  # usually known already: the reducer sealed the same text (encoded_json)
+            body = canonical_bytes(model_json(r))
             ev = r.event
             rows.append(
                 [
