@@ -149,3 +149,23 @@ def test_sealing_uses_the_compiled_encoder() -> None:
     assert fast._encode_members is _canonical.encode_members
     assert _canonical.__file__ is not None and _canonical.__file__.endswith(".so")
 
+
+
+def test_a_key_released_from_the_shape_cache_may_encode_again() -> None:
+    """Evicting a shape releases its keys; a str subclass's __del__ may call the encoder then."""
+    seen: list[bytes] = []
+
+    class Key(str):
+        def __del__(self) -> None:
+            inner = {f"inner-{len(seen)}-{i}": i for i in range(3)}
+            seen.append(_canonical.encode(inner))
+            assert seen[-1] == _reference(inner)
+
+    for i in range(50):
+        value = {Key(f"k{i}-{j}"): j for j in range(4)}
+        assert _canonical.encode(value) == _reference(value)
+        del value  # the cache now holds the last references to these keys
+    for i in range(3000):  # far more shapes than cache slots: the keys above are released
+        value = {f"fresh-{i}-{j}": j for j in range(4)}
+        assert _canonical.encode(value) == _reference(value)
+    assert len(seen) > 0
