@@ -16,12 +16,20 @@
  * that is not valid Unicode UnicodeEncodeError); the Python caller then uses
  * the reference encoder, so a value is never written "almost" canonically.
  *
+ * Two more things the reducer does for every operation live here for the same
+ * reason: ``encode_model`` writes a node or edge snapshot straight from the
+ * model's fields by a plan derived in Python from its annotations (instead of
+ * a pydantic dump followed by ``encode``), and ``derive_id`` computes the
+ * UUIDv5 ids of operations, nodes and edges.
+ *
  * Why C: sealing an operation (its canonical text and SHA-256) is half of the
  * reducer's time in CPython, most of it in the Python around the encoder.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <datetime.h>
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #define MAX_DEPTH 200
@@ -192,9 +200,18 @@ write_int(Buffer *b, PyObject *obj)
     if (overflow) {
         return write_repr(b, obj, PyLong_Type.tp_repr);
     }
-    char tmp[32];
-    int n = snprintf(tmp, sizeof tmp, "%lld", v);
-    return buffer_put(b, tmp, n);
+    char tmp[24];
+    int n = sizeof tmp;
+    /* digits by hand, from the end; unsigned so that LLONG_MIN negates safely */
+    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+    do {
+        tmp[--n] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u != 0);
+    if (v < 0) {
+        tmp[--n] = '-';
+    }
+    return buffer_put(b, tmp + n, (Py_ssize_t)sizeof tmp - n);
 }
 
 static int
@@ -320,9 +337,16 @@ sorted_order(Member *members, Py_ssize_t size, unsigned char *out)
 
 static int write_value(Buffer *b, PyObject *obj, int depth);
 
-/* ``fragments``: a bytes value of this dict's members is copied as encoded JSON. */
+typedef struct {
+    const char *key;       /* a key that is not among the members */
+    Py_ssize_t key_len;
+    Py_ssize_t at;         /* out: where a member with that key would be written, -1 if first */
+} Split;
+
+/* ``fragments``: a bytes value of this dict's members is copied as encoded JSON.
+ * ``split`` (top level only): note the offset at which ``split->key`` would sit. */
 static int
-write_dict(Buffer *b, PyObject *obj, int depth, int fragments)
+write_dict_split(Buffer *b, PyObject *obj, int depth, int fragments, Split *split)
 {
     Py_ssize_t size = PyDict_GET_SIZE(obj);
     if (size == 0) {
@@ -375,6 +399,17 @@ write_dict(Buffer *b, PyObject *obj, int depth, int fragments)
     }
     for (i = 0; i < size; i++) {
         const Member *m = order == NULL ? &members[i] : &members[order[i]];
+        if (split != NULL && split->at == -2) {
+            Member probe = {NULL, split->key, split->key_len, NULL};
+            int c = compare_members(&probe, m);
+            if (c == 0) {
+                PyErr_SetString(PyExc_ValueError, "the split key is one of the members");
+                goto done;
+            }
+            if (c < 0) {
+                split->at = i == 0 ? -1 : b->len;
+            }
+        }
         if (i > 0 && buffer_char(b, ',') < 0) {
             goto done;
         }
@@ -390,12 +425,21 @@ write_dict(Buffer *b, PyObject *obj, int depth, int fragments)
             goto done;
         }
     }
+    if (split != NULL && split->at == -2) {
+        split->at = b->len;  /* after every member */
+    }
     rc = buffer_char(b, '}');
 done:
     if (members != stack_members) {
         PyMem_Free(members);
     }
     return rc;
+}
+
+static int
+write_dict(Buffer *b, PyObject *obj, int depth, int fragments)
+{
+    return write_dict_split(b, obj, depth, fragments, NULL);
 }
 
 static int
@@ -501,10 +545,587 @@ encode_members(PyObject *module, PyObject *value)
     return result;
 }
 
+/* encode_members, and the offset at which a member with ``key`` belongs: the stored operation is
+ * its sealed text with the checksum member spliced in there, without encoding it a second time. */
+static PyObject *
+encode_members_split(PyObject *module, PyObject *args)
+{
+    PyObject *value;
+    const char *key;
+    Py_ssize_t key_len;
+    if (!PyArg_ParseTuple(args, "O!s#:encode_members_split", &PyDict_Type, &value, &key, &key_len)) {
+        return NULL;
+    }
+    if (!PyDict_CheckExact(value)) {
+        PyErr_SetString(PyExc_TypeError, "encode_members_split takes a dict");
+        return NULL;
+    }
+    char stack[STACK_BUFFER];
+    Buffer b = {stack, 0, STACK_BUFFER, 1};
+    Split split = {key, key_len, -2};
+    PyObject *result = NULL;
+    if (write_dict_split(&b, value, 0, 1, &split) == 0) {
+        if (split.at < 0) {
+            PyErr_SetString(PyExc_ValueError, "the split key would be the first member");
+        }
+        else {
+            result = Py_BuildValue("(y#n)", b.data, b.len, split.at);
+        }
+    }
+    if (!b.on_stack) {
+        PyMem_Free(b.data);
+    }
+    return result;
+}
+
+/* ------------------------------------------------------------------ models
+ *
+ * A plan says how pydantic's JSON mode writes each field of one model class
+ * (engine.fastjson.model_plan derives it from the annotations and refuses any
+ * class it cannot describe exactly). Fields are listed in sorted name order
+ * with their encoded key, so the model is written in one pass over its
+ * __dict__. Every value must have exactly the declared type; anything else
+ * raises TypeError and the caller dumps the model with pydantic instead.
+ */
+enum {
+    K_STR = 1, K_INT, K_FLOAT, K_BOOL, K_DATETIME, K_ENUM, K_LITERAL,
+    K_STR_TUPLE, K_MAP_INT, K_MAP_FLOAT, K_JSON, K_MODEL,
+};
+#define K_OPTIONAL 0x100
+
+typedef struct {
+    PyObject *name;      /* borrowed from the plan tuple, which the capsule keeps alive */
+    const char *key;     /* "name": */
+    Py_ssize_t key_len;
+    int kind;
+    PyObject *arg;       /* enum class, literal values or nested model class */
+} PlanField;
+
+typedef struct {
+    PyObject *source;    /* the plan tuple given to register_model */
+    Py_ssize_t size;
+    PlanField fields[];
+} Plan;
+
+static PyObject *plans;        /* exact model type -> capsule holding a Plan */
+static PyObject *value_name;   /* "_value_" */
+
+static void
+plan_capsule_free(PyObject *capsule)
+{
+    Plan *plan = PyCapsule_GetPointer(capsule, "engine._canonical.plan");
+    if (plan != NULL) {
+        Py_XDECREF(plan->source);
+        PyMem_Free(plan);
+    }
+}
+
+static PyObject *
+register_model(PyObject *module, PyObject *args)
+{
+    PyObject *cls, *source;
+    if (!PyArg_ParseTuple(args, "O!O!:register_model", &PyType_Type, &cls, &PyTuple_Type, &source)) {
+        return NULL;
+    }
+    Py_ssize_t size = PyTuple_GET_SIZE(source);
+    Plan *plan = PyMem_Malloc(sizeof(Plan) + sizeof(PlanField) * (size_t)size);
+    if (plan == NULL) {
+        return PyErr_NoMemory();
+    }
+    plan->source = NULL;
+    plan->size = size;
+    for (Py_ssize_t i = 0; i < size; i++) {
+        PyObject *item = PyTuple_GET_ITEM(source, i);
+        PyObject *key, *name, *kind, *arg;
+        if (!PyTuple_CheckExact(item) || PyTuple_GET_SIZE(item) != 4) {
+            goto bad;
+        }
+        key = PyTuple_GET_ITEM(item, 0);
+        name = PyTuple_GET_ITEM(item, 1);
+        kind = PyTuple_GET_ITEM(item, 2);
+        arg = PyTuple_GET_ITEM(item, 3);
+        if (!PyBytes_CheckExact(key) || !PyUnicode_CheckExact(name) || !PyLong_CheckExact(kind)) {
+            goto bad;
+        }
+        plan->fields[i].name = name;
+        plan->fields[i].key = PyBytes_AS_STRING(key);
+        plan->fields[i].key_len = PyBytes_GET_SIZE(key);
+        plan->fields[i].kind = (int)PyLong_AsLong(kind);
+        plan->fields[i].arg = arg;
+        int base = plan->fields[i].kind & ~K_OPTIONAL;
+        if (base < K_STR || base > K_MODEL || ((base == K_ENUM || base == K_MODEL) && !PyType_Check(arg))
+            || (base == K_LITERAL && !PyTuple_CheckExact(arg))) {
+            goto bad;
+        }
+    }
+    Py_INCREF(source);
+    plan->source = source;
+    PyObject *capsule = PyCapsule_New(plan, "engine._canonical.plan", plan_capsule_free);
+    if (capsule == NULL) {
+        Py_DECREF(source);
+        PyMem_Free(plan);
+        return NULL;
+    }
+    int rc = PyDict_SetItem(plans, cls, capsule);
+    Py_DECREF(capsule);
+    if (rc < 0) {
+        return NULL;
+    }
+    Py_RETURN_NONE;
+bad:
+    PyMem_Free(plan);
+    PyErr_SetString(PyExc_ValueError, "a plan is a tuple of (key bytes, field name, kind, argument)");
+    return NULL;
+}
+
+static Plan *
+plan_for(PyTypeObject *type)
+{
+    PyObject *capsule = PyDict_GetItemWithError(plans, (PyObject *)type);
+    if (capsule == NULL) {
+        if (!PyErr_Occurred()) {
+            PyErr_Format(PyExc_TypeError, "no plan for %.100s", type->tp_name);
+        }
+        return NULL;
+    }
+    return PyCapsule_GetPointer(capsule, "engine._canonical.plan");
+}
+
+/* The text pydantic writes for a datetime in JSON mode, for naive and UTC values (others: TypeError). */
+static int
+format_datetime_into(PyObject *obj, char *out, int *len)
+{
+    if (!PyDateTime_CheckExact(obj)) {
+        PyErr_SetString(PyExc_TypeError, "not a datetime");
+        return -1;
+    }
+    PyObject *tz = PyDateTime_DATE_GET_TZINFO(obj);
+    const char *suffix;
+    if (tz == Py_None) {
+        suffix = "";
+    }
+    else if (tz == PyDateTime_TimeZone_UTC) {
+        suffix = "Z";
+    }
+    else {
+        PyErr_SetString(PyExc_TypeError, "only naive and UTC datetimes are formatted here");
+        return -1;
+    }
+    /* digits by hand: snprintf was a third of a node's encoding time */
+    int fields[6] = {PyDateTime_GET_YEAR(obj), PyDateTime_GET_MONTH(obj), PyDateTime_GET_DAY(obj),
+                     PyDateTime_DATE_GET_HOUR(obj), PyDateTime_DATE_GET_MINUTE(obj),
+                     PyDateTime_DATE_GET_SECOND(obj)};
+    static const char separators[6] = {'-', '-', 'T', ':', ':', 0};
+    int n = 0;
+    for (int i = 0; i < 6; i++) {
+        int v = fields[i];
+        if (i == 0) {  /* datetime years are 1..9999 */
+            out[n++] = (char)('0' + v / 1000);
+            out[n++] = (char)('0' + v / 100 % 10);
+        }
+        out[n++] = (char)('0' + v / 10 % 10);
+        out[n++] = (char)('0' + v % 10);
+        if (separators[i]) {
+            out[n++] = separators[i];
+        }
+    }
+    int micro = PyDateTime_DATE_GET_MICROSECOND(obj);
+    if (micro != 0) {
+        out[n++] = '.';
+        for (int div = 100000; div > 0; div /= 10) {
+            out[n++] = (char)('0' + micro / div % 10);
+        }
+    }
+    while (*suffix) {
+        out[n++] = *suffix++;
+    }
+    *len = n;
+    return 0;
+}
+
+static PyObject *
+format_datetime(PyObject *module, PyObject *value)
+{
+    char text[40];
+    int n;
+    if (format_datetime_into(value, text, &n) < 0) {
+        return NULL;
+    }
+    return PyUnicode_FromStringAndSize(text, n);
+}
+
+/* A JSON value as pydantic's JsonValue holds it after validation: exact types only. */
+static int
+check_json(PyObject *obj, int depth)
+{
+    if (depth > MAX_DEPTH) {
+        PyErr_SetString(PyExc_TypeError, "value nested too deeply for the canonical encoder");
+        return -1;
+    }
+    if (obj == Py_None || obj == Py_True || obj == Py_False || PyUnicode_CheckExact(obj)
+        || PyLong_CheckExact(obj) || PyFloat_CheckExact(obj)) {
+        return 0;
+    }
+    if (PyList_CheckExact(obj)) {
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(obj); i++) {
+            if (check_json(PyList_GET_ITEM(obj, i), depth + 1) < 0) {
+                return -1;
+            }
+        }
+        return 0;
+    }
+    if (PyDict_CheckExact(obj)) {
+        Py_ssize_t pos = 0;
+        PyObject *key, *value;
+        while (PyDict_Next(obj, &pos, &key, &value)) {
+            if (!PyUnicode_CheckExact(key) || check_json(value, depth + 1) < 0) {
+                if (!PyErr_Occurred()) {
+                    PyErr_SetString(PyExc_TypeError, "JSON object keys must be str");
+                }
+                return -1;
+            }
+        }
+        return 0;
+    }
+    PyErr_Format(PyExc_TypeError, "%.100s is not a JSON value", Py_TYPE(obj)->tp_name);
+    return -1;
+}
+
+static int
+check_map(PyObject *obj, int float_values)
+{
+    if (!PyDict_CheckExact(obj)) {
+        PyErr_SetString(PyExc_TypeError, "not a dict");
+        return -1;
+    }
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(obj, &pos, &key, &value)) {
+        if (!PyUnicode_CheckExact(key) || !(float_values ? PyFloat_CheckExact(value) : PyLong_CheckExact(value))) {
+            PyErr_SetString(PyExc_TypeError, "map member of another type");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int write_model(Buffer *b, PyObject *obj, Plan *plan, int depth);
+
+static int
+write_field(Buffer *b, PyObject *value, const PlanField *field, int depth)
+{
+    int kind = field->kind;
+    if (value == Py_None && (kind & K_OPTIONAL)) {
+        return buffer_put(b, "null", 4);
+    }
+    switch (kind & ~K_OPTIONAL) {
+        case K_STR:
+            if (PyUnicode_CheckExact(value)) {
+                return write_str(b, value);
+            }
+            break;
+        case K_INT:
+            if (PyLong_CheckExact(value)) {
+                return write_int(b, value);
+            }
+            break;
+        case K_FLOAT:
+            if (PyFloat_CheckExact(value)) {
+                return write_float(b, value);
+            }
+            break;
+        case K_BOOL:
+            if (value == Py_True || value == Py_False) {
+                return write_value(b, value, depth);
+            }
+            break;
+        case K_DATETIME: {
+            char text[40];
+            int n;
+            if (format_datetime_into(value, text, &n) < 0) {
+                return -1;
+            }
+            return write_utf8_string(b, text, n);
+        }
+        case K_ENUM:
+            if (Py_TYPE(value) == (PyTypeObject *)field->arg) {
+                PyObject *raw = PyObject_GetAttr(value, value_name);
+                if (raw == NULL) {
+                    return -1;
+                }
+                int rc;
+                if (PyUnicode_CheckExact(raw)) {
+                    rc = write_str(b, raw);
+                }
+                else if (PyLong_CheckExact(raw)) {
+                    rc = write_int(b, raw);
+                }
+                else {
+                    PyErr_SetString(PyExc_TypeError, "enum value is neither str nor int");
+                    rc = -1;
+                }
+                Py_DECREF(raw);
+                return rc;
+            }
+            break;
+        case K_LITERAL:
+            if (PyUnicode_CheckExact(value) || PyLong_CheckExact(value)) {
+                int found = PySequence_Contains(field->arg, value);
+                if (found < 0) {
+                    return -1;
+                }
+                if (found) {
+                    return write_value(b, value, depth);
+                }
+            }
+            break;
+        case K_STR_TUPLE:
+            if (PyTuple_CheckExact(value)) {
+                for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(value); i++) {
+                    if (!PyUnicode_CheckExact(PyTuple_GET_ITEM(value, i))) {
+                        PyErr_SetString(PyExc_TypeError, "tuple member is not a str");
+                        return -1;
+                    }
+                }
+                return write_sequence(b, value, depth);
+            }
+            break;
+        case K_MAP_INT:
+        case K_MAP_FLOAT:
+            if (check_map(value, (kind & ~K_OPTIONAL) == K_MAP_FLOAT) < 0) {
+                return -1;
+            }
+            return write_dict(b, value, depth, 0);
+        case K_JSON:
+            if (PyDict_CheckExact(value)) {
+                if (check_json(value, depth) < 0) {
+                    return -1;
+                }
+                return write_dict(b, value, depth, 0);
+            }
+            break;
+        case K_MODEL:
+            if (Py_TYPE(value) == (PyTypeObject *)field->arg) {
+                Plan *nested = plan_for(Py_TYPE(value));
+                return nested == NULL ? -1 : write_model(b, value, nested, depth + 1);
+            }
+            break;
+    }
+    PyErr_Format(PyExc_TypeError, "field %U holds a %.100s", field->name, Py_TYPE(value)->tp_name);
+    return -1;
+}
+
+static int
+write_model(Buffer *b, PyObject *obj, Plan *plan, int depth)
+{
+    if (depth > MAX_DEPTH) {
+        PyErr_SetString(PyExc_TypeError, "value nested too deeply for the canonical encoder");
+        return -1;
+    }
+    PyObject *dict = PyObject_GenericGetDict(obj, NULL);
+    if (dict == NULL) {
+        return -1;
+    }
+    int rc = -1;
+    if (!PyDict_CheckExact(dict) || PyDict_GET_SIZE(dict) != plan->size) {
+        PyErr_SetString(PyExc_TypeError, "the model's __dict__ does not hold exactly its fields");
+        goto done;
+    }
+    if (buffer_char(b, '{') < 0) {
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < plan->size; i++) {
+        const PlanField *field = &plan->fields[i];
+        PyObject *value = PyDict_GetItemWithError(dict, field->name);
+        if (value == NULL) {
+            if (!PyErr_Occurred()) {
+                PyErr_Format(PyExc_TypeError, "field %U is missing", field->name);
+            }
+            goto done;
+        }
+        if ((i > 0 && buffer_char(b, ',') < 0) || buffer_put(b, field->key, field->key_len) < 0) {
+            goto done;
+        }
+        Py_INCREF(value);
+        int failed = write_field(b, value, field, depth) < 0;
+        Py_DECREF(value);
+        if (failed) {
+            goto done;
+        }
+    }
+    rc = buffer_char(b, '}');
+done:
+    Py_DECREF(dict);
+    return rc;
+}
+
+static PyObject *
+encode_model(PyObject *module, PyObject *value)
+{
+    Plan *plan = plan_for(Py_TYPE(value));
+    if (plan == NULL) {
+        return NULL;
+    }
+    char stack[STACK_BUFFER];
+    Buffer b = {stack, 0, STACK_BUFFER, 1};
+    PyObject *result = NULL;
+    if (write_model(&b, value, plan, 0) == 0) {
+        result = PyBytes_FromStringAndSize(b.data, b.len);
+    }
+    if (!b.on_stack) {
+        PyMem_Free(b.data);
+    }
+    return result;
+}
+
+/* --------------------------------------------------------------------- ids
+ *
+ * UUIDv5 (RFC 4122 §4.3): SHA-1 of namespace bytes + name, version 5, variant
+ * 10xx. The name is the parts joined by U+001F, ints in decimal; other part
+ * types raise TypeError (the Python caller then joins them with str()).
+ * SHA-1 as specified in FIPS 180-4 §6.1.
+ */
+#define ROL32(x, n) (((x) << (n)) | ((x) >> (32 - (n))))
+
+static void
+sha1_block(uint32_t h[5], const unsigned char *p)
+{
+    uint32_t w[80];
+    for (int i = 0; i < 16; i++) {
+        w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 | (uint32_t)p[4 * i + 2] << 8
+               | (uint32_t)p[4 * i + 3];
+    }
+    for (int i = 16; i < 80; i++) {
+        w[i] = ROL32(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1);
+    }
+    uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4];
+    for (int i = 0; i < 80; i++) {
+        uint32_t f, k;
+        if (i < 20) {
+            f = (b & c) | (~b & d);
+            k = 0x5A827999u;
+        }
+        else if (i < 40) {
+            f = b ^ c ^ d;
+            k = 0x6ED9EBA1u;
+        }
+        else if (i < 60) {
+            f = (b & c) | (b & d) | (c & d);
+            k = 0x8F1BBCDCu;
+        }
+        else {
+            f = b ^ c ^ d;
+            k = 0xCA62C1D6u;
+        }
+        uint32_t t = ROL32(a, 5) + f + e + k + w[i];
+        e = d;
+        d = c;
+        c = ROL32(b, 30);
+        b = a;
+        a = t;
+    }
+    h[0] += a;
+    h[1] += b;
+    h[2] += c;
+    h[3] += d;
+    h[4] += e;
+}
+
+static void
+sha1(const unsigned char *data, size_t len, unsigned char out[20])
+{
+    uint32_t h[5] = {0x67452301u, 0xEFCDAB89u, 0x98BADCFEu, 0x10325476u, 0xC3D2E1F0u};
+    size_t full = len / 64 * 64;
+    for (size_t i = 0; i < full; i += 64) {
+        sha1_block(h, data + i);
+    }
+    unsigned char tail[128] = {0};
+    size_t rest = len - full;
+    memcpy(tail, data + full, rest);
+    tail[rest] = 0x80;
+    size_t tail_len = rest + 1 + 8 <= 64 ? 64 : 128;
+    uint64_t bits = (uint64_t)len * 8;
+    for (int i = 0; i < 8; i++) {
+        tail[tail_len - 1 - i] = (unsigned char)(bits >> (8 * i));
+    }
+    sha1_block(h, tail);
+    if (tail_len == 128) {
+        sha1_block(h, tail + 64);
+    }
+    for (int i = 0; i < 5; i++) {
+        out[4 * i] = (unsigned char)(h[i] >> 24);
+        out[4 * i + 1] = (unsigned char)(h[i] >> 16);
+        out[4 * i + 2] = (unsigned char)(h[i] >> 8);
+        out[4 * i + 3] = (unsigned char)h[i];
+    }
+}
+
+static PyObject *
+derive_id(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs < 1 || !PyBytes_CheckExact(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "derive_id(namespace: bytes, *parts)");
+        return NULL;
+    }
+    char stack[512];
+    Buffer b = {stack, 0, sizeof stack, 1};
+    PyObject *result = NULL;
+    if (buffer_put(&b, PyBytes_AS_STRING(args[0]), PyBytes_GET_SIZE(args[0])) < 0) {
+        goto done;
+    }
+    for (Py_ssize_t i = 1; i < nargs; i++) {
+        PyObject *part = args[i];
+        if (i > 1 && buffer_char(&b, '\x1f') < 0) {
+            goto done;
+        }
+        if (PyUnicode_CheckExact(part)) {
+            Py_ssize_t n;
+            const char *s = PyUnicode_AsUTF8AndSize(part, &n);
+            if (s == NULL || buffer_put(&b, s, n) < 0) {
+                goto done;
+            }
+        }
+        else if (PyLong_CheckExact(part)) {
+            if (write_int(&b, part) < 0) {
+                goto done;
+            }
+        }
+        else {
+            PyErr_Format(PyExc_TypeError, "an id part is a %.100s", Py_TYPE(part)->tp_name);
+            goto done;
+        }
+    }
+    unsigned char digest[20];
+    sha1((const unsigned char *)b.data, (size_t)b.len, digest);
+    digest[6] = (unsigned char)((digest[6] & 0x0f) | 0x50);
+    digest[8] = (unsigned char)((digest[8] & 0x3f) | 0x80);
+    char text[36];
+    int o = 0;
+    for (int i = 0; i < 16; i++) {
+        if (i == 4 || i == 6 || i == 8 || i == 10) {
+            text[o++] = '-';
+        }
+        text[o++] = HEX[digest[i] >> 4];
+        text[o++] = HEX[digest[i] & 0xf];
+    }
+    result = PyUnicode_FromStringAndSize(text, 36);
+done:
+    if (!b.on_stack) {
+        PyMem_Free(b.data);
+    }
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"encode", encode, METH_O, "Canonical JSON (UTF-8) of a value."},
     {"encode_members", encode_members, METH_O,
      "Canonical JSON (UTF-8) of a dict whose bytes-valued members are encoded fragments."},
+    {"encode_members_split", encode_members_split, METH_VARARGS,
+     "encode_members, and the offset at which a member with the given key belongs."},
+    {"encode_model", encode_model, METH_O, "Canonical JSON (UTF-8) of a model whose class has a plan."},
+    {"register_model", register_model, METH_VARARGS, "Set the plan by which instances of a class are encoded."},
+    {"format_datetime", format_datetime, METH_O, "The text pydantic writes for a naive or UTC datetime."},
+    {"derive_id", (PyCFunction)(void (*)(void))derive_id, METH_FASTCALL, "UUIDv5 of a namespace and id parts."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -517,5 +1138,14 @@ PyMODINIT_FUNC
 PyInit__canonical(void)
 {
     init_escape_table();
+    PyDateTime_IMPORT;
+    if (PyDateTimeAPI == NULL) {
+        return NULL;
+    }
+    value_name = PyUnicode_InternFromString("_value_");
+    plans = PyDict_New();
+    if (value_name == NULL || plans == NULL) {
+        return NULL;
+    }
     return PyModule_Create(&module_def);
 }

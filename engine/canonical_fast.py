@@ -4,18 +4,18 @@ An operation's checksum is SHA-256 of ``canonical_json(op.body())``. Canonical
 JSON sorts keys at every level, so the (large) node snapshots can be serialised
 once per node version and copied into each operation that carries them (the C
 encoder in ``engine/_canonical.c`` takes them as encoded fragments). ``fast_derive_id``
-is UUIDv5 computed directly with hashlib. Tests assert both agree with
+is UUIDv5 computed by the C module. Tests assert both agree with
 ``schemas.operations.verify_operation`` / ``schemas.canonical.derive_id`` on every
 operation the reducer emits; only the cost differs.
 
-Snapshot texts are memoised per (immutable) model instance. A node derived
-from another by a few field changes (:func:`remember_derived`) gets its JSON
-dict from its parent's plus the converted changes, so the full pydantic dump
-runs once per created node rather than once per version.
+Snapshot texts are written by the C encoder from the model's fields (see
+:func:`engine.fastjson.model_plan`) and memoised per (immutable) model instance:
+a node version is usually the ``after`` of one operation and the ``before`` of
+the next.
 
-Sealing keeps each operation's members (snapshots as encoded bytes), so sinks
+Sealing keeps each operation's text (without its checksum), so sinks
 get the stored record through :func:`operation_text` / :func:`operation_bytes` — the same text as
-``op.canonical()`` — without dumping the operation a second time.
+``op.canonical()`` — without encoding the operation a second time.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from engine import _canonical
-from engine.fastjson import Unsupported, changes_json, datetime_json, model_json
+from engine.fastjson import datetime_json, model_json, model_plan
 from schemas.canonical import EPISTREAM_NAMESPACE, canonical_json, sha256_hex
 from schemas.common import ActorRef
 from schemas.errors import ChecksumMismatch
@@ -44,7 +44,6 @@ __all__ = [
     "model_text",
     "operation_bytes",
     "operation_text",
-    "remember_derived",
     "remember_operation",
     "seal_fields",
     "verify_fast",
@@ -54,12 +53,16 @@ _NS = EPISTREAM_NAMESPACE.bytes
 _sha1 = hashlib.sha1
 _sha256 = hashlib.sha256
 _encode = _canonical.encode
-_encode_members = _canonical.encode_members
+_encode_members_split = _canonical.encode_members_split
+_encode_model = _canonical.encode_model
+_derive_id = _canonical.derive_id
 _CACHE_LIMIT = 32768
 _OP_CACHE_LIMIT = 16384
-#: id(op) -> (op, the op's canonical members minus its checksum, snapshots as encoded bytes).
-_op_cache: dict[int, tuple[Operation, dict[str, Any]]] = {}
-#: id(model) -> [model, json dict or None, canonical bytes or None]; LRU order.
+#: An operation's canonical text without its checksum member, and the offset where that member belongs.
+Sealed = tuple[bytes, int]
+#: id(op) -> (op, its sealed text).
+_op_cache: dict[int, tuple[Operation, Sealed]] = {}
+#: id(model) -> [model, canonical bytes]; LRU order.
 #: Both caches are shared by the reducer and the threads that store its output (the embedded
 #: runner's store thread, the worker's ClickHouse thread): every access is one dict operation,
 #: atomic under the GIL, and an entry evicted by the other thread is simply recomputed.
@@ -69,6 +72,11 @@ _VARIANT = {c: "89ab"[int(c, 16) & 0x3] for c in "0123456789abcdef"}
 
 
 def fast_derive_id(*parts: str | int) -> str:
+    """``schemas.canonical.derive_id``: UUIDv5 of the parts joined by U+001F."""
+    try:
+        return _derive_id(_NS, *parts)
+    except TypeError:  # a part of another type: joined by its str() below
+        pass
     name = "\x1f".join(map(str, parts)).encode("utf-8")
     h = _sha1(_NS + name).hexdigest()  # UUIDv5 is defined over SHA-1
     return f"{h[:8]}-{h[8:12]}-5{h[13:16]}-{_VARIANT[h[16]]}{h[17:20]}-{h[20:32]}"
@@ -95,7 +103,7 @@ def _entry(model: object) -> list[Any]:
     key = id(model)
     hit = _cache.pop(key, None)
     if hit is None or hit[0] is not model:
-        hit = [model, None, None]
+        hit = [model, None]
         if len(_cache) >= _CACHE_LIMIT:
             for stale in list(_cache)[: _CACHE_LIMIT // 8]:
                 _cache.pop(stale, None)  # pop: a sink thread may have evicted it first
@@ -103,20 +111,21 @@ def _entry(model: object) -> list[Any]:
     return hit
 
 
-def _model_dict(entry: list[Any]) -> dict[str, Any]:
-    data: dict[str, Any] | None = entry[1]
-    if data is None:
-        data = model_json(entry[0])
-        entry[1] = data
-    return data
+def _snapshot_bytes(model: BaseModel) -> bytes:
+    """Canonical JSON of a model: by its plan in C when it has one and its values fit it."""
+    if model_plan(type(model)) is not None:
+        try:
+            return _encode_model(model)
+        except (TypeError, ValueError):
+            pass  # a value of another type than declared: pydantic decides how it is written
+    return canonical_bytes(model_json(model))
 
 
 def _model_bytes(model: BaseModel) -> bytes:
     entry = _entry(model)
-    data: bytes | None = entry[2]
+    data: bytes | None = entry[1]
     if data is None:
-        data = canonical_bytes(_model_dict(entry))
-        entry[2] = data
+        data = entry[1] = _snapshot_bytes(model)
     return data
 
 
@@ -125,18 +134,6 @@ def model_text(model: MemoryNode | Edge | None) -> str:
     if model is None:
         return "null"
     return _model_bytes(model).decode("utf-8")
-
-
-def remember_derived(parent: MemoryNode, child: MemoryNode, changes: dict[str, Any]) -> None:
-    """Record ``child`` (= ``parent`` with ``changes``) so its JSON is not recomputed from scratch."""
-    try:
-        delta = changes_json(type(child), changes)
-    except Unsupported:
-        return
-    base = _model_dict(_entry(parent))
-    data = base.copy()
-    data.update(delta)
-    _entry(child)[1] = data
 
 
 def encoded_json(model: BaseModel) -> tuple[dict[str, Any], bytes]:
@@ -183,20 +180,21 @@ def _members(fields: dict[str, Any], payload_text: bytes | None) -> dict[str, An
     }
 
 
-def seal_fields(fields: dict[str, Any], payload_text: bytes | None = None) -> tuple[str, dict[str, Any] | None]:
-    """Checksum of the operation these (already typed) fields describe, and its members.
+def seal_fields(fields: dict[str, Any], payload_text: bytes | None = None) -> tuple[str, Sealed | None]:
+    """Checksum of the operation these (already typed) fields describe, and its sealed text.
 
-    The members let :func:`operation_bytes` write the full canonical text later
-    without dumping the operation again; see :func:`remember_operation`. A payload
-    the encoder does not take (bytes, an unknown type) is sealed by the reference.
-    ``payload_text``, when given, is the payload's canonical bytes (:func:`encoded_json`).
+    The sealed text (everything but the checksum) and the offset at which the checksum member
+    belongs let :func:`operation_bytes` write the stored record later without encoding the
+    operation again; see :func:`remember_operation`. A payload the encoder does not take
+    (bytes, an unknown type) is sealed by the reference. ``payload_text``, when given, is the
+    payload's canonical bytes (:func:`encoded_json`).
     """
     members = _members(fields, payload_text)
     try:
-        text = _encode_members(members)
+        sealed: Sealed = _encode_members_split(members, "checksum")
     except (TypeError, ValueError):
         return Operation.model_construct(**fields).compute_checksum(), None
-    return sha256_hex(text), members
+    return sha256_hex(sealed[0]), sealed
 
 
 def checksum_of_fields(fields: dict[str, Any]) -> str:
@@ -204,23 +202,22 @@ def checksum_of_fields(fields: dict[str, Any]) -> str:
     return seal_fields(fields)[0]
 
 
-def remember_operation(op: Operation, members: dict[str, Any] | None) -> None:
-    """Keep the sealed operation's members so sinks can reuse them (bounded, oldest dropped first)."""
-    if members is None:
+def remember_operation(op: Operation, sealed: Sealed | None) -> None:
+    """Keep the operation's sealed text so sinks can reuse it (bounded, oldest dropped first)."""
+    if sealed is None:
         return
     if len(_op_cache) >= _OP_CACHE_LIMIT:
         for stale in list(_op_cache)[: _OP_CACHE_LIMIT // 8]:
             _op_cache.pop(stale, None)
-    _op_cache[id(op)] = (op, members)
+    _op_cache[id(op)] = (op, sealed)
 
 
 def operation_bytes(op: Operation) -> bytes:
-    """UTF-8 of ``op.canonical()`` (checksum included); reuses the snapshots encoded when the engine sealed it."""
+    """UTF-8 of ``op.canonical()`` (checksum included): the sealed text with the checksum spliced in."""
     hit = _op_cache.get(id(op))
     if hit is not None and hit[0] is op:
-        members = hit[1].copy()
-        members["checksum"] = op.checksum
-        return _encode_members(members)
+        text, at = hit[1]
+        return b"".join((text[:at], b',"checksum":', _encode(op.checksum), text[at:]))
     return canonical_bytes(model_json(op))
 
 

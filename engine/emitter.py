@@ -25,9 +25,9 @@ def seal(fields: dict[str, Any], payload_text: bytes | None = None) -> Operation
     ``fields`` must name every Operation field (see :func:`engine.snapshots.construct`);
     ``payload_text`` is the payload's canonical bytes when the caller has them.
     """
-    fields["checksum"], members = seal_fields(fields, payload_text)
+    fields["checksum"], sealed = seal_fields(fields, payload_text)
     op = construct(Operation, fields)
-    remember_operation(op, members)
+    remember_operation(op, sealed)
     return op
 
 

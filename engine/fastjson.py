@@ -1,220 +1,138 @@
-"""JSON-mode values of contract fields without a full pydantic dump.
+"""JSON-mode output of contract models without a full pydantic dump.
 
-``model.model_dump(mode="json")`` costs ~15 µs for a node, and most reducer
-steps change two or three fields of a node whose JSON is already known. The
-converters here, derived once from each model's field annotations, turn just
-the changed values into what pydantic would write. They accept only values of
-exactly the declared types; anything else (a subclass, an int in a float
-field, a non-finite float, an unknown annotation) raises :class:`Unsupported`
-and the caller falls back to pydantic, so the result is never merely "close".
-Tests compare both paths on every node and edge the reducer emits.
+``model.model_dump(mode="json")`` followed by the canonical encoder costs ~7 µs
+for a node, and the reducer writes a node snapshot for nearly every operation.
+:func:`model_plan` derives from a model class's annotations how pydantic's JSON
+mode writes each field; the C encoder (``engine._canonical.encode_model``) then
+writes an instance's canonical JSON straight from its ``__dict__``. A plan is
+made only for classes it can describe exactly (no aliases, extras, computed or
+excluded fields, custom serializers, or field types outside the table below),
+and the encoder accepts only values of exactly the declared types; anything else
+(a subclass, an int in a float field, a non-finite float, a zone other than UTC)
+makes it raise and the caller falls back to pydantic, so the result is never
+merely "close". Tests compare both paths on every node and edge the reducer emits.
 """
 
 from __future__ import annotations
 
-import math
 import types
 import typing
-from collections.abc import Callable
 from datetime import datetime
 from enum import Enum
 from functools import lru_cache
 from typing import Any, Literal, Union
 
-from pydantic import BaseModel, JsonValue, TypeAdapter
+from pydantic import BaseModel, JsonValue, PlainSerializer, TypeAdapter, WrapSerializer
 
-Converter = Callable[[Any], Any]
+from engine import _canonical
 
 _DATETIME = TypeAdapter(datetime)
+_format_datetime = _canonical.format_datetime
 
+# Field kinds of a plan; the numbers are the C encoder's (engine/_canonical.c).
+K_STR, K_INT, K_FLOAT, K_BOOL, K_DATETIME, K_ENUM, K_LITERAL = 1, 2, 3, 4, 5, 6, 7
+K_STR_TUPLE, K_MAP_INT, K_MAP_FLOAT, K_JSON, K_MODEL = 8, 9, 10, 11, 12
+K_OPTIONAL = 0x100
 
-class Unsupported(Exception):
-    """A value the fast converters cannot prove they serialise like pydantic."""
+#: One plan entry: encoded key (``"name":``), field name, kind, and the enum class, literal
+#: values or nested model class the kind needs (else None).
+PlanField = tuple[bytes, str, int, Any]
+
+_SCALARS = {str: K_STR, int: K_INT, float: K_FLOAT, bool: K_BOOL, datetime: K_DATETIME}
+_SERIALIZERS = (PlainSerializer, WrapSerializer)
 
 
 @lru_cache(maxsize=8192)
-def datetime_json(value: datetime) -> str:
-    """The exact string pydantic writes for a datetime in JSON mode."""
+def _reference_datetime_json(value: datetime) -> str:
     return str(_DATETIME.dump_python(value, mode="json"))
 
 
-def _exact(kind: type) -> Converter:
-    def conv(value: Any) -> Any:
-        if type(value) is kind:
-            return value
-        raise Unsupported
-
-    return conv
-
-
-def _float(value: Any) -> Any:
-    if type(value) is float and math.isfinite(value):
-        return value
-    raise Unsupported
+def datetime_json(value: datetime) -> str:
+    """The exact string pydantic writes for a datetime in JSON mode."""
+    try:
+        return _format_datetime(value)  # naive and UTC datetimes of exactly type datetime
+    except TypeError:
+        return _reference_datetime_json(value)
 
 
-def _datetime(value: Any) -> Any:
-    if type(value) is datetime:
-        return datetime_json(value)
-    raise Unsupported
-
-
-def _enum(kind: type[Enum]) -> Converter:
-    def conv(value: Any) -> Any:
-        if type(value) is kind:
-            return value._value_
-        raise Unsupported
-
-    return conv
-
-
-def _literal(allowed: tuple[Any, ...]) -> Converter:
-    def conv(value: Any) -> Any:
-        if type(value) in (int, str) and value in allowed:
-            return value
-        raise Unsupported
-
-    return conv
-
-
-def _optional(inner: Converter) -> Converter:
-    def conv(value: Any) -> Any:
-        return None if value is None else inner(value)
-
-    return conv
-
-
-def _str_tuple(value: Any) -> Any:
-    if type(value) is not tuple:
-        raise Unsupported
-    for v in value:
-        if type(v) is not str:
-            raise Unsupported
-    return list(value)
-
-
-def _str_map(kind: type) -> Converter:
-    check = _float if kind is float else _exact(kind)
-
-    def conv(value: Any) -> Any:
-        if type(value) is not dict:
-            raise Unsupported
-        out: dict[str, Any] = {}
-        for k, v in value.items():
-            if type(k) is not str:
-                raise Unsupported
-            out[k] = check(v)
-        return out
-
-    return conv
-
-
-def json_value(value: Any) -> Any:
-    """A JsonValue tree as pydantic emits it (lists/dicts copied, leaves as is)."""
-    kind = type(value)
-    if kind is str or kind is int or kind is bool or value is None:
-        return value
-    if kind is float:
-        return _float(value)
-    if kind is list:
-        return [json_value(v) for v in value]
-    if kind is dict:
-        out: dict[str, Any] = {}
-        for k, v in value.items():
-            if type(k) is not str:
-                raise Unsupported
-            out[k] = json_value(v)
-        return out
-    raise Unsupported
-
-
-def _json_map(value: Any) -> Any:
-    if type(value) is not dict:
-        raise Unsupported
-    return json_value(value)
-
-
-def _strip(annotation: Any) -> Any:
+def _strip(annotation: Any) -> tuple[Any, bool]:
+    """The annotation inside any ``Annotated``, and whether its metadata changes serialisation."""
+    custom = False
     while typing.get_origin(annotation) is typing.Annotated:
-        annotation = typing.get_args(annotation)[0]
-    return annotation
+        annotation, *metadata = typing.get_args(annotation)
+        custom = custom or any(isinstance(m, _SERIALIZERS) for m in metadata)
+    return annotation, custom
 
 
-def _converter_for(annotation: Any) -> Converter | None:
-    annotation = _strip(annotation)
+def _kind_of(annotation: Any) -> tuple[int, Any] | None:
+    annotation, custom = _strip(annotation)
+    if custom:
+        return None
     origin = typing.get_origin(annotation)
     args = typing.get_args(annotation)
     if origin in (Union, types.UnionType):
         rest = [a for a in args if a is not type(None)]
         if len(rest) != 1 or len(args) != 2:
             return None
-        inner = _converter_for(rest[0])
-        return None if inner is None else _optional(inner)
+        inner = _kind_of(rest[0])
+        return None if inner is None else (inner[0] | K_OPTIONAL, inner[1])
     if origin is Literal:
-        return _literal(args) if all(type(a) in (int, str) for a in args) else None
+        ok = all(type(a) in (int, str) for a in args)
+        return (K_LITERAL, tuple(args)) if ok else None
     if origin is tuple:
-        return _str_tuple if len(args) == 2 and _strip(args[0]) is str and args[1] is Ellipsis else None
+        ok = len(args) == 2 and _strip(args[0]) == (str, False) and args[1] is Ellipsis
+        return (K_STR_TUPLE, None) if ok else None
     if origin is dict:
-        if len(args) != 2 or _strip(args[0]) is not str:
+        if len(args) != 2 or _strip(args[0]) != (str, False):
             return None
-        value = args[1]
-        if value is JsonValue:
-            return _json_map
-        value = _strip(value)
-        return _str_map(value) if value in (int, float) else None
-    if annotation is float:
-        return _float
-    if annotation in (str, int, bool):
-        return _exact(annotation)
-    if annotation is datetime:
-        return _datetime
+        if args[1] is JsonValue:
+            return K_JSON, None
+        value = _strip(args[1])
+        return {(int, False): (K_MAP_INT, None), (float, False): (K_MAP_FLOAT, None)}.get(value)
+    if isinstance(annotation, type) and annotation in _SCALARS:
+        return _SCALARS[annotation], None
     if isinstance(annotation, type) and issubclass(annotation, Enum):
-        return _enum(annotation)
+        return K_ENUM, annotation
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        table = field_converters(annotation)
-        if table is None:
-            return None
-        kind = annotation
-
-        def nested(value: Any) -> Any:
-            if type(value) is not kind:
-                raise Unsupported
-            return {name: conv(value.__dict__[name]) for name, conv in table.items()}
-
-        return nested
+        return (K_MODEL, annotation) if model_plan(annotation) is not None else None
     return None
 
 
+def _plain(cls: type[BaseModel]) -> bool:
+    """Whether pydantic writes exactly the declared fields of ``cls``, each by its type alone."""
+    decorators = cls.__pydantic_decorators__
+    return not (
+        cls.model_config.get("extra") == "allow"
+        or cls.model_computed_fields
+        or cls.__private_attributes__
+        or decorators.field_serializers
+        or decorators.model_serializers
+        or any(f.exclude for f in cls.model_fields.values())
+        or any(f.alias not in (None, n) or f.serialization_alias not in (None, n) for n, f in cls.model_fields.items())
+        or any(isinstance(m, _SERIALIZERS) for f in cls.model_fields.values() for m in f.metadata)
+    )
+
+
 @lru_cache(maxsize=64)
-def field_converters(cls: type[BaseModel]) -> dict[str, Converter] | None:
-    """Per-field converters, or None when any field's type is not covered."""
-    if cls.model_config.get("extra") == "allow" or any(f.exclude for f in cls.model_fields.values()):
+def model_plan(cls: type[BaseModel]) -> tuple[PlanField, ...] | None:
+    """How the C encoder writes instances of ``cls`` (fields in sorted order), or None if it cannot.
+
+    The plan is registered with the encoder here, and so are the plans of nested models.
+    """
+    if not _plain(cls):
         return None
-    if cls.model_computed_fields or cls.__private_attributes__:
-        return None
-    table: dict[str, Converter] = {}
-    for name, field in cls.model_fields.items():
-        if field.alias not in (None, name) or field.serialization_alias not in (None, name):
+    plan: list[PlanField] = []
+    for name in sorted(cls.model_fields):
+        kind = _kind_of(cls.model_fields[name].annotation)
+        if kind is None:
             return None
-        conv = _converter_for(field.annotation)
-        if conv is None:
-            return None
-        table[name] = conv
-    return table
+        plan.append((_canonical.encode(name) + b":", name, kind[0], kind[1]))
+    result = tuple(plan)
+    _canonical.register_model(cls, result)
+    return result
 
 
 def model_json(model: BaseModel) -> dict[str, Any]:
     """``model.model_dump(mode="json")`` minus the wrapper's argument handling."""
     out: dict[str, Any] = type(model).__pydantic_serializer__.to_python(model, mode="json")
     return out
-
-
-def changes_json(cls: type[BaseModel], changes: dict[str, Any]) -> dict[str, Any]:
-    """JSON-mode values of a few changed fields; raises Unsupported if unsure."""
-    table = field_converters(cls)
-    if table is None:
-        raise Unsupported
-    try:
-        return {name: table[name](value) for name, value in changes.items()}
-    except KeyError as exc:
-        raise Unsupported from exc

@@ -15,7 +15,6 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from engine.canonical_fast import remember_derived
 from schemas.common import ScopeRef
 from schemas.enums import Scope
 from schemas.nodes import MemoryNode
@@ -23,6 +22,7 @@ from schemas.nodes import MemoryNode
 M = TypeVar("M", bound=BaseModel)
 _set = object.__setattr__
 _FIELDS: dict[type[BaseModel], tuple[str, ...]] = {}
+_NODE_FIELDS = frozenset(MemoryNode.model_fields)
 
 
 def _fields(cls: type[BaseModel]) -> tuple[str, ...]:
@@ -48,15 +48,12 @@ def construct(cls: type[M], values: dict[str, Any], fields_set: set[str] | None 
 
 
 def derive_node(node: MemoryNode, changes: dict[str, Any]) -> MemoryNode:
-    """``node.model_copy(update=changes)``, remembering how its JSON differs from ``node``'s."""
-    names = _fields(MemoryNode)
-    if type(node) is not MemoryNode or not all(k in names for k in changes):
+    """``node.model_copy(update=changes)`` without its copy of the field-set and private state handling."""
+    if type(node) is not MemoryNode or not changes.keys() <= _NODE_FIELDS:
         return node.model_copy(update=changes)
     values = node.__dict__.copy()
     values.update(changes)
-    child = construct(MemoryNode, values, node.__pydantic_fields_set__ | changes.keys())
-    remember_derived(node, child, changes)
-    return child
+    return construct(MemoryNode, values, node.__pydantic_fields_set__ | changes.keys())
 
 
 @lru_cache(maxsize=4096)

@@ -146,7 +146,9 @@ def test_members_take_encoded_fragments_only_at_the_top_level() -> None:
 def test_sealing_uses_the_compiled_encoder() -> None:
     """The package is built with its extension; a missing build must fail here, not run slow silently."""
     assert fast._encode is _canonical.encode
-    assert fast._encode_members is _canonical.encode_members
+    assert fast._encode_members_split is _canonical.encode_members_split
+    assert fast._encode_model is _canonical.encode_model
+    assert fast._derive_id is _canonical.derive_id
     assert _canonical.__file__ is not None and _canonical.__file__.endswith(".so")
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import pytest
@@ -17,9 +18,10 @@ from engine_factories import at, claim, extraction, new_store, update
 from engine_workload import SIGNALS, run_steps
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pydantic import Field
 
 import engine.canonical_fast as fast
-from engine.fastjson import Unsupported, changes_json
+from engine.fastjson import model_plan
 from engine.reducer import Reducer, apply
 from engine.results import Outcome, outcome_from_operations
 from engine.snapshots import construct, derive_node
@@ -93,15 +95,13 @@ def test_fast_paths_disabled_give_identical_operations(monkeypatch: pytest.Monke
     steps = _golden_steps(5, 150)
     fast_ops = [op.canonical() for op in run_steps(steps).ops]
 
-    def refuse(*_: Any, **__: Any) -> Any:
-        raise Unsupported
-
     def not_taken(*_: Any) -> Any:
         raise TypeError("encoder refuses")
 
     monkeypatch.setattr(fast, "_encode", not_taken)
-    monkeypatch.setattr(fast, "_encode_members", not_taken)
-    monkeypatch.setattr(fast, "changes_json", refuse)
+    monkeypatch.setattr(fast, "_encode_members_split", not_taken)
+    monkeypatch.setattr(fast, "_encode_model", not_taken)
+    monkeypatch.setattr(fast, "_derive_id", not_taken)
     fast._cache.clear()
     slow_ops = [op.canonical() for op in run_steps(steps).ops]
     assert slow_ops == fast_ops
@@ -157,11 +157,72 @@ def test_derived_snapshot_text_matches_pydantic(changes: dict[str, Any]) -> None
     assert fast.model_text(child) == _reference_text(child)
 
 
-def test_converters_refuse_values_pydantic_would_coerce() -> None:
-    for changes in ({"confidence": 1}, {"confidence": float("inf")}, {"evidence_refs": ["a"]},
-                    {"lifecycle": "STABLE"}, {"not_a_field": 1}):
-        with pytest.raises(Unsupported):
-            changes_json(MemoryNode, changes)
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"confidence": 1},  # an int in a float field: pydantic writes 1.0
+        {"confidence": float("inf")},  # pydantic's JSON mode writes null
+        {"evidence_refs": ["a"]},  # a list where a tuple is declared
+        {"lifecycle": "STABLE"},  # a str where the enum is declared
+        {"valid_from": datetime(2026, 1, 1, tzinfo=timezone(timedelta(hours=2)))},  # not UTC: "+02:00"
+        {"metadata": {"k": (1, 2)}},  # a tuple inside JSON data
+        {"signal_counts": {"x": 1.5}},  # a float in an int map
+    ],
+)
+def test_model_encoder_refuses_values_pydantic_would_write_differently(changes: dict[str, Any]) -> None:
+    """The C plan takes exactly the declared types; anything else raises and pydantic writes it."""
+    node = _node()
+    odd = node.model_copy(update=changes)
+    with pytest.raises((TypeError, ValueError)):
+        fast._encode_model(odd)
+    assert _outcome(lambda: fast.model_text(odd)) == _outcome(lambda: _reference_text(odd))
+
+
+def _outcome(write: Any) -> tuple[str, Any]:
+    """What writing a snapshot gives: its text, or the kind of error (pydantic may warn on odd types)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return "text", write()
+        except (TypeError, ValueError) as exc:
+            return "error", type(exc)
+
+
+def test_model_plans_cover_the_snapshot_classes_and_refuse_custom_serialisation() -> None:
+    from typing import Annotated
+
+    from pydantic import BaseModel, PlainSerializer, computed_field, field_serializer
+
+    for cls in (MemoryNode, Edge):
+        plan = model_plan(cls)
+        assert plan is not None and [f[1] for f in plan] == sorted(cls.model_fields)
+
+    class Custom(BaseModel):
+        a: int
+
+        @field_serializer("a")
+        def _a(self, v: int) -> str:
+            return str(v)
+
+    class Doubled(BaseModel):
+        a: Annotated[int, PlainSerializer(lambda v: v * 2)]
+
+    class Computed(BaseModel):
+        a: int
+
+        @computed_field  # type: ignore[prop-decorator]
+        @property
+        def b(self) -> int:
+            return self.a
+
+    class Aliased(BaseModel):
+        a: int = Field(serialization_alias="A")
+
+    for cls in (Custom, Doubled, Computed, Aliased):
+        assert model_plan(cls) is None, cls
+        assert fast.model_bytes(cls(a=1)) == canonical_json(cls(a=1).model_dump(mode="json")).encode()
 
 
 def test_construct_matches_validated_model() -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from engine_factories import claim, extraction, new_store, update
 from engine_workload import run_steps
 from hypothesis import given, settings
@@ -81,15 +82,25 @@ def test_payloads_spelling_placeholders_still_seal_and_print_exactly(key: str, v
     assert fast.operation_text(op) == _reference(op)
 
 
-def test_extraction_payload_is_encoded_once_for_sealing_and_the_stored_record() -> None:
+def test_extraction_payload_is_encoded_once_for_sealing_and_the_stored_record(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """The EXTRACTION_VALIDATED payload is the result's JSON; sealing and the stored record use
     its one encoding, and each equals the reference text."""
     result = extraction(claim("s", "uses", "x"), event_id="ev-shared")
+    sealed: list[dict[str, Any]] = []
+    split = fast._encode_members_split
+
+    def spy(members: dict[str, Any], key: str) -> tuple[bytes, int]:
+        sealed.append(members)
+        return split(members, key)
+
+    monkeypatch.setattr(fast, "_encode_members_split", spy)
     op = Reducer().apply(new_store(), result).operations[0]
+    payload = sealed[0]["payload"]
+    assert isinstance(payload, bytes)  # the shared encoding, not a second walk of the dict
+    assert payload == canonical_json(result.model_dump(mode="json")).encode("utf-8")
     assert op.op_type.value == "EXTRACTION_VALIDATED"
-    members = fast._op_cache[id(op)][1]
-    assert isinstance(members["payload"], bytes)  # the shared encoding, not a second walk of the dict
-    assert members["payload"] == canonical_json(result.model_dump(mode="json")).encode("utf-8")
     assert id(result) not in fast._cache  # not kept for the result: nobody may read it (a stream worker)
     assert op.checksum == op.compute_checksum()
     assert fast.operation_text(op) == _reference(op)
