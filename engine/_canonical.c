@@ -7,20 +7,20 @@
  * (schemas.canonical.canonical_json), for the values operations are made of:
  * None, bool, int, float, str (and their subclasses, written as json writes
  * them: str enums by their text, int enums through int.__repr__), exact lists,
- * tuples and dicts with str keys. ``encode_members`` adds one thing: a member
- * of the top-level dict whose value is bytes is an already encoded canonical
- * fragment and is copied verbatim, so a node snapshot encoded once can be
- * placed into every operation that carries it. Bytes anywhere else are not JSON.
+ * tuples and dicts with str keys. Bytes are not JSON.
  *
  * Anything else raises TypeError (a non-finite float ValueError, a string
  * that is not valid Unicode UnicodeEncodeError); the Python caller then uses
  * the reference encoder, so a value is never written "almost" canonically.
  *
- * Two more things the reducer does for every operation live here for the same
- * reason: ``encode_model`` writes a node or edge snapshot straight from the
- * model's fields by a plan derived in Python from its annotations (instead of
- * a pydantic dump followed by ``encode``), and ``derive_id`` computes the
- * UUIDv5 ids of operations, nodes and edges.
+ * The rest of what the reducer does for every operation that is not a rule
+ * lives here for the same reason: ``encode_model`` writes a node or edge
+ * snapshot straight from the model's fields by a plan derived in Python from
+ * its annotations (instead of a pydantic dump followed by ``encode``);
+ * ``encode_fields_split`` writes an operation from its field values the same
+ * way, copying the snapshots' cached texts in as encoded fragments and leaving
+ * a gap for the checksum; ``construct_model`` builds the frozen instances;
+ * ``derive_id`` computes the UUIDv5 ids of operations, nodes and edges.
  *
  * Why C: sealing an operation (its canonical text and SHA-256) is half of the
  * reducer's time in CPython, most of it in the Python around the encoder.
@@ -337,16 +337,9 @@ sorted_order(Member *members, Py_ssize_t size, unsigned char *out)
 
 static int write_value(Buffer *b, PyObject *obj, int depth);
 
-typedef struct {
-    const char *key;       /* a key that is not among the members */
-    Py_ssize_t key_len;
-    Py_ssize_t at;         /* out: where a member with that key would be written, -1 if first */
-} Split;
-
-/* ``fragments``: a bytes value of this dict's members is copied as encoded JSON.
- * ``split`` (top level only): note the offset at which ``split->key`` would sit. */
+/* A dict's members in sorted key order. */
 static int
-write_dict_split(Buffer *b, PyObject *obj, int depth, int fragments, Split *split)
+write_dict(Buffer *b, PyObject *obj, int depth)
 {
     Py_ssize_t size = PyDict_GET_SIZE(obj);
     if (size == 0) {
@@ -399,34 +392,15 @@ write_dict_split(Buffer *b, PyObject *obj, int depth, int fragments, Split *spli
     }
     for (i = 0; i < size; i++) {
         const Member *m = order == NULL ? &members[i] : &members[order[i]];
-        if (split != NULL && split->at == -2) {
-            Member probe = {NULL, split->key, split->key_len, NULL};
-            int c = compare_members(&probe, m);
-            if (c == 0) {
-                PyErr_SetString(PyExc_ValueError, "the split key is one of the members");
-                goto done;
-            }
-            if (c < 0) {
-                split->at = i == 0 ? -1 : b->len;
-            }
-        }
         if (i > 0 && buffer_char(b, ',') < 0) {
             goto done;
         }
         if (write_utf8_string(b, m->key, m->key_len) < 0 || buffer_char(b, ':') < 0) {
             goto done;
         }
-        if (fragments && PyBytes_CheckExact(m->value)) {
-            if (buffer_put(b, PyBytes_AS_STRING(m->value), PyBytes_GET_SIZE(m->value)) < 0) {
-                goto done;
-            }
-        }
-        else if (write_value(b, m->value, depth + 1) < 0) {
+        if (write_value(b, m->value, depth + 1) < 0) {
             goto done;
         }
-    }
-    if (split != NULL && split->at == -2) {
-        split->at = b->len;  /* after every member */
     }
     rc = buffer_char(b, '}');
 done:
@@ -434,12 +408,6 @@ done:
         PyMem_Free(members);
     }
     return rc;
-}
-
-static int
-write_dict(Buffer *b, PyObject *obj, int depth, int fragments)
-{
-    return write_dict_split(b, obj, depth, fragments, NULL);
 }
 
 static int
@@ -502,7 +470,7 @@ write_value(Buffer *b, PyObject *obj, int depth)
         return write_float(b, obj);
     }
     if (PyDict_CheckExact(obj)) {
-        return write_dict(b, obj, depth, 0);
+        return write_dict(b, obj, depth);
     }
     if (PyList_CheckExact(obj) || PyTuple_CheckExact(obj)) {
         return write_sequence(b, obj, depth);
@@ -519,58 +487,6 @@ encode(PyObject *module, PyObject *value)
     PyObject *result = NULL;
     if (write_value(&b, value, 0) == 0) {
         result = PyBytes_FromStringAndSize(b.data, b.len);
-    }
-    if (!b.on_stack) {
-        PyMem_Free(b.data);
-    }
-    return result;
-}
-
-static PyObject *
-encode_members(PyObject *module, PyObject *value)
-{
-    if (!PyDict_CheckExact(value)) {
-        PyErr_SetString(PyExc_TypeError, "encode_members takes a dict");
-        return NULL;
-    }
-    char stack[STACK_BUFFER];
-    Buffer b = {stack, 0, STACK_BUFFER, 1};
-    PyObject *result = NULL;
-    if (write_dict(&b, value, 0, 1) == 0) {
-        result = PyBytes_FromStringAndSize(b.data, b.len);
-    }
-    if (!b.on_stack) {
-        PyMem_Free(b.data);
-    }
-    return result;
-}
-
-/* encode_members, and the offset at which a member with ``key`` belongs: the stored operation is
- * its sealed text with the checksum member spliced in there, without encoding it a second time. */
-static PyObject *
-encode_members_split(PyObject *module, PyObject *args)
-{
-    PyObject *value;
-    const char *key;
-    Py_ssize_t key_len;
-    if (!PyArg_ParseTuple(args, "O!s#:encode_members_split", &PyDict_Type, &value, &key, &key_len)) {
-        return NULL;
-    }
-    if (!PyDict_CheckExact(value)) {
-        PyErr_SetString(PyExc_TypeError, "encode_members_split takes a dict");
-        return NULL;
-    }
-    char stack[STACK_BUFFER];
-    Buffer b = {stack, 0, STACK_BUFFER, 1};
-    Split split = {key, key_len, -2};
-    PyObject *result = NULL;
-    if (write_dict_split(&b, value, 0, 1, &split) == 0) {
-        if (split.at < 0) {
-            PyErr_SetString(PyExc_ValueError, "the split key would be the first member");
-        }
-        else {
-            result = Py_BuildValue("(y#n)", b.data, b.len, split.at);
-        }
     }
     if (!b.on_stack) {
         PyMem_Free(b.data);
@@ -895,13 +811,13 @@ write_field(Buffer *b, PyObject *value, const PlanField *field, int depth)
             if (check_map(value, (kind & ~K_OPTIONAL) == K_MAP_FLOAT) < 0) {
                 return -1;
             }
-            return write_dict(b, value, depth, 0);
+            return write_dict(b, value, depth);
         case K_JSON:
             if (PyDict_CheckExact(value)) {
                 if (check_json(value, depth) < 0) {
                     return -1;
                 }
-                return write_dict(b, value, depth, 0);
+                return write_dict(b, value, depth);
             }
             break;
         case K_MODEL:
@@ -976,6 +892,119 @@ encode_model(PyObject *module, PyObject *value)
         PyMem_Free(b.data);
     }
     return result;
+}
+
+/* An operation's canonical text without its checksum, straight from the field values the reducer
+ * gathered (the Operation's __dict__ to be) by the class's plan. ``overrides`` replaces
+ * fields: a bytes value is an encoded fragment (a snapshot's cached text), anything else is written
+ * as a plain canonical value (the payload). The field named ``split`` is left out and the offset
+ * where it belongs is returned with the text. */
+static PyObject *
+encode_fields_split(PyObject *module, PyObject *args)
+{
+    PyObject *cls, *fields, *overrides, *split_name;
+    if (!PyArg_ParseTuple(args, "O!O!O!U:encode_fields_split", &PyType_Type, &cls, &PyDict_Type, &fields,
+                          &PyDict_Type, &overrides, &split_name)) {
+        return NULL;
+    }
+    Plan *plan = plan_for((PyTypeObject *)cls);
+    if (plan == NULL) {
+        return NULL;
+    }
+    if (PyDict_GET_SIZE(fields) != plan->size) {
+        PyErr_SetString(PyExc_TypeError, "the values do not name exactly the class's fields");
+        return NULL;
+    }
+    char stack[STACK_BUFFER];
+    Buffer b = {stack, 0, STACK_BUFFER, 1};
+    PyObject *result = NULL;
+    Py_ssize_t split_at = -1;
+    int written = 0;
+    if (buffer_char(&b, '{') < 0) {
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < plan->size; i++) {
+        const PlanField *field = &plan->fields[i];
+        int is_split = PyUnicode_Compare(field->name, split_name);
+        if (is_split == -1 && PyErr_Occurred()) {
+            goto done;
+        }
+        if (is_split == 0) {
+            split_at = b.len;
+            continue;
+        }
+        PyObject *value = PyDict_GetItemWithError(overrides, field->name);
+        int overridden = value != NULL;
+        if (value == NULL) {
+            if (PyErr_Occurred()) {
+                goto done;
+            }
+            value = PyDict_GetItemWithError(fields, field->name);
+            if (value == NULL) {
+                if (!PyErr_Occurred()) {
+                    PyErr_Format(PyExc_TypeError, "field %U is missing", field->name);
+                }
+                goto done;
+            }
+        }
+        if ((written++ > 0 && buffer_char(&b, ',') < 0) || buffer_put(&b, field->key, field->key_len) < 0) {
+            goto done;
+        }
+        Py_INCREF(value);
+        int rc;
+        if (overridden && PyBytes_CheckExact(value)) {
+            rc = buffer_put(&b, PyBytes_AS_STRING(value), PyBytes_GET_SIZE(value));
+        }
+        else if (overridden) {
+            rc = write_value(&b, value, 1);
+        }
+        else {
+            rc = write_field(&b, value, field, 1);
+        }
+        Py_DECREF(value);
+        if (rc < 0) {
+            goto done;
+        }
+    }
+    if (split_at <= 1) {
+        PyErr_SetString(PyExc_ValueError, "the split field must be a field and not the first");
+        goto done;
+    }
+    if (buffer_char(&b, '}') == 0) {
+        result = Py_BuildValue("(y#n)", b.data, b.len, split_at);
+    }
+done:
+    if (!b.on_stack) {
+        PyMem_Free(b.data);
+    }
+    return result;
+}
+
+/* ``engine.snapshots.construct`` without the Python frames: an unvalidated instance whose __dict__
+ * is ``values``. Pydantic keeps the other three attributes in slots; they are set as object.__setattr__
+ * sets them. The caller has checked that ``values`` names exactly the fields, in their order. */
+static PyObject *fields_set_name, *extra_name, *private_name;
+
+static PyObject *
+construct_model(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3 || !PyType_Check(args[0]) || !PyDict_CheckExact(args[1]) || !PySet_CheckExact(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "construct_model(cls, values: dict, fields_set: set)");
+        return NULL;
+    }
+    PyTypeObject *type = (PyTypeObject *)args[0];
+    PyObject *obj = type->tp_alloc(type, 0);
+    if (obj == NULL) {
+        return NULL;
+    }
+    if (PyObject_GenericSetDict(obj, args[1], NULL) < 0
+        || PyObject_GenericSetAttr(obj, fields_set_name, args[2]) < 0
+        || PyObject_GenericSetAttr(obj, extra_name, Py_None) < 0
+        || PyObject_GenericSetAttr(obj, private_name, Py_None) < 0) {
+        Py_DECREF(obj);
+        return NULL;
+    }
+    return obj;
 }
 
 /* --------------------------------------------------------------------- ids
@@ -1118,10 +1147,10 @@ done:
 
 static PyMethodDef methods[] = {
     {"encode", encode, METH_O, "Canonical JSON (UTF-8) of a value."},
-    {"encode_members", encode_members, METH_O,
-     "Canonical JSON (UTF-8) of a dict whose bytes-valued members are encoded fragments."},
-    {"encode_members_split", encode_members_split, METH_VARARGS,
-     "encode_members, and the offset at which a member with the given key belongs."},
+    {"encode_fields_split", encode_fields_split, METH_VARARGS,
+     "An instance's members from its field values by the class's plan, with overrides and a split."},
+    {"construct_model", (PyCFunction)(void (*)(void))construct_model, METH_FASTCALL,
+     "An unvalidated model instance with the given __dict__ and fields set."},
     {"encode_model", encode_model, METH_O, "Canonical JSON (UTF-8) of a model whose class has a plan."},
     {"register_model", register_model, METH_VARARGS, "Set the plan by which instances of a class are encoded."},
     {"format_datetime", format_datetime, METH_O, "The text pydantic writes for a naive or UTC datetime."},
@@ -1143,8 +1172,11 @@ PyInit__canonical(void)
         return NULL;
     }
     value_name = PyUnicode_InternFromString("_value_");
+    fields_set_name = PyUnicode_InternFromString("__pydantic_fields_set__");
+    extra_name = PyUnicode_InternFromString("__pydantic_extra__");
+    private_name = PyUnicode_InternFromString("__pydantic_private__");
     plans = PyDict_New();
-    if (value_name == NULL || plans == NULL) {
+    if (value_name == NULL || plans == NULL || fields_set_name == NULL || extra_name == NULL || private_name == NULL) {
         return NULL;
     }
     return PyModule_Create(&module_def);

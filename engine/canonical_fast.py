@@ -26,9 +26,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from engine import _canonical
-from engine.fastjson import datetime_json, model_json, model_plan
+from engine.fastjson import model_json, model_plan
 from schemas.canonical import EPISTREAM_NAMESPACE, canonical_json, sha256_hex
-from schemas.common import ActorRef
 from schemas.errors import ChecksumMismatch
 from schemas.nodes import Edge, MemoryNode
 from schemas.operations import Operation
@@ -37,7 +36,6 @@ __all__ = [
     "canonical_bytes",
     "canonical_text",
     "checksum_of_fields",
-    "datetime_json",
     "encoded_json",
     "fast_derive_id",
     "model_bytes",
@@ -51,11 +49,11 @@ __all__ = [
 
 _NS = EPISTREAM_NAMESPACE.bytes
 _sha1 = hashlib.sha1
-_sha256 = hashlib.sha256
 _encode = _canonical.encode
-_encode_members_split = _canonical.encode_members_split
+_encode_fields_split = _canonical.encode_fields_split
 _encode_model = _canonical.encode_model
 _derive_id = _canonical.derive_id
+model_plan(Operation)  # registers the plans sealing uses (Operation, and the snapshots in it)
 _CACHE_LIMIT = 32768
 _OP_CACHE_LIMIT = 16384
 #: An operation's canonical text without its checksum member, and the offset where that member belongs.
@@ -149,49 +147,28 @@ def encoded_json(model: BaseModel) -> tuple[dict[str, Any], bytes]:
     return data, canonical_bytes(data)
 
 
-def _actor_json(actor: ActorRef) -> dict[str, str]:
-    return {"actor_id": actor.actor_id, "actor_type": actor.actor_type._value_}
-
-
-def _members(fields: dict[str, Any], payload_text: bytes | None) -> dict[str, Any]:
-    """The operation's canonical members minus its checksum, each snapshot as its encoded bytes."""
-    before, after, edge = fields["before"], fields["after"], fields["edge"]
-    return {
-        "tenant_id": fields["tenant_id"],
-        "owner_id": fields["owner_id"],
-        "scope": fields["scope"]._value_,
-        "scope_id": fields["scope_id"],
-        "schema_version": fields["schema_version"],
-        "op_id": fields["op_id"],
-        "op_type": fields["op_type"]._value_,
-        "op_index": fields["op_index"],
-        "target_id": fields["target_id"],
-        "target_type": fields["target_type"]._value_,
-        "actor": _actor_json(fields["actor"]),
-        "payload": fields["payload"] if payload_text is None else payload_text,
-        "before": None if before is None else _model_bytes(before),
-        "after": None if after is None else _model_bytes(after),
-        "edge": None if edge is None else _model_bytes(edge),
-        "evidence_ids": fields["evidence_ids"],
-        "request_id": fields["request_id"],
-        "caused_by": fields["caused_by"],
-        "occurred_at": datetime_json(fields["occurred_at"]),
-        "policy_version": fields["policy_version"],
-    }
-
-
 def seal_fields(fields: dict[str, Any], payload_text: bytes | None = None) -> tuple[str, Sealed | None]:
     """Checksum of the operation these (already typed) fields describe, and its sealed text.
 
-    The sealed text (everything but the checksum) and the offset at which the checksum member
-    belongs let :func:`operation_bytes` write the stored record later without encoding the
-    operation again; see :func:`remember_operation`. A payload the encoder does not take
-    (bytes, an unknown type) is sealed by the reference. ``payload_text``, when given, is the
-    payload's canonical bytes (:func:`encoded_json`).
+    The C encoder writes the members from ``fields`` by the Operation's plan, each snapshot as
+    its cached text. The sealed text (everything but the checksum) and the offset at which the
+    checksum member belongs let :func:`operation_bytes` write the stored record later without
+    encoding the operation again; see :func:`remember_operation`. A value the encoder does not
+    take (bytes, an unknown type) makes the reference seal it. ``payload_text``, when given, is
+    the payload's canonical bytes (:func:`encoded_json`).
     """
-    members = _members(fields, payload_text)
+    before, after, edge = fields["before"], fields["after"], fields["edge"]
+    overrides: dict[str, Any] = {
+        "before": None if before is None else _model_bytes(before),
+        "after": None if after is None else _model_bytes(after),
+        "edge": None if edge is None else _model_bytes(edge),
+    }
+    if payload_text is not None:
+        overrides["payload"] = payload_text
+    elif type(fields["payload"]) is dict:
+        overrides["payload"] = fields["payload"]  # written as json.dumps writes it (tuples as lists)
     try:
-        sealed: Sealed = _encode_members_split(members, "checksum")
+        sealed: Sealed = _encode_fields_split(Operation, fields, overrides, "checksum")
     except (TypeError, ValueError):
         return Operation.model_construct(**fields).compute_checksum(), None
     return sha256_hex(sealed[0]), sealed

@@ -15,35 +15,34 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
+from engine import _canonical
 from schemas.common import ScopeRef
 from schemas.enums import Scope
 from schemas.nodes import MemoryNode
 
 M = TypeVar("M", bound=BaseModel)
-_set = object.__setattr__
-_FIELDS: dict[type[BaseModel], tuple[str, ...]] = {}
+_construct_model = _canonical.construct_model
+#: cls -> (field names in declaration order, the set of them: copied for each instance's fields set)
+_FIELDS: dict[type[BaseModel], tuple[tuple[str, ...], set[str]]] = {}
 _NODE_FIELDS = frozenset(MemoryNode.model_fields)
 
 
-def _fields(cls: type[BaseModel]) -> tuple[str, ...]:
-    names = _FIELDS.get(cls)
-    if names is None:
-        names = _FIELDS[cls] = tuple(cls.model_fields)
-    return names
+def _fields(cls: type[BaseModel]) -> tuple[tuple[str, ...], set[str]]:
+    known = _FIELDS.get(cls)
+    if known is None:
+        known = _FIELDS[cls] = (tuple(cls.model_fields), set(cls.model_fields))
+    return known
 
 
 def construct(cls: type[M], values: dict[str, Any], fields_set: set[str] | None = None) -> M:
     """An instance with exactly ``values`` (which must name every field), unvalidated."""
-    names = _fields(cls)
+    names, all_set = _fields(cls)
     if tuple(values) != names:
         if len(values) != len(names) or not all(n in values for n in names):
             raise ValueError(f"construct({cls.__name__}) needs exactly its fields")
         values = {n: values[n] for n in names}
-    obj = cls.__new__(cls)
-    _set(obj, "__dict__", values)
-    _set(obj, "__pydantic_fields_set__", set(names) if fields_set is None else fields_set)
-    _set(obj, "__pydantic_extra__", None)
-    _set(obj, "__pydantic_private__", None)
+    # what cls.__new__(cls) and object.__setattr__ of the four attributes do, in one C call
+    obj: M = _construct_model(cls, values, all_set.copy() if fields_set is None else fields_set)
     return obj
 
 

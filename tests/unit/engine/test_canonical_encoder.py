@@ -8,7 +8,6 @@ never from the encoder under test.
 from __future__ import annotations
 
 import enum
-import json
 import math
 from typing import Any
 
@@ -132,21 +131,10 @@ def test_lone_surrogates_fail_like_the_reference() -> None:
         fast.canonical_bytes({"x": "\ud800"})
 
 
-def test_members_take_encoded_fragments_only_at_the_top_level() -> None:
-    fragment = _reference({"z": 1, "a": [1.5, None]})
-    text = _canonical.encode_members({"b": fragment, "a": None, "c": {"d": 1}})
-    assert json.loads(text) == {"a": None, "b": {"a": [1.5, None], "z": 1}, "c": {"d": 1}}
-    assert text == _reference({"a": None, "b": {"a": [1.5, None], "z": 1}, "c": {"d": 1}})
-    with pytest.raises(TypeError):
-        _canonical.encode_members({"a": {"nested": fragment}})
-    with pytest.raises(TypeError):
-        _canonical.encode_members([fragment])  # type: ignore[arg-type]
-
-
 def test_sealing_uses_the_compiled_encoder() -> None:
     """The package is built with its extension; a missing build must fail here, not run slow silently."""
     assert fast._encode is _canonical.encode
-    assert fast._encode_members_split is _canonical.encode_members_split
+    assert fast._encode_fields_split is _canonical.encode_fields_split
     assert fast._encode_model is _canonical.encode_model
     assert fast._derive_id is _canonical.derive_id
     assert _canonical.__file__ is not None and _canonical.__file__.endswith(".so")

@@ -99,7 +99,7 @@ def test_fast_paths_disabled_give_identical_operations(monkeypatch: pytest.Monke
         raise TypeError("encoder refuses")
 
     monkeypatch.setattr(fast, "_encode", not_taken)
-    monkeypatch.setattr(fast, "_encode_members_split", not_taken)
+    monkeypatch.setattr(fast, "_encode_fields_split", not_taken)
     monkeypatch.setattr(fast, "_encode_model", not_taken)
     monkeypatch.setattr(fast, "_derive_id", not_taken)
     fast._cache.clear()

@@ -27,6 +27,7 @@ from schemas.canonical import EPISTREAM_NAMESPACE, canonical_json, derive_id
 from schemas.claims import EvidenceSpan
 from schemas.enums import LifecycleState, Polarity
 from schemas.nodes import ConditionEvaluation, Edge, MemoryNode
+from schemas.operations import Operation
 
 _DT = TypeAdapter(datetime)
 _text = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=12)
@@ -152,22 +153,45 @@ def test_sha1_padding_boundaries(size: int) -> None:
 
 
 @settings(max_examples=100, deadline=None)
-@given(members=st.dictionaries(_text.filter(lambda k: k != "checksum"), _json, min_size=1, max_size=6),
-       checksum=_text)
-def test_split_members_splice_into_the_full_text(members: dict[str, Any], checksum: str) -> None:
-    if all(k > "checksum" for k in members):
-        with pytest.raises(ValueError):
-            _canonical.encode_members_split(members, "checksum")
-        return
-    text, at = _canonical.encode_members_split(members, "checksum")
-    assert text == canonical_json(members).encode("utf-8")
+@given(payload=st.dictionaries(_text, _json, max_size=4), checksum=_text, with_fragment=st.booleans())
+def test_operation_text_splices_into_the_reference_record(
+    payload: dict[str, Any], checksum: str, with_fragment: bool
+) -> None:
+    """Sealed text + checksum spliced at the offset = the stored record; fragments are copied verbatim."""
+    op = apply(new_store(), extraction(claim("Zed", "uses", "Zig"))).operations[-1]
+    fields = {**op.__dict__, "payload": payload}
+    assert op.after is not None
+    overrides: dict[str, Any] = {"payload": payload, "before": None, "edge": None}
+    if with_fragment:
+        overrides["after"] = _reference(op.after)
+    text, at = _canonical.encode_fields_split(Operation, fields, overrides, "checksum")
+    body = Operation.model_construct(**fields).model_dump(mode="json")
+    del body["checksum"]
+    assert text == canonical_json(body).encode("utf-8")
     spliced = text[:at] + b',"checksum":' + _canonical.encode(checksum) + text[at:]
-    assert spliced == canonical_json({**members, "checksum": checksum}).encode("utf-8")
+    assert spliced == canonical_json({**body, "checksum": checksum}).encode("utf-8")
 
 
-def test_a_split_key_among_the_members_is_refused() -> None:
-    with pytest.raises(ValueError):
-        _canonical.encode_members_split({"a": 1, "checksum": "x"}, "checksum")
+def test_operation_fields_must_be_exactly_the_classs() -> None:
+    op = apply(new_store(), extraction(claim("Zed", "uses", "Zig"))).operations[-1]
+    fields = dict(op.__dict__)
+    with pytest.raises(TypeError, match="exactly"):
+        _canonical.encode_fields_split(Operation, {**fields, "extra": 1}, {}, "checksum")
+    with pytest.raises(ValueError, match="split"):
+        _canonical.encode_fields_split(Operation, fields, {}, "not_a_field")
+    with pytest.raises(TypeError):  # a snapshot that is not a MemoryNode and not overridden
+        _canonical.encode_fields_split(Operation, {**fields, "after": "x"}, {}, "checksum")
+
+
+def test_constructed_instances_match_pythons_construction() -> None:
+    node = _node()
+    values = dict(node.__dict__)
+    built = _canonical.construct_model(MemoryNode, values, {"node_id"})
+    assert built.__dict__ is values and built == node
+    assert built.model_fields_set == {"node_id"}
+    assert (built.__pydantic_extra__, built.__pydantic_private__) == (None, None)
+    with pytest.raises(TypeError):
+        _canonical.construct_model(MemoryNode, values, frozenset())  # type: ignore[arg-type]
 
 
 def test_warning_free_plan_path_for_every_reducer_snapshot() -> None:

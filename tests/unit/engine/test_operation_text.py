@@ -89,13 +89,13 @@ def test_extraction_payload_is_encoded_once_for_sealing_and_the_stored_record(
     its one encoding, and each equals the reference text."""
     result = extraction(claim("s", "uses", "x"), event_id="ev-shared")
     sealed: list[dict[str, Any]] = []
-    split = fast._encode_members_split
+    split = fast._encode_fields_split
 
-    def spy(members: dict[str, Any], key: str) -> tuple[bytes, int]:
-        sealed.append(members)
-        return split(members, key)
+    def spy(cls: type, fields: dict[str, Any], overrides: dict[str, Any], key: str) -> tuple[bytes, int]:
+        sealed.append(overrides)
+        return split(cls, fields, overrides, key)
 
-    monkeypatch.setattr(fast, "_encode_members_split", spy)
+    monkeypatch.setattr(fast, "_encode_fields_split", spy)
     op = Reducer().apply(new_store(), result).operations[0]
     payload = sealed[0]["payload"]
     assert isinstance(payload, bytes)  # the shared encoding, not a second walk of the dict
