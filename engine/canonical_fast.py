@@ -21,6 +21,7 @@ get the stored record through :func:`operation_text` / :func:`operation_bytes` â
 from __future__ import annotations
 
 import hashlib
+import weakref
 from typing import Any
 
 from pydantic import BaseModel
@@ -58,9 +59,11 @@ _CACHE_LIMIT = 32768
 _OP_CACHE_LIMIT = 16384
 #: An operation's canonical text without its checksum member, and the offset where that member belongs.
 Sealed = tuple[bytes, int]
-#: id(op) -> (op, its sealed text).
-_op_cache: dict[int, tuple[Operation, Sealed]] = {}
-#: id(model) -> [model, canonical bytes]; LRU order.
+#: id(op) -> (weak reference to op, its sealed text); a dead reference never matches a new op of the same id.
+_op_cache: dict[int, tuple[weakref.ref[Operation], Sealed]] = {}
+_ref = weakref.ref
+#: id(model) -> [weak reference to model, canonical bytes]; LRU order. Weak for the reason given
+#: in :func:`remember_operation`: superseded node versions are released when nothing holds them.
 #: Both caches are shared by the reducer and the threads that store its output (the embedded
 #: runner's store thread, the worker's ClickHouse thread): every access is one dict operation,
 #: atomic under the GIL, and an entry evicted by the other thread is simply recomputed.
@@ -97,11 +100,11 @@ def canonical_text(value: Any) -> str:
     return canonical_bytes(value).decode("utf-8")
 
 
-def _entry(model: object) -> list[Any]:
+def _entry(model: BaseModel) -> list[Any]:
     key = id(model)
     hit = _cache.pop(key, None)
-    if hit is None or hit[0] is not model:
-        hit = [model, None]
+    if hit is None or hit[0]() is not model:
+        hit = [_ref(model), None]
         if len(_cache) >= _CACHE_LIMIT:
             for stale in list(_cache)[: _CACHE_LIMIT // 8]:
                 _cache.pop(stale, None)  # pop: a sink thread may have evicted it first
@@ -180,19 +183,26 @@ def checksum_of_fields(fields: dict[str, Any]) -> str:
 
 
 def remember_operation(op: Operation, sealed: Sealed | None) -> None:
-    """Keep the operation's sealed text so sinks can reuse it (bounded, oldest dropped first)."""
+    """Keep the operation's sealed text so sinks can reuse it (bounded, oldest dropped first).
+
+    The entry holds the operation weakly: an operation nobody stores any more is released at
+    once, while it is still warm, instead of when its entry is evicted (holding 16k operations
+    with their payloads and snapshots alive cost the reducer ~12% of its time).
+    """
     if sealed is None:
         return
     if len(_op_cache) >= _OP_CACHE_LIMIT:
         for stale in list(_op_cache)[: _OP_CACHE_LIMIT // 8]:
             _op_cache.pop(stale, None)
-    _op_cache[id(op)] = (op, sealed)
+    key = id(op)
+    _op_cache.pop(key, None)  # a released operation's entry at this address: the new one goes last
+    _op_cache[key] = (_ref(op), sealed)
 
 
 def operation_bytes(op: Operation) -> bytes:
     """UTF-8 of ``op.canonical()`` (checksum included): the sealed text with the checksum spliced in."""
     hit = _op_cache.get(id(op))
-    if hit is not None and hit[0] is op:
+    if hit is not None and hit[0]() is op:
         text, at = hit[1]
         return b"".join((text[:at], b',"checksum":', _encode(op.checksum), text[at:]))
     return canonical_bytes(model_json(op))

@@ -8,6 +8,8 @@ reference pydantic + ``json`` path, never from the code under test.
 
 from __future__ import annotations
 
+import gc
+import weakref
 from typing import Any
 
 import pytest
@@ -31,13 +33,40 @@ def _reference(op: Operation) -> str:
 def test_reducer_operations_reuse_sealed_text_byte_identically() -> None:
     ops = run_steps(_golden_steps(3, 300)).ops
     assert len(ops) > 200
-    cached = sum(1 for op in ops if fast._op_cache.get(id(op), (None,))[0] is op)
+    cached = sum(1 for op in ops if id(op) in fast._op_cache and fast._op_cache[id(op)][0]() is op)
     assert cached == len(ops)  # every sealed operation kept its template
     for op in ops:
         text = fast.operation_text(op)
         assert text == _reference(op)
         assert fast.operation_bytes(op) == text.encode("utf-8")
         assert load_operation(text) == op  # the stored record verifies
+
+
+def test_the_caches_do_not_keep_operations_or_snapshots_alive() -> None:
+    """Sealed texts are reused while an operation lives; once nothing holds it, it is released."""
+    store = new_store()
+    ops = list(Reducer().apply(store, extraction(claim("s", "uses", "x"), event_id="ev-weak")).operations)
+    assert all(fast.operation_bytes(op) == _reference(op).encode("utf-8") for op in ops)
+    snapshots = [op.after for op in ops if op.after is not None]
+    assert snapshots and all(id(s) in fast._cache for s in snapshots)
+    refs = [weakref.ref(x) for x in (*ops, *snapshots)]
+    del ops, snapshots, store
+    gc.collect()
+    assert [r() for r in refs] == [None] * len(refs)
+
+
+def test_a_new_operation_at_a_released_ones_address_is_not_taken_for_it() -> None:
+    """Ids are reused after release; the cache entry of the dead operation must not match."""
+    store = new_store()
+    first = Reducer().apply(store, extraction(claim("s", "uses", "x"), event_id="ev-1")).operations[0]
+    address = id(first)
+    del first
+    gc.collect()
+    entry = fast._op_cache.get(address)
+    assert entry is None or entry[0]() is None
+    impostor = Reducer().apply(new_store(), extraction(claim("s", "uses", "y"), event_id="ev-2")).operations[0]
+    copy = impostor.model_copy(update={"payload": {"other": 1}})
+    assert fast.operation_text(copy) == _reference(copy)
 
 
 def test_uncached_and_copied_operations_fall_back_to_reference() -> None:
@@ -101,6 +130,7 @@ def test_extraction_payload_is_encoded_once_for_sealing_and_the_stored_record(
     assert isinstance(payload, bytes)  # the shared encoding, not a second walk of the dict
     assert payload == canonical_json(result.model_dump(mode="json")).encode("utf-8")
     assert op.op_type.value == "EXTRACTION_VALIDATED"
-    assert id(result) not in fast._cache  # not kept for the result: nobody may read it (a stream worker)
+    entry = fast._cache.get(id(result))  # an entry there may be a released object's, at the same address
+    assert entry is None or entry[0]() is not result  # not kept for the result: nobody may read it
     assert op.checksum == op.compute_checksum()
     assert fast.operation_text(op) == _reference(op)
