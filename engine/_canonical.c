@@ -524,6 +524,7 @@ typedef struct {
 } Plan;
 
 static PyObject *plans;        /* exact model type -> capsule holding a Plan */
+static PyObject *retired_plans; /* replaced plans, kept alive (see register_model) */
 static PyObject *value_name;   /* "_value_" */
 
 static void
@@ -580,6 +581,13 @@ register_model(PyObject *module, PyObject *args)
     if (capsule == NULL) {
         Py_DECREF(source);
         PyMem_Free(plan);
+        return NULL;
+    }
+    /* A plan being replaced stays alive: an encoder call may be walking it (plans are borrowed
+     * while a model is written). Replacing one is rare (tests), so this costs nothing in use. */
+    PyObject *previous = PyDict_GetItemWithError(plans, cls);
+    if ((previous == NULL && PyErr_Occurred()) || (previous != NULL && PyList_Append(retired_plans, previous) < 0)) {
+        Py_DECREF(capsule);
         return NULL;
     }
     int rc = PyDict_SetItem(plans, cls, capsule);
@@ -1176,7 +1184,8 @@ PyInit__canonical(void)
     extra_name = PyUnicode_InternFromString("__pydantic_extra__");
     private_name = PyUnicode_InternFromString("__pydantic_private__");
     plans = PyDict_New();
-    if (value_name == NULL || plans == NULL || fields_set_name == NULL || extra_name == NULL || private_name == NULL) {
+    retired_plans = PyList_New(0);
+    if (value_name == NULL || plans == NULL || retired_plans == NULL || fields_set_name == NULL || extra_name == NULL || private_name == NULL) {
         return NULL;
     }
     return PyModule_Create(&module_def);

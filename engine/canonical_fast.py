@@ -123,7 +123,10 @@ def _snapshot_bytes(model: BaseModel) -> bytes:
 
 
 def _model_bytes(model: BaseModel) -> bytes:
-    entry = _entry(model)
+    try:
+        entry = _entry(model)
+    except TypeError:  # a model that takes no weak reference (a __slots__ class): not cached
+        return _snapshot_bytes(model)
     data: bytes | None = entry[1]
     if data is None:
         data = entry[1] = _snapshot_bytes(model)

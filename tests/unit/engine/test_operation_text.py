@@ -134,3 +134,16 @@ def test_extraction_payload_is_encoded_once_for_sealing_and_the_stored_record(
     assert entry is None or entry[0]() is not result  # not kept for the result: nobody may read it
     assert op.checksum == op.compute_checksum()
     assert fast.operation_text(op) == _reference(op)
+
+
+def test_models_without_weak_references_are_encoded_without_caching() -> None:
+    from pydantic import BaseModel
+
+    class Slotted(BaseModel):
+        __slots__ = ()
+        a: int
+
+    model = Slotted(a=1)
+    with pytest.raises(TypeError):
+        weakref.ref(model)
+    assert fast.model_bytes(model) == b'{"a":1}'
