@@ -159,3 +159,13 @@ def test_a_key_released_from_the_shape_cache_may_encode_again() -> None:
         value = {f"fresh-{i}-{j}": j for j in range(4)}
         assert _canonical.encode(value) == _reference(value)
     assert len(seen) > 0
+
+
+def test_the_type_stub_declares_exactly_what_the_module_has() -> None:
+    """mypy reads ``_canonical.pyi``; a function removed from the C source must leave the stub too."""
+    import re
+    from pathlib import Path
+
+    stub = Path(_canonical.__file__).with_name("_canonical.pyi").read_text(encoding="utf-8")
+    declared = set(re.findall(r"^def (\w+)\(", stub, flags=re.MULTILINE))
+    assert declared == {name for name in dir(_canonical) if not name.startswith("__")}
