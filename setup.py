@@ -1,4 +1,5 @@
-"""The one compiled part of epistream: the canonical JSON encoder that seals operations.
+"""The one compiled part of epistream: the canonical JSON encoder that seals operations and
+writes node snapshots, with UUIDv5 ids and model construction beside it (engine/_canonical.c).
 
 Everything else is declared in pyproject.toml; setuptools reads this file only for
 the extension module, which ``pip install -e .`` builds next to its sources.

@@ -20,7 +20,6 @@ get the stored record through :func:`operation_text` / :func:`operation_bytes` â
 
 from __future__ import annotations
 
-import hashlib
 import weakref
 from typing import Any
 
@@ -28,7 +27,7 @@ from pydantic import BaseModel
 
 from engine import _canonical
 from engine.fastjson import model_json, model_plan
-from schemas.canonical import EPISTREAM_NAMESPACE, canonical_json, sha256_hex
+from schemas.canonical import EPISTREAM_NAMESPACE, canonical_json, derive_id, sha256_hex
 from schemas.errors import ChecksumMismatch
 from schemas.nodes import Edge, MemoryNode
 from schemas.operations import Operation
@@ -49,7 +48,6 @@ __all__ = [
 ]
 
 _NS = EPISTREAM_NAMESPACE.bytes
-_sha1 = hashlib.sha1
 _encode = _canonical.encode
 _encode_fields_split = _canonical.encode_fields_split
 _encode_model = _canonical.encode_model
@@ -68,19 +66,14 @@ _ref = weakref.ref
 #: runner's store thread, the worker's ClickHouse thread): every access is one dict operation,
 #: atomic under the GIL, and an entry evicted by the other thread is simply recomputed.
 _cache: dict[int, list[Any]] = {}
-#: UUID variant nibble (RFC 4122: 10xx) for each hex digit of the raw hash.
-_VARIANT = {c: "89ab"[int(c, 16) & 0x3] for c in "0123456789abcdef"}
 
 
 def fast_derive_id(*parts: str | int) -> str:
-    """``schemas.canonical.derive_id``: UUIDv5 of the parts joined by U+001F."""
+    """``schemas.canonical.derive_id``, computed in C for str and int parts (ids are made of those)."""
     try:
         return _derive_id(_NS, *parts)
-    except TypeError:  # a part of another type: joined by its str() below
-        pass
-    name = "\x1f".join(map(str, parts)).encode("utf-8")
-    h = _sha1(_NS + name).hexdigest()  # UUIDv5 is defined over SHA-1
-    return f"{h[:8]}-{h[8:12]}-5{h[13:16]}-{_VARIANT[h[16]]}{h[17:20]}-{h[20:32]}"
+    except TypeError:  # a part of another type: the reference joins it by its str()
+        return derive_id(*parts)
 
 
 def canonical_bytes(value: Any) -> bytes:
@@ -220,11 +213,20 @@ def verify_fast(op: Operation) -> Operation:
     """``schemas.operations.verify_operation`` at stream speed: the same check, the same error.
 
     Consumers of ``memory.operations`` verify every operation they read; the reference encoder
-    (``json.dumps`` over a full model dump) made that the largest item of the log sink.
+    (``json.dumps`` over a full model dump) made that the largest item of the log sink. The text
+    is written from the operation's fields by the plan that sealed it; values it does not take
+    go through a pydantic dump.
     """
-    body = model_json(op)
-    checksum = body.pop("checksum", "")
-    if not checksum or checksum != sha256_hex(canonical_bytes(body)):
+    checksum = op.checksum
+    try:
+        if type(op) is not Operation:
+            raise TypeError("not exactly an Operation")
+        text = _encode_fields_split(Operation, op.__dict__, {}, "checksum")[0]
+    except (TypeError, ValueError):
+        body = model_json(op)
+        body.pop("checksum", None)
+        text = canonical_bytes(body)
+    if not checksum or checksum != sha256_hex(text):
         raise ChecksumMismatch("operation checksum does not match its content", op_id=op.op_id)
     return op
 

@@ -22,12 +22,9 @@ from enum import Enum
 from functools import lru_cache
 from typing import Any, Literal, Union
 
-from pydantic import BaseModel, JsonValue, PlainSerializer, TypeAdapter, WrapSerializer
+from pydantic import BaseModel, JsonValue, PlainSerializer, WrapSerializer
 
 from engine import _canonical
-
-_DATETIME = TypeAdapter(datetime)
-_format_datetime = _canonical.format_datetime
 
 # Field kinds of a plan; the numbers are the C encoder's (engine/_canonical.c).
 K_STR, K_INT, K_FLOAT, K_BOOL, K_DATETIME, K_ENUM, K_LITERAL = 1, 2, 3, 4, 5, 6, 7
@@ -40,19 +37,6 @@ PlanField = tuple[bytes, str, int, Any]
 
 _SCALARS = {str: K_STR, int: K_INT, float: K_FLOAT, bool: K_BOOL, datetime: K_DATETIME}
 _SERIALIZERS = (PlainSerializer, WrapSerializer)
-
-
-@lru_cache(maxsize=8192)
-def _reference_datetime_json(value: datetime) -> str:
-    return str(_DATETIME.dump_python(value, mode="json"))
-
-
-def datetime_json(value: datetime) -> str:
-    """The exact string pydantic writes for a datetime in JSON mode."""
-    try:
-        return _format_datetime(value)  # naive and UTC datetimes of exactly type datetime
-    except TypeError:
-        return _reference_datetime_json(value)
 
 
 def _strip(annotation: Any) -> tuple[Any, bool]:

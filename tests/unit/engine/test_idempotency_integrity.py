@@ -170,3 +170,23 @@ def test_reused_request_id_with_reused_command_id_is_still_a_conflict() -> None:
     assert changed.operations == []
     retry = apply(store, reinforce(node_id, command_id="same", request_id=request_id))
     assert retry.status == "applied" and retry.outcome.retried
+
+
+def test_fast_verification_of_parsed_operations_needs_no_pydantic_dump(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a Kafka consumer holds (validated operations) is written by the sealing plan, not dumped."""
+    import engine.canonical_fast as fast
+
+    store = new_store()
+    ops = [*apply(store, extraction(claim())).operations]
+    [node_id] = apply(store, extraction(claim("Alice", "uses", "Rust"), event_id="e3")).outcome.created_node_ids
+    ops += apply(store, reinforce(node_id, issued_at=at(4))).operations
+    parsed = [load_operation_unchecked(op.canonical()) for op in ops]
+
+    def no_dump(_: object) -> dict[str, object]:
+        raise AssertionError("verify_fast fell back to a pydantic dump")
+
+    monkeypatch.setattr(fast, "model_json", no_dump)
+    for op in parsed:
+        assert verify_fast(op) is op
+        with pytest.raises(ChecksumMismatch):
+            verify_fast(op.model_copy(update={"policy_version": "tampered"}))
