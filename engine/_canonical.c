@@ -20,7 +20,8 @@
  * ``encode_fields_split`` writes an operation from its field values the same
  * way, copying the snapshots' cached texts in as encoded fragments and leaving
  * a gap for the checksum; ``construct_model`` builds the frozen instances;
- * ``derive_id`` computes the UUIDv5 ids of operations, nodes and edges.
+ * ``derive_id`` computes the UUIDv5 ids of operations, nodes and edges;
+ * ``seal_operation`` does all of sealing in one call (see its section).
  *
  * Why C: sealing an operation (its canonical text and SHA-256) is half of the
  * reducer's time in CPython, most of it in the Python around the encoder.
@@ -883,13 +884,10 @@ done:
     return rc;
 }
 
+/* The bytes of a model by its plan. */
 static PyObject *
-encode_model(PyObject *module, PyObject *value)
+model_bytes_by_plan(PyObject *value, Plan *plan)
 {
-    Plan *plan = plan_for(Py_TYPE(value));
-    if (plan == NULL) {
-        return NULL;
-    }
     char stack[STACK_BUFFER];
     Buffer b = {stack, 0, STACK_BUFFER, 1};
     PyObject *result = NULL;
@@ -902,11 +900,84 @@ encode_model(PyObject *module, PyObject *value)
     return result;
 }
 
-/* An operation's canonical text without its checksum, straight from the field values the reducer
- * gathered (the Operation's __dict__ to be) by the class's plan. ``overrides`` replaces
- * fields: a bytes value is an encoded fragment (a snapshot's cached text), anything else is written
- * as a plain canonical value (the payload). The field named ``split`` is left out and the offset
- * where it belongs is returned with the text. */
+static PyObject *
+encode_model(PyObject *module, PyObject *value)
+{
+    Plan *plan = plan_for(Py_TYPE(value));
+    return plan == NULL ? NULL : model_bytes_by_plan(value, plan);
+}
+
+static int
+same_name(PyObject *a, PyObject *b)
+{
+    return a == b || (PyUnicode_CheckExact(a) && PyUnicode_CheckExact(b) && PyUnicode_Compare(a, b) == 0);
+}
+
+/* An instance's members from its field values (its __dict__ to be) by the class's plan, in one
+ * object. ``overrides`` (may be NULL) replaces fields: a bytes value is an encoded fragment (a
+ * snapshot's cached text), anything else is written as a plain canonical value (a payload). The
+ * field named ``split`` is left out; the offset where it belongs goes to ``split_at``. */
+static int
+write_members(Buffer *b, const Plan *plan, PyObject *fields, PyObject *overrides, PyObject *split_name,
+              Py_ssize_t *split_at)
+{
+    if (PyDict_GET_SIZE(fields) != plan->size) {
+        PyErr_SetString(PyExc_TypeError, "the values do not name exactly the class's fields");
+        return -1;
+    }
+    *split_at = -1;
+    int written = 0;
+    if (buffer_char(b, '{') < 0) {
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < plan->size; i++) {
+        const PlanField *field = &plan->fields[i];
+        if (same_name(field->name, split_name)) {
+            *split_at = b->len;
+            continue;
+        }
+        PyObject *value = overrides == NULL ? NULL : PyDict_GetItemWithError(overrides, field->name);
+        int overridden = value != NULL;
+        if (value == NULL) {
+            if (PyErr_Occurred()) {
+                return -1;
+            }
+            value = PyDict_GetItemWithError(fields, field->name);
+            if (value == NULL) {
+                if (!PyErr_Occurred()) {
+                    PyErr_Format(PyExc_TypeError, "field %U is missing", field->name);
+                }
+                return -1;
+            }
+        }
+        if ((written++ > 0 && buffer_char(b, ',') < 0) || buffer_put(b, field->key, field->key_len) < 0) {
+            return -1;
+        }
+        Py_INCREF(value);
+        int rc;
+        if (overridden && PyBytes_CheckExact(value)) {
+            rc = buffer_put(b, PyBytes_AS_STRING(value), PyBytes_GET_SIZE(value));
+        }
+        else if (overridden) {
+            rc = write_value(b, value, 1);  /* as json.dumps writes it (tuples as lists) */
+        }
+        else {
+            rc = write_field(b, value, field, 1);
+        }
+        Py_DECREF(value);
+        if (rc < 0) {
+            return -1;
+        }
+    }
+    if (*split_at <= 1) {
+        PyErr_SetString(PyExc_ValueError, "the split field must be a field and not the first");
+        return -1;
+    }
+    return buffer_char(b, '}');
+}
+
+/* An operation's canonical text without its checksum, and the offset where the checksum member
+ * belongs (see write_members). */
 static PyObject *
 encode_fields_split(PyObject *module, PyObject *args)
 {
@@ -919,69 +990,13 @@ encode_fields_split(PyObject *module, PyObject *args)
     if (plan == NULL) {
         return NULL;
     }
-    if (PyDict_GET_SIZE(fields) != plan->size) {
-        PyErr_SetString(PyExc_TypeError, "the values do not name exactly the class's fields");
-        return NULL;
-    }
     char stack[STACK_BUFFER];
     Buffer b = {stack, 0, STACK_BUFFER, 1};
     PyObject *result = NULL;
-    Py_ssize_t split_at = -1;
-    int written = 0;
-    if (buffer_char(&b, '{') < 0) {
-        goto done;
-    }
-    for (Py_ssize_t i = 0; i < plan->size; i++) {
-        const PlanField *field = &plan->fields[i];
-        int is_split = PyUnicode_Compare(field->name, split_name);
-        if (is_split == -1 && PyErr_Occurred()) {
-            goto done;
-        }
-        if (is_split == 0) {
-            split_at = b.len;
-            continue;
-        }
-        PyObject *value = PyDict_GetItemWithError(overrides, field->name);
-        int overridden = value != NULL;
-        if (value == NULL) {
-            if (PyErr_Occurred()) {
-                goto done;
-            }
-            value = PyDict_GetItemWithError(fields, field->name);
-            if (value == NULL) {
-                if (!PyErr_Occurred()) {
-                    PyErr_Format(PyExc_TypeError, "field %U is missing", field->name);
-                }
-                goto done;
-            }
-        }
-        if ((written++ > 0 && buffer_char(&b, ',') < 0) || buffer_put(&b, field->key, field->key_len) < 0) {
-            goto done;
-        }
-        Py_INCREF(value);
-        int rc;
-        if (overridden && PyBytes_CheckExact(value)) {
-            rc = buffer_put(&b, PyBytes_AS_STRING(value), PyBytes_GET_SIZE(value));
-        }
-        else if (overridden) {
-            rc = write_value(&b, value, 1);
-        }
-        else {
-            rc = write_field(&b, value, field, 1);
-        }
-        Py_DECREF(value);
-        if (rc < 0) {
-            goto done;
-        }
-    }
-    if (split_at <= 1) {
-        PyErr_SetString(PyExc_ValueError, "the split field must be a field and not the first");
-        goto done;
-    }
-    if (buffer_char(&b, '}') == 0) {
+    Py_ssize_t split_at;
+    if (write_members(&b, plan, fields, overrides, split_name, &split_at) == 0) {
         result = Py_BuildValue("(y#n)", b.data, b.len, split_at);
     }
-done:
     if (!b.on_stack) {
         PyMem_Free(b.data);
     }
@@ -1013,6 +1028,353 @@ construct_model(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     return obj;
+}
+
+/* ----------------------------------------------------------------- sealing
+ *
+ * Everything ``Emitter.emit`` does for an operation once it has gathered the
+ * field values, in one call: the snapshots' texts through the shared snapshot
+ * cache, the operation's text by its plan, SHA-256 of it, the instance (whose
+ * __dict__ is the values dict), and its entry in the sealed-text cache. The
+ * caches, their entry formats and their eviction are those of
+ * engine.canonical_fast (which also reads them); it hands them over once with
+ * ``configure_sealing``. A value the plans do not take raises TypeError or
+ * ValueError before the values dict is changed, and the caller seals the
+ * reference way.
+ */
+typedef struct {
+    PyObject *cls;             /* the operation class */
+    PyObject *names;           /* its field names in declaration order */
+    PyObject *fields_set;      /* the set of them, copied for each instance */
+    PyObject *snapshot_cache;  /* id -> [weakref, bytes | None], oldest first */
+    Py_ssize_t snapshot_limit;
+    PyObject *op_cache;        /* id -> (weakref, (text, checksum offset)), oldest first */
+    Py_ssize_t op_limit;
+    PyObject *sha256;          /* hashlib.sha256 */
+    PyObject *fallback;        /* model -> bytes, for a snapshot no plan takes */
+} Sealing;
+
+static Sealing sealing;
+static PyObject *checksum_name, *payload_name, *update_name, *hexdigest_name;
+static PyObject *snapshot_names[3];  /* before, after, edge */
+
+static PyObject *
+configure_sealing(PyObject *module, PyObject *args)
+{
+    Sealing next;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!nO!nOO:configure_sealing", &PyType_Type, &next.cls, &PyTuple_Type,
+                          &next.names, &PySet_Type, &next.fields_set, &PyDict_Type, &next.snapshot_cache,
+                          &next.snapshot_limit, &PyDict_Type, &next.op_cache, &next.op_limit, &next.sha256,
+                          &next.fallback)) {
+        return NULL;
+    }
+    if (next.snapshot_limit < 8 || next.op_limit < 8 || !PyCallable_Check(next.sha256)
+        || !PyCallable_Check(next.fallback)) {
+        PyErr_SetString(PyExc_ValueError, "cache limits must be at least 8 and the hooks callable");
+        return NULL;
+    }
+    PyObject **slots[] = {&next.cls, &next.names, &next.fields_set, &next.snapshot_cache, &next.op_cache,
+                          &next.sha256, &next.fallback};
+    PyObject **old[] = {&sealing.cls, &sealing.names, &sealing.fields_set, &sealing.snapshot_cache,
+                        &sealing.op_cache, &sealing.sha256, &sealing.fallback};
+    PyObject *released[7];
+    for (int i = 0; i < 7; i++) {
+        Py_INCREF(*slots[i]);
+        released[i] = *old[i];
+    }
+    sealing = next;
+    for (int i = 0; i < 7; i++) {
+        Py_XDECREF(released[i]);
+    }
+    Py_RETURN_NONE;
+}
+
+/* Drops the ``n`` oldest entries (the first in iteration order). */
+static int
+evict_oldest(PyObject *cache, Py_ssize_t n)
+{
+    PyObject *stale = PyList_New(0);
+    if (stale == NULL) {
+        return -1;
+    }
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    while (PyList_GET_SIZE(stale) < n && PyDict_Next(cache, &pos, &key, &value)) {
+        if (PyList_Append(stale, key) < 0) {
+            Py_DECREF(stale);
+            return -1;
+        }
+    }
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(stale); i++) {
+        if (PyDict_DelItem(cache, PyList_GET_ITEM(stale, i)) < 0) {
+            if (!PyErr_ExceptionMatches(PyExc_KeyError)) {
+                Py_DECREF(stale);
+                return -1;
+            }
+            PyErr_Clear();  /* another thread evicted it first */
+        }
+    }
+    Py_DECREF(stale);
+    return 0;
+}
+
+/* A snapshot's canonical bytes: by its class's plan, else (no plan yet, or a value of another
+ * type than declared) by the Python fallback, which plans the class or dumps it with pydantic. */
+static PyObject *
+snapshot_compute(PyObject *model)
+{
+    PyObject *capsule = PyDict_GetItemWithError(plans, (PyObject *)Py_TYPE(model));
+    if (capsule != NULL) {
+        Plan *plan = PyCapsule_GetPointer(capsule, "engine._canonical.plan");
+        if (plan == NULL) {
+            return NULL;
+        }
+        PyObject *result = model_bytes_by_plan(model, plan);
+        if (result != NULL) {
+            return result;
+        }
+        if (!PyErr_ExceptionMatches(PyExc_TypeError) && !PyErr_ExceptionMatches(PyExc_ValueError)) {
+            return NULL;
+        }
+        PyErr_Clear();
+    }
+    else if (PyErr_Occurred()) {
+        return NULL;
+    }
+    PyObject *result = PyObject_CallOneArg(sealing.fallback, model);
+    if (result != NULL && !PyBytes_CheckExact(result)) {
+        Py_DECREF(result);
+        PyErr_SetString(PyExc_RuntimeError, "the snapshot fallback must return bytes");
+        return NULL;
+    }
+    return result;
+}
+
+/* canonical_fast._model_bytes: the cached text of a snapshot, moved to the back of the cache. */
+static PyObject *
+snapshot_text(PyObject *model)
+{
+    PyObject *cache = sealing.snapshot_cache;
+    PyObject *key = PyLong_FromVoidPtr(model);
+    if (key == NULL) {
+        return NULL;
+    }
+    PyObject *result = NULL;
+    PyObject *entry = PyDict_GetItemWithError(cache, key);
+    if (entry == NULL && PyErr_Occurred()) {
+        goto done;
+    }
+    if (entry != NULL) {
+        Py_INCREF(entry);
+        if (PyDict_DelItem(cache, key) < 0) {
+            goto done;
+        }
+        /* an entry left by a released object at the same address is not this one's */
+        if (!PyList_CheckExact(entry) || PyList_GET_SIZE(entry) != 2
+            || PyWeakref_GetObject(PyList_GET_ITEM(entry, 0)) != model) {
+            Py_CLEAR(entry);
+        }
+    }
+    if (entry == NULL) {
+        PyObject *ref = PyWeakref_NewRef(model, NULL);
+        if (ref == NULL) {
+            if (PyErr_ExceptionMatches(PyExc_TypeError)) {  /* takes no weak reference: not cached */
+                PyErr_Clear();
+                result = snapshot_compute(model);
+            }
+            goto done;
+        }
+        entry = PyList_New(2);
+        if (entry == NULL) {
+            Py_DECREF(ref);
+            goto done;
+        }
+        PyList_SET_ITEM(entry, 0, ref);
+        PyList_SET_ITEM(entry, 1, Py_NewRef(Py_None));
+        if (PyDict_GET_SIZE(cache) >= sealing.snapshot_limit
+            && evict_oldest(cache, sealing.snapshot_limit / 8) < 0) {
+            goto done;
+        }
+    }
+    if (PyDict_SetItem(cache, key, entry) < 0) {
+        goto done;
+    }
+    PyObject *known = PyList_GET_ITEM(entry, 1);
+    if (known != Py_None) {
+        result = Py_NewRef(known);
+        goto done;
+    }
+    result = snapshot_compute(model);
+    if (result != NULL) {
+        PyList_SetItem(entry, 1, Py_NewRef(result));
+    }
+done:
+    Py_XDECREF(entry);
+    Py_DECREF(key);
+    return result;
+}
+
+static PyObject *
+snapshot_bytes(PyObject *module, PyObject *model)
+{
+    if (sealing.cls == NULL) {
+        PyErr_SetString(PyExc_TypeError, "sealing is not configured");
+        return NULL;
+    }
+    return snapshot_text(model);
+}
+
+/* SHA-256 hex of ``text`` through hashlib, in pieces below 2,048 bytes so the GIL stays held
+ * (see schemas.canonical.sha256_hex for why). */
+static PyObject *
+sha256_hex_of(PyObject *text)
+{
+    const Py_ssize_t piece = 2047;
+    char *data = PyBytes_AS_STRING(text);
+    Py_ssize_t len = PyBytes_GET_SIZE(text);
+    PyObject *digest = PyObject_CallNoArgs(sealing.sha256);
+    if (digest == NULL) {
+        return NULL;
+    }
+    for (Py_ssize_t start = 0; start < len; start += piece) {
+        Py_ssize_t n = len - start < piece ? len - start : piece;
+        PyObject *view = PyMemoryView_FromMemory(data + start, n, PyBUF_READ);
+        if (view == NULL) {
+            Py_DECREF(digest);
+            return NULL;
+        }
+        PyObject *rc = PyObject_CallMethodOneArg(digest, update_name, view);
+        Py_DECREF(view);
+        if (rc == NULL) {
+            Py_DECREF(digest);
+            return NULL;
+        }
+        Py_DECREF(rc);
+    }
+    PyObject *hex = PyObject_CallMethodNoArgs(digest, hexdigest_name);
+    Py_DECREF(digest);
+    return hex;
+}
+
+static PyObject *
+seal_operation(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyDict_CheckExact(args[0]) || (args[1] != Py_None && !PyBytes_CheckExact(args[1]))) {
+        PyErr_SetString(PyExc_TypeError, "seal_operation(fields: dict, payload_text: bytes | None)");
+        return NULL;
+    }
+    if (sealing.cls == NULL) {
+        PyErr_SetString(PyExc_TypeError, "sealing is not configured");
+        return NULL;
+    }
+    PyObject *fields = args[0], *payload_text = args[1];
+    Plan *plan = plan_for((PyTypeObject *)sealing.cls);
+    if (plan == NULL) {
+        return NULL;
+    }
+    Py_ssize_t size = PyTuple_GET_SIZE(sealing.names);
+    if (PyDict_GET_SIZE(fields) != size || plan->size != size) {
+        PyErr_SetString(PyExc_TypeError, "the values do not name exactly the operation's fields");
+        return NULL;
+    }
+    /* the dict becomes the instance's __dict__: it must hold the fields in declaration order */
+    Py_ssize_t pos = 0, i = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(fields, &pos, &key, &value)) {
+        if (!same_name(key, PyTuple_GET_ITEM(sealing.names, i++))) {
+            PyErr_SetString(PyExc_TypeError, "the values are not in declaration order");
+            return NULL;
+        }
+    }
+    PyObject *overrides = PyDict_New();
+    PyObject *text = NULL, *checksum = NULL, *fields_set = NULL, *op = NULL, *result = NULL;
+    char stack[STACK_BUFFER];
+    Buffer b = {stack, 0, STACK_BUFFER, 1};
+    if (overrides == NULL) {
+        return NULL;
+    }
+    /* the snapshots' cached texts (one may come from Python code: a class without a plan yet) */
+    for (int j = 0; j < 3; j++) {
+        value = PyDict_GetItemWithError(fields, snapshot_names[j]);
+        if (value == NULL) {
+            if (!PyErr_Occurred()) {
+                PyErr_SetString(PyExc_TypeError, "a snapshot field is missing");
+            }
+            goto done;
+        }
+        if (value != Py_None) {
+            Py_INCREF(value);
+            PyObject *fragment = snapshot_text(value);
+            Py_DECREF(value);
+            int rc = fragment == NULL ? -1 : PyDict_SetItem(overrides, snapshot_names[j], fragment);
+            Py_XDECREF(fragment);
+            if (rc < 0) {
+                goto done;
+            }
+        }
+    }
+    /* the payload: its canonical bytes when the caller has them, else a plain dict as json writes it */
+    value = payload_text;
+    if (value == Py_None) {
+        value = PyDict_GetItemWithError(fields, payload_name);
+        if (value == NULL && PyErr_Occurred()) {
+            goto done;
+        }
+    }
+    if (value != NULL && (payload_text != Py_None || PyDict_CheckExact(value))
+        && PyDict_SetItem(overrides, payload_name, value) < 0) {
+        goto done;
+    }
+    Py_ssize_t split_at;
+    if (write_members(&b, plan, fields, overrides, checksum_name, &split_at) < 0
+        || (text = PyBytes_FromStringAndSize(b.data, b.len)) == NULL) {
+        goto done;
+    }
+    /* From here on nothing refuses the values: errors are real ones and propagate. */
+    checksum = sha256_hex_of(text);
+    fields_set = checksum == NULL ? NULL : PySet_New(sealing.fields_set);
+    if (fields_set == NULL || PyDict_SetItem(fields, checksum_name, checksum) < 0) {
+        goto done;
+    }
+    PyTypeObject *type = (PyTypeObject *)sealing.cls;
+    op = type->tp_alloc(type, 0);
+    if (op == NULL || PyObject_GenericSetDict(op, fields, NULL) < 0
+        || PyObject_GenericSetAttr(op, fields_set_name, fields_set) < 0
+        || PyObject_GenericSetAttr(op, extra_name, Py_None) < 0
+        || PyObject_GenericSetAttr(op, private_name, Py_None) < 0) {
+        goto done;
+    }
+    /* canonical_fast.remember_operation */
+    PyObject *cache = sealing.op_cache;
+    PyObject *op_key = PyLong_FromVoidPtr(op);
+    PyObject *ref = op_key == NULL ? NULL : PyWeakref_NewRef(op, NULL);
+    PyObject *entry = ref == NULL ? NULL : Py_BuildValue("(N(On))", ref, text, split_at);
+    int stored = entry != NULL;
+    if (stored && PyDict_GET_SIZE(cache) >= sealing.op_limit) {
+        stored = evict_oldest(cache, sealing.op_limit / 8) == 0;
+    }
+    if (stored && PyDict_DelItem(cache, op_key) < 0) {  /* a released operation's entry: the new one goes last */
+        stored = PyErr_ExceptionMatches(PyExc_KeyError);
+        if (stored) {
+            PyErr_Clear();
+        }
+    }
+    stored = stored && PyDict_SetItem(cache, op_key, entry) == 0;
+    Py_XDECREF(op_key);
+    Py_XDECREF(entry);
+    if (stored) {
+        result = Py_NewRef(op);
+    }
+done:
+    if (!b.on_stack) {
+        PyMem_Free(b.data);
+    }
+    Py_DECREF(overrides);
+    Py_XDECREF(text);
+    Py_XDECREF(checksum);
+    Py_XDECREF(fields_set);
+    Py_XDECREF(op);
+    return result;
 }
 
 /* --------------------------------------------------------------------- ids
@@ -1163,6 +1525,10 @@ static PyMethodDef methods[] = {
     {"register_model", register_model, METH_VARARGS, "Set the plan by which instances of a class are encoded."},
     {"format_datetime", format_datetime, METH_O, "The text pydantic writes for a naive or UTC datetime."},
     {"derive_id", (PyCFunction)(void (*)(void))derive_id, METH_FASTCALL, "UUIDv5 of a namespace and id parts."},
+    {"configure_sealing", configure_sealing, METH_VARARGS, "Hand the sealing path its class, caches and hooks."},
+    {"seal_operation", (PyCFunction)(void (*)(void))seal_operation, METH_FASTCALL,
+     "An operation sealed from its field values, its text kept in the sealed-text cache."},
+    {"snapshot_bytes", snapshot_bytes, METH_O, "A snapshot's canonical bytes through the snapshot cache."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1183,6 +1549,17 @@ PyInit__canonical(void)
     fields_set_name = PyUnicode_InternFromString("__pydantic_fields_set__");
     extra_name = PyUnicode_InternFromString("__pydantic_extra__");
     private_name = PyUnicode_InternFromString("__pydantic_private__");
+    checksum_name = PyUnicode_InternFromString("checksum");
+    payload_name = PyUnicode_InternFromString("payload");
+    update_name = PyUnicode_InternFromString("update");
+    hexdigest_name = PyUnicode_InternFromString("hexdigest");
+    snapshot_names[0] = PyUnicode_InternFromString("before");
+    snapshot_names[1] = PyUnicode_InternFromString("after");
+    snapshot_names[2] = PyUnicode_InternFromString("edge");
+    if (checksum_name == NULL || payload_name == NULL || update_name == NULL || hexdigest_name == NULL
+        || snapshot_names[0] == NULL || snapshot_names[1] == NULL || snapshot_names[2] == NULL) {
+        return NULL;
+    }
     plans = PyDict_New();
     retired_plans = PyList_New(0);
     if (value_name == NULL || plans == NULL || retired_plans == NULL || fields_set_name == NULL || extra_name == NULL || private_name == NULL) {

@@ -20,6 +20,7 @@ get the stored record through :func:`operation_text` / :func:`operation_bytes` â
 
 from __future__ import annotations
 
+import hashlib
 import weakref
 from typing import Any
 
@@ -27,6 +28,7 @@ from pydantic import BaseModel
 
 from engine import _canonical
 from engine.fastjson import model_json, model_plan
+from engine.snapshots import construct
 from schemas.canonical import EPISTREAM_NAMESPACE, canonical_json, derive_id, sha256_hex
 from schemas.errors import ChecksumMismatch
 from schemas.nodes import Edge, MemoryNode
@@ -44,6 +46,7 @@ __all__ = [
     "operation_text",
     "remember_operation",
     "seal_fields",
+    "seal_operation",
     "verify_fast",
 ]
 
@@ -93,18 +96,6 @@ def canonical_text(value: Any) -> str:
     return canonical_bytes(value).decode("utf-8")
 
 
-def _entry(model: BaseModel) -> list[Any]:
-    key = id(model)
-    hit = _cache.pop(key, None)
-    if hit is None or hit[0]() is not model:
-        hit = [_ref(model), None]
-        if len(_cache) >= _CACHE_LIMIT:
-            for stale in list(_cache)[: _CACHE_LIMIT // 8]:
-                _cache.pop(stale, None)  # pop: a sink thread may have evicted it first
-    _cache[key] = hit  # most recently used last
-    return hit
-
-
 def _snapshot_bytes(model: BaseModel) -> bytes:
     """Canonical JSON of a model: by its plan in C when it has one and its values fit it."""
     if model_plan(type(model)) is not None:
@@ -115,15 +106,22 @@ def _snapshot_bytes(model: BaseModel) -> bytes:
     return canonical_bytes(model_json(model))
 
 
+# The C sealing path shares both caches (and their formats) with the functions below; a snapshot
+# no plan takes is written by _snapshot_bytes.
+_canonical.configure_sealing(
+    Operation, tuple(Operation.model_fields), set(Operation.model_fields), _cache, _CACHE_LIMIT,
+    _op_cache, _OP_CACHE_LIMIT, hashlib.sha256, _snapshot_bytes,
+)
+_seal_operation = _canonical.seal_operation
+_snapshot_text = _canonical.snapshot_bytes
+
+
 def _model_bytes(model: BaseModel) -> bytes:
-    try:
-        entry = _entry(model)
-    except TypeError:  # a model that takes no weak reference (a __slots__ class): not cached
-        return _snapshot_bytes(model)
-    data: bytes | None = entry[1]
-    if data is None:
-        data = entry[1] = _snapshot_bytes(model)
-    return data
+    """A snapshot's canonical bytes, kept per instance (weakly, oldest dropped first).
+
+    A model that takes no weak reference (a ``__slots__`` class) is encoded without caching.
+    """
+    return _snapshot_text(model)
 
 
 def model_text(model: MemoryNode | Edge | None) -> str:
@@ -176,6 +174,24 @@ def seal_fields(fields: dict[str, Any], payload_text: bytes | None = None) -> tu
 def checksum_of_fields(fields: dict[str, Any]) -> str:
     """Checksum of the operation these (already typed) fields describe."""
     return seal_fields(fields)[0]
+
+
+def seal_operation(fields: dict[str, Any], payload_text: bytes | None = None) -> Operation:
+    """The sealed operation these (already typed) fields describe, its text kept for the sinks.
+
+    ``fields`` names every Operation field in declaration order (``checksum`` last-filled) and
+    becomes the instance's ``__dict__``. One C call does what the reference below does; values
+    it does not take make it raise before ``fields`` changes, and the reference seals them.
+    """
+    try:
+        sealed_op: Operation = _seal_operation(fields, payload_text)
+        return sealed_op
+    except (TypeError, ValueError):
+        pass
+    fields["checksum"], sealed = seal_fields(fields, payload_text)
+    op = construct(Operation, fields)
+    remember_operation(op, sealed)
+    return op
 
 
 def remember_operation(op: Operation, sealed: Sealed | None) -> None:

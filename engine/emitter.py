@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from engine.canonical_fast import fast_derive_id, remember_operation, seal_fields
+from engine.canonical_fast import fast_derive_id, seal_operation
 from engine.snapshots import construct
 from engine.store import StateStore
 from schemas.common import ActorRef, ScopeRef
@@ -25,10 +25,7 @@ def seal(fields: dict[str, Any], payload_text: bytes | None = None) -> Operation
     ``fields`` must name every Operation field (see :func:`engine.snapshots.construct`);
     ``payload_text`` is the payload's canonical bytes when the caller has them.
     """
-    fields["checksum"], sealed = seal_fields(fields, payload_text)
-    op = construct(Operation, fields)
-    remember_operation(op, sealed)
-    return op
+    return seal_operation(fields, payload_text)
 
 
 class Emitter:
@@ -72,7 +69,7 @@ class Emitter:
             payload = {**payload, "request_fingerprint": self.request_fingerprint}
             payload_text = None
         scope = self.scope
-        op = seal(
+        op = seal_operation(
             {
                 "tenant_id": scope.tenant_id,
                 "owner_id": scope.owner_id,

@@ -102,6 +102,8 @@ def test_fast_paths_disabled_give_identical_operations(monkeypatch: pytest.Monke
     monkeypatch.setattr(fast, "_encode_fields_split", not_taken)
     monkeypatch.setattr(fast, "_encode_model", not_taken)
     monkeypatch.setattr(fast, "_derive_id", not_taken)
+    monkeypatch.setattr(fast, "_seal_operation", not_taken)
+    monkeypatch.setattr(fast, "_snapshot_text", fast._snapshot_bytes)  # uncached, through the patched encoder
     fast._cache.clear()
     slow_ops = [op.canonical() for op in run_steps(steps).ops]
     assert slow_ops == fast_ops

@@ -117,16 +117,16 @@ def test_extraction_payload_is_encoded_once_for_sealing_and_the_stored_record(
     """The EXTRACTION_VALIDATED payload is the result's JSON; sealing and the stored record use
     its one encoding, and each equals the reference text."""
     result = extraction(claim("s", "uses", "x"), event_id="ev-shared")
-    sealed: list[dict[str, Any]] = []
-    split = fast._encode_fields_split
+    sealed: list[bytes | None] = []
+    seal_in_c = fast._seal_operation
 
-    def spy(cls: type, fields: dict[str, Any], overrides: dict[str, Any], key: str) -> tuple[bytes, int]:
-        sealed.append(overrides)
-        return split(cls, fields, overrides, key)
+    def spy(fields: dict[str, Any], payload_text: bytes | None) -> Any:
+        sealed.append(payload_text)
+        return seal_in_c(fields, payload_text)
 
-    monkeypatch.setattr(fast, "_encode_fields_split", spy)
+    monkeypatch.setattr(fast, "_seal_operation", spy)
     op = Reducer().apply(new_store(), result).operations[0]
-    payload = sealed[0]["payload"]
+    payload = sealed[0]
     assert isinstance(payload, bytes)  # the shared encoding, not a second walk of the dict
     assert payload == canonical_json(result.model_dump(mode="json")).encode("utf-8")
     assert op.op_type.value == "EXTRACTION_VALIDATED"
