@@ -506,7 +506,7 @@ encode(PyObject *module, PyObject *value)
  */
 enum {
     K_STR = 1, K_INT, K_FLOAT, K_BOOL, K_DATETIME, K_ENUM, K_LITERAL,
-    K_STR_TUPLE, K_MAP_INT, K_MAP_FLOAT, K_JSON, K_MODEL,
+    K_STR_TUPLE, K_MAP_INT, K_MAP_FLOAT, K_JSON, K_MODEL, K_MODEL_TUPLE,
 };
 #define K_OPTIONAL 0x100
 
@@ -571,7 +571,8 @@ register_model(PyObject *module, PyObject *args)
         plan->fields[i].kind = (int)PyLong_AsLong(kind);
         plan->fields[i].arg = arg;
         int base = plan->fields[i].kind & ~K_OPTIONAL;
-        if (base < K_STR || base > K_MODEL || ((base == K_ENUM || base == K_MODEL) && !PyType_Check(arg))
+        if (base < K_STR || base > K_MODEL_TUPLE
+            || ((base == K_ENUM || base == K_MODEL || base == K_MODEL_TUPLE) && !PyType_Check(arg))
             || (base == K_LITERAL && !PyTuple_CheckExact(arg))) {
             goto bad;
         }
@@ -734,7 +735,54 @@ check_map(PyObject *obj, int float_values)
     return 0;
 }
 
+/* Field names are usually the very same (interned) objects. */
+static int
+same_name(PyObject *a, PyObject *b)
+{
+    return a == b || (PyUnicode_CheckExact(a) && PyUnicode_CheckExact(b) && PyUnicode_Compare(a, b) == 0);
+}
+
 static int write_model(Buffer *b, PyObject *obj, Plan *plan, int depth);
+/* An enum member's value (a new reference), which must be a str or an int. */
+static PyObject *
+enum_value(PyObject *member)
+{
+    PyObject *raw = PyObject_GetAttr(member, value_name);
+    if (raw != NULL && !PyUnicode_CheckExact(raw) && !PyLong_CheckExact(raw)) {
+        Py_DECREF(raw);
+        PyErr_SetString(PyExc_TypeError, "enum value is neither str nor int");
+        return NULL;
+    }
+    return raw;
+}
+
+/* 0 if ``value`` is an exact tuple of exact str, else -1 with TypeError. */
+static int
+check_str_tuple(PyObject *value)
+{
+    if (!PyTuple_CheckExact(value)) {
+        PyErr_SetString(PyExc_TypeError, "not a tuple");
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(value); i++) {
+        if (!PyUnicode_CheckExact(PyTuple_GET_ITEM(value, i))) {
+            PyErr_SetString(PyExc_TypeError, "tuple member is not a str");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* 1 if ``value`` is one of a literal field's values, 0 if not, -1 on error. */
+static int
+literal_member(const PlanField *field, PyObject *value)
+{
+    if (!PyUnicode_CheckExact(value) && !PyLong_CheckExact(value)) {
+        return 0;
+    }
+    return PySequence_Contains(field->arg, value);
+}
+
 
 static int
 write_field(Buffer *b, PyObject *value, const PlanField *field, int depth)
@@ -774,47 +822,24 @@ write_field(Buffer *b, PyObject *value, const PlanField *field, int depth)
         }
         case K_ENUM:
             if (Py_TYPE(value) == (PyTypeObject *)field->arg) {
-                PyObject *raw = PyObject_GetAttr(value, value_name);
+                PyObject *raw = enum_value(value);
                 if (raw == NULL) {
                     return -1;
                 }
-                int rc;
-                if (PyUnicode_CheckExact(raw)) {
-                    rc = write_str(b, raw);
-                }
-                else if (PyLong_CheckExact(raw)) {
-                    rc = write_int(b, raw);
-                }
-                else {
-                    PyErr_SetString(PyExc_TypeError, "enum value is neither str nor int");
-                    rc = -1;
-                }
+                int rc = PyUnicode_CheckExact(raw) ? write_str(b, raw) : write_int(b, raw);
                 Py_DECREF(raw);
                 return rc;
             }
             break;
-        case K_LITERAL:
-            if (PyUnicode_CheckExact(value) || PyLong_CheckExact(value)) {
-                int found = PySequence_Contains(field->arg, value);
-                if (found < 0) {
-                    return -1;
-                }
-                if (found) {
-                    return write_value(b, value, depth);
-                }
+        case K_LITERAL: {
+            int found = literal_member(field, value);
+            if (found != 0) {
+                return found < 0 ? -1 : write_value(b, value, depth);
             }
             break;
+        }
         case K_STR_TUPLE:
-            if (PyTuple_CheckExact(value)) {
-                for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(value); i++) {
-                    if (!PyUnicode_CheckExact(PyTuple_GET_ITEM(value, i))) {
-                        PyErr_SetString(PyExc_TypeError, "tuple member is not a str");
-                        return -1;
-                    }
-                }
-                return write_sequence(b, value, depth);
-            }
-            break;
+            return check_str_tuple(value) < 0 ? -1 : write_sequence(b, value, depth);
         case K_MAP_INT:
         case K_MAP_FLOAT:
             if (check_map(value, (kind & ~K_OPTIONAL) == K_MAP_FLOAT) < 0) {
@@ -835,9 +860,234 @@ write_field(Buffer *b, PyObject *value, const PlanField *field, int depth)
                 return nested == NULL ? -1 : write_model(b, value, nested, depth + 1);
             }
             break;
+        case K_MODEL_TUPLE:
+            if (PyTuple_CheckExact(value)) {
+                Plan *nested = plan_for((PyTypeObject *)field->arg);
+                if (nested == NULL || buffer_char(b, '[') < 0) {
+                    return -1;
+                }
+                for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(value); i++) {
+                    PyObject *item = PyTuple_GET_ITEM(value, i);
+                    if (Py_TYPE(item) != (PyTypeObject *)field->arg) {
+                        PyErr_SetString(PyExc_TypeError, "tuple member is not exactly the declared model");
+                        return -1;
+                    }
+                    if ((i > 0 && buffer_char(b, ',') < 0) || write_model(b, item, nested, depth + 1) < 0) {
+                        return -1;
+                    }
+                }
+                return buffer_char(b, ']');
+            }
+            break;
     }
     PyErr_Format(PyExc_TypeError, "field %U holds a %.100s", field->name, Py_TYPE(value)->tp_name);
     return -1;
+}
+
+/* ------------------------------------------------------------- JSON data
+ *
+ * What ``model.model_dump(mode="json")`` returns, by the same plans: enums as
+ * their values, datetimes as pydantic's text, tuples as lists, nested models
+ * as dicts, maps and JSON data as fresh copies; keys in declaration order.
+ * The reducer journals an extraction result's JSON as the payload of its
+ * EXTRACTION_VALIDATED operation; values of other types than declared raise
+ * TypeError (a non-finite float ValueError) and the caller asks pydantic.
+ */
+static PyObject *model_json_data(PyObject *obj, Plan *plan, int depth);
+
+static PyObject *
+copy_json(PyObject *obj, int depth)
+{
+    if (depth > MAX_DEPTH) {
+        PyErr_SetString(PyExc_TypeError, "value nested too deeply for the canonical encoder");
+        return NULL;
+    }
+    if (PyList_CheckExact(obj)) {
+        Py_ssize_t n = PyList_GET_SIZE(obj);
+        PyObject *out = PyList_New(n);
+        for (Py_ssize_t i = 0; out != NULL && i < n; i++) {
+            PyObject *item = copy_json(PyList_GET_ITEM(obj, i), depth + 1);
+            if (item == NULL) {
+                Py_CLEAR(out);
+                break;
+            }
+            PyList_SET_ITEM(out, i, item);
+        }
+        return out;
+    }
+    if (PyDict_CheckExact(obj)) {
+        PyObject *out = PyDict_New();
+        Py_ssize_t pos = 0;
+        PyObject *key, *value;
+        while (out != NULL && PyDict_Next(obj, &pos, &key, &value)) {
+            PyObject *item = copy_json(value, depth + 1);
+            if (item == NULL || PyDict_SetItem(out, key, item) < 0) {
+                Py_XDECREF(item);
+                Py_CLEAR(out);
+                break;
+            }
+            Py_DECREF(item);
+        }
+        return out;
+    }
+    return Py_NewRef(obj);  /* checked by check_json: None, bool, int, float or str */
+}
+
+static PyObject *
+field_json_data(PyObject *value, const PlanField *field, int depth)
+{
+    int kind = field->kind;
+    if (value == Py_None && (kind & K_OPTIONAL)) {
+        return Py_NewRef(Py_None);
+    }
+    switch (kind & ~K_OPTIONAL) {
+        case K_STR:
+            if (PyUnicode_CheckExact(value)) {
+                return Py_NewRef(value);
+            }
+            break;
+        case K_INT:
+            if (PyLong_CheckExact(value)) {
+                return Py_NewRef(value);
+            }
+            break;
+        case K_FLOAT:
+            if (PyFloat_CheckExact(value)) {
+                if (!isfinite(PyFloat_AS_DOUBLE(value))) {
+                    PyErr_SetString(PyExc_ValueError, "Out of range float values are not JSON compliant");
+                    return NULL;
+                }
+                return Py_NewRef(value);
+            }
+            break;
+        case K_BOOL:
+            if (value == Py_True || value == Py_False) {
+                return Py_NewRef(value);
+            }
+            break;
+        case K_DATETIME: {
+            char text[40];
+            int n;
+            if (format_datetime_into(value, text, &n) < 0) {
+                return NULL;
+            }
+            return PyUnicode_FromStringAndSize(text, n);
+        }
+        case K_ENUM:
+            if (Py_TYPE(value) == (PyTypeObject *)field->arg) {
+                return enum_value(value);
+            }
+            break;
+        case K_LITERAL: {
+            int found = literal_member(field, value);
+            if (found != 0) {
+                return found < 0 ? NULL : Py_NewRef(value);
+            }
+            break;
+        }
+        case K_STR_TUPLE:
+            return check_str_tuple(value) < 0 ? NULL : PySequence_List(value);
+        case K_MAP_INT:
+        case K_MAP_FLOAT:
+            if (check_map(value, (kind & ~K_OPTIONAL) == K_MAP_FLOAT) < 0) {
+                return NULL;
+            }
+            return PyDict_Copy(value);
+        case K_JSON:
+            if (PyDict_CheckExact(value)) {
+                return check_json(value, depth) < 0 ? NULL : copy_json(value, depth);
+            }
+            break;
+        case K_MODEL:
+            if (Py_TYPE(value) == (PyTypeObject *)field->arg) {
+                Plan *nested = plan_for(Py_TYPE(value));
+                return nested == NULL ? NULL : model_json_data(value, nested, depth + 1);
+            }
+            break;
+        case K_MODEL_TUPLE:
+            if (PyTuple_CheckExact(value)) {
+                Plan *nested = plan_for((PyTypeObject *)field->arg);
+                Py_ssize_t n = PyTuple_GET_SIZE(value);
+                PyObject *out = nested == NULL ? NULL : PyList_New(n);
+                for (Py_ssize_t i = 0; out != NULL && i < n; i++) {
+                    PyObject *item = PyTuple_GET_ITEM(value, i);
+                    PyObject *data = Py_TYPE(item) == (PyTypeObject *)field->arg
+                                         ? model_json_data(item, nested, depth + 1)
+                                         : NULL;
+                    if (data == NULL) {
+                        if (!PyErr_Occurred()) {
+                            PyErr_SetString(PyExc_TypeError, "tuple member is not exactly the declared model");
+                        }
+                        Py_CLEAR(out);
+                        break;
+                    }
+                    PyList_SET_ITEM(out, i, data);
+                }
+                return out;
+            }
+            break;
+    }
+    PyErr_Format(PyExc_TypeError, "field %U holds a %.100s", field->name, Py_TYPE(value)->tp_name);
+    return NULL;
+}
+
+static PyObject *
+model_json_data(PyObject *obj, Plan *plan, int depth)
+{
+    if (depth > MAX_DEPTH) {
+        PyErr_SetString(PyExc_TypeError, "value nested too deeply for the canonical encoder");
+        return NULL;
+    }
+    PyObject *dict = PyObject_GenericGetDict(obj, NULL);
+    if (dict == NULL) {
+        return NULL;
+    }
+    PyObject *out = NULL;
+    if (!PyDict_CheckExact(dict) || PyDict_GET_SIZE(dict) != plan->size) {
+        PyErr_SetString(PyExc_TypeError, "the model's __dict__ does not hold exactly its fields");
+        goto done;
+    }
+    out = PyDict_New();
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    /* declaration order (the __dict__'s), as pydantic returns it; the plan is in name order */
+    while (out != NULL && PyDict_Next(dict, &pos, &key, &value)) {
+        const PlanField *field = NULL;
+        for (Py_ssize_t i = 0; i < plan->size && field == NULL; i++) {
+            if (plan->fields[i].name == key) {  /* usually the very same object */
+                field = &plan->fields[i];
+            }
+        }
+        for (Py_ssize_t i = 0; i < plan->size && field == NULL; i++) {
+            if (same_name(plan->fields[i].name, key)) {
+                field = &plan->fields[i];
+            }
+        }
+        if (field == NULL) {
+            PyErr_Format(PyExc_TypeError, "%R is not a field", key);
+            Py_CLEAR(out);
+            break;
+        }
+        Py_INCREF(value);
+        PyObject *data = field_json_data(value, field, depth);
+        Py_DECREF(value);
+        if (data == NULL || PyDict_SetItem(out, field->name, data) < 0) {
+            Py_XDECREF(data);
+            Py_CLEAR(out);
+            break;
+        }
+        Py_DECREF(data);
+    }
+done:
+    Py_DECREF(dict);
+    return out;
+}
+
+static PyObject *
+json_data(PyObject *module, PyObject *value)
+{
+    Plan *plan = plan_for(Py_TYPE(value));
+    return plan == NULL ? NULL : model_json_data(value, plan, 0);
 }
 
 static int
@@ -905,12 +1155,6 @@ encode_model(PyObject *module, PyObject *value)
 {
     Plan *plan = plan_for(Py_TYPE(value));
     return plan == NULL ? NULL : model_bytes_by_plan(value, plan);
-}
-
-static int
-same_name(PyObject *a, PyObject *b)
-{
-    return a == b || (PyUnicode_CheckExact(a) && PyUnicode_CheckExact(b) && PyUnicode_Compare(a, b) == 0);
 }
 
 /* An instance's members from its field values (its __dict__ to be) by the class's plan, in one
@@ -1522,6 +1766,7 @@ static PyMethodDef methods[] = {
     {"construct_model", (PyCFunction)(void (*)(void))construct_model, METH_FASTCALL,
      "An unvalidated model instance with the given __dict__ and fields set."},
     {"encode_model", encode_model, METH_O, "Canonical JSON (UTF-8) of a model whose class has a plan."},
+    {"json_data", json_data, METH_O, "model_dump(mode='json') of a model whose class has a plan."},
     {"register_model", register_model, METH_VARARGS, "Set the plan by which instances of a class are encoded."},
     {"format_datetime", format_datetime, METH_O, "The text pydantic writes for a naive or UTC datetime."},
     {"derive_id", (PyCFunction)(void (*)(void))derive_id, METH_FASTCALL, "UUIDv5 of a namespace and id parts."},

@@ -54,6 +54,7 @@ _NS = EPISTREAM_NAMESPACE.bytes
 _encode = _canonical.encode
 _encode_fields_split = _canonical.encode_fields_split
 _encode_model = _canonical.encode_model
+_json_data = _canonical.json_data
 _derive_id = _canonical.derive_id
 model_plan(Operation)  # registers the plans sealing uses (Operation, and the snapshots in it)
 _CACHE_LIMIT = 32768
@@ -132,7 +133,7 @@ def model_text(model: MemoryNode | Edge | None) -> str:
 
 
 def encoded_json(model: BaseModel) -> tuple[dict[str, Any], bytes]:
-    """``model_json(model)`` and its canonical bytes.
+    """``model_json(model)`` and its canonical bytes, both by the class's plan when it has one.
 
     The reducer makes an extraction result's JSON the payload of its EXTRACTION_VALIDATED
     operation: sealing and the stored operation copy these bytes (see :func:`seal_fields`)
@@ -140,6 +141,11 @@ def encoded_json(model: BaseModel) -> tuple[dict[str, Any], bytes]:
     worker's journal is written by another stage, so such entries would only push node texts
     out of the snapshot cache.
     """
+    if model_plan(type(model)) is not None:
+        try:
+            return _json_data(model), _encode_model(model)
+        except (TypeError, ValueError):
+            pass  # a value of another type than declared: pydantic decides how it is written
     data = model_json(model)
     return data, canonical_bytes(data)
 

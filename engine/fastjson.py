@@ -28,7 +28,7 @@ from engine import _canonical
 
 # Field kinds of a plan; the numbers are the C encoder's (engine/_canonical.c).
 K_STR, K_INT, K_FLOAT, K_BOOL, K_DATETIME, K_ENUM, K_LITERAL = 1, 2, 3, 4, 5, 6, 7
-K_STR_TUPLE, K_MAP_INT, K_MAP_FLOAT, K_JSON, K_MODEL = 8, 9, 10, 11, 12
+K_STR_TUPLE, K_MAP_INT, K_MAP_FLOAT, K_JSON, K_MODEL, K_MODEL_TUPLE = 8, 9, 10, 11, 12, 13
 K_OPTIONAL = 0x100
 
 #: One plan entry: encoded key (``"name":``), field name, kind, and the enum class, literal
@@ -64,8 +64,12 @@ def _kind_of(annotation: Any) -> tuple[int, Any] | None:
         ok = all(type(a) in (int, str) for a in args)
         return (K_LITERAL, tuple(args)) if ok else None
     if origin is tuple:
-        ok = len(args) == 2 and _strip(args[0]) == (str, False) and args[1] is Ellipsis
-        return (K_STR_TUPLE, None) if ok else None
+        if len(args) != 2 or args[1] is not Ellipsis:
+            return None
+        if _strip(args[0]) == (str, False):
+            return K_STR_TUPLE, None
+        member = _kind_of(args[0])  # a model with a plan, or nothing this table describes
+        return (K_MODEL_TUPLE, member[1]) if member is not None and member[0] == K_MODEL else None
     if origin is dict:
         if len(args) != 2 or _strip(args[0]) != (str, False):
             return None

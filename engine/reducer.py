@@ -25,7 +25,7 @@ from engine.confidence import penalty_step, reinforce_step
 from engine.config import DEFAULT_CONFIG, EngineConfig
 from engine.emitter import Emitter
 from engine.normalize import normalize_text
-from engine.results import ApplyResult, Outcome, outcome_from_operations
+from engine.results import ApplyResult, Outcome
 from engine.roles import actor_type_for_role, source_type_for_role
 from engine.rules import check_epistemic, check_lifecycle
 from engine.snapshots import construct, derive_node, scope_of
@@ -183,7 +183,7 @@ class Reducer:
                     skipped.append(index)
                     continue
                 self._create(store, em, result, index, claim, speaker)
-        return ApplyResult(outcome_from_operations(input_id, None, em.ops, tuple(skipped)), em.ops)
+        return ApplyResult.of_operations(input_id, None, em.ops, tuple(skipped))
 
     @staticmethod
     def _check_creatable(claim: Claim) -> None:
@@ -525,7 +525,7 @@ class Reducer:
                 policy_version=self.config.policy_version,
                 evidence_ids=tuple(cmd.evidence_ids),
             )
-        return ApplyResult(outcome_from_operations(input_id, cmd.request_id, em.ops), em.ops)
+        return ApplyResult.of_operations(input_id, cmd.request_id, em.ops)
 
     @staticmethod
     def _primary_target(cmd: CommandBase) -> str:

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from engine_factories import at, claim, extraction, new_store, update
-from engine_workload import SIGNALS, run_steps
+from engine_workload import SIGNALS, build_item, run_steps
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import Field
@@ -270,6 +270,31 @@ def _reference_outcome(ops: list[Operation], skipped: tuple[int, ...] | None) ->
         fields["skipped_claims"] = skipped
     return Outcome(status="applied", node_ids=tuple(node_ids),
                    created_node_ids=tuple(op.target_id for op in ops if op.op_type is OpType.ASSERT), **fields)
+
+
+def test_results_build_their_outcome_when_asked_and_it_is_the_operations_outcome() -> None:
+    """Reducer results carry status and operations at once; the outcome, built on first read,
+    equals the validated outcome of those operations (a stale or mixed-up one would not)."""
+    reducer = Reducer()
+    steps = _golden_steps(13, 300)
+    run = run_steps(steps)  # a store with nodes for the commands below to address
+    statuses: Counter[str] = Counter()
+    store = new_store()
+    for i, step in enumerate(steps):
+        item = build_item(run, i, step)
+        if item is None:
+            continue
+        result = reducer.apply(store, item)
+        statuses[result.status] += 1
+        if result.status == "duplicate":
+            continue
+        ops = result.operations
+        skipped = result.outcome.skipped_claims if "skipped_claims" in result.outcome.model_fields_set else None
+        want = _reference_outcome(ops, skipped)
+        assert result.status == want.status
+        assert result.outcome == want and result.outcome is result.outcome  # built once
+        assert result.ok is (want.status != "rejected")
+    assert statuses["applied"] > 50 and statuses["rejected"] > 5
 
 
 def test_outcomes_equal_validated_outcomes_built_from_the_operations() -> None:

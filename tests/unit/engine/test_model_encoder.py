@@ -8,6 +8,7 @@ code under test.
 
 from __future__ import annotations
 
+import json
 import uuid
 import warnings
 from datetime import UTC, datetime, timedelta, timezone
@@ -83,6 +84,10 @@ def test_random_nodes_encode_like_pydantic(
         }
     )
     assert _canonical.encode_model(node) == _reference(node)
+    data = node.model_dump(mode="json")
+    mine = _canonical.json_data(node)
+    assert mine == data and list(mine) == list(data)  # same values, declaration order
+    assert json.dumps(mine) == json.dumps(data)  # same types too (1 == 1.0 == True for ==)
 
 
 def test_edges_and_nested_models_encode_like_pydantic() -> None:
