@@ -9,6 +9,11 @@ from setuptools import Extension, setup
 
 setup(
     ext_modules=[
-        Extension("engine._canonical", sources=["engine/_canonical.c"], extra_compile_args=["-O2", "-std=c11"]),
+        Extension(
+            "engine._canonical",
+            sources=["engine/_canonical.c"],
+            extra_compile_args=["-O2", "-std=c11"],
+            libraries=["crypto"],  # SHA-256 of sealed operations (OpenSSL 3, as hashlib uses)
+        ),
     ]
 )

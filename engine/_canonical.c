@@ -30,6 +30,7 @@
 #include <Python.h>
 #include <datetime.h>
 #include <math.h>
+#include <openssl/evp.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -1294,40 +1295,39 @@ typedef struct {
     Py_ssize_t snapshot_limit;
     PyObject *op_cache;        /* id -> (weakref, (text, checksum offset)), oldest first */
     Py_ssize_t op_limit;
-    PyObject *sha256;          /* hashlib.sha256 */
     PyObject *fallback;        /* model -> bytes, for a snapshot no plan takes */
 } Sealing;
 
 static Sealing sealing;
-static PyObject *checksum_name, *payload_name, *update_name, *hexdigest_name;
+static PyObject *checksum_name, *payload_name;
+static EVP_MD *sha256_md;       /* fetched once: an implicit fetch per digest costs more than the hashing */
+static EVP_MD_CTX *sha256_ctx;  /* reused; only the GIL-holding sealer touches it */
 static PyObject *snapshot_names[3];  /* before, after, edge */
 
 static PyObject *
 configure_sealing(PyObject *module, PyObject *args)
 {
     Sealing next;
-    if (!PyArg_ParseTuple(args, "O!O!O!O!nO!nOO:configure_sealing", &PyType_Type, &next.cls, &PyTuple_Type,
+    if (!PyArg_ParseTuple(args, "O!O!O!O!nO!nO:configure_sealing", &PyType_Type, &next.cls, &PyTuple_Type,
                           &next.names, &PySet_Type, &next.fields_set, &PyDict_Type, &next.snapshot_cache,
-                          &next.snapshot_limit, &PyDict_Type, &next.op_cache, &next.op_limit, &next.sha256,
-                          &next.fallback)) {
+                          &next.snapshot_limit, &PyDict_Type, &next.op_cache, &next.op_limit, &next.fallback)) {
         return NULL;
     }
-    if (next.snapshot_limit < 8 || next.op_limit < 8 || !PyCallable_Check(next.sha256)
-        || !PyCallable_Check(next.fallback)) {
-        PyErr_SetString(PyExc_ValueError, "cache limits must be at least 8 and the hooks callable");
+    if (next.snapshot_limit < 8 || next.op_limit < 8 || !PyCallable_Check(next.fallback)) {
+        PyErr_SetString(PyExc_ValueError, "cache limits must be at least 8 and the fallback callable");
         return NULL;
     }
     PyObject **slots[] = {&next.cls, &next.names, &next.fields_set, &next.snapshot_cache, &next.op_cache,
-                          &next.sha256, &next.fallback};
+                          &next.fallback};
     PyObject **old[] = {&sealing.cls, &sealing.names, &sealing.fields_set, &sealing.snapshot_cache,
-                        &sealing.op_cache, &sealing.sha256, &sealing.fallback};
-    PyObject *released[7];
-    for (int i = 0; i < 7; i++) {
+                        &sealing.op_cache, &sealing.fallback};
+    PyObject *released[6];
+    for (int i = 0; i < 6; i++) {
         Py_INCREF(*slots[i]);
         released[i] = *old[i];
     }
     sealing = next;
-    for (int i = 0; i < 7; i++) {
+    for (int i = 0; i < 6; i++) {
         Py_XDECREF(released[i]);
     }
     Py_RETURN_NONE;
@@ -1468,36 +1468,27 @@ snapshot_bytes(PyObject *module, PyObject *model)
     return snapshot_text(model);
 }
 
-/* SHA-256 hex of ``text`` through hashlib, in pieces below 2,048 bytes so the GIL stays held
- * (see schemas.canonical.sha256_hex for why). */
+/* SHA-256 (OpenSSL, as hashlib's) of ``text`` as lowercase hex, like hashlib's hexdigest(). The GIL
+ * stays held: releasing it per operation made the sealer wait for the store thread (see
+ * schemas.canonical.sha256_hex). */
 static PyObject *
 sha256_hex_of(PyObject *text)
 {
-    const Py_ssize_t piece = 2047;
-    char *data = PyBytes_AS_STRING(text);
-    Py_ssize_t len = PyBytes_GET_SIZE(text);
-    PyObject *digest = PyObject_CallNoArgs(sealing.sha256);
-    if (digest == NULL) {
+    static const char digits[] = "0123456789abcdef";
+    unsigned char digest[EVP_MAX_MD_SIZE];
+    unsigned int size = 0;
+    if (EVP_DigestInit_ex2(sha256_ctx, sha256_md, NULL) != 1
+        || EVP_DigestUpdate(sha256_ctx, PyBytes_AS_STRING(text), (size_t)PyBytes_GET_SIZE(text)) != 1
+        || EVP_DigestFinal_ex(sha256_ctx, digest, &size) != 1 || size != 32) {
+        PyErr_SetString(PyExc_RuntimeError, "SHA-256 failed in OpenSSL");
         return NULL;
     }
-    for (Py_ssize_t start = 0; start < len; start += piece) {
-        Py_ssize_t n = len - start < piece ? len - start : piece;
-        PyObject *view = PyMemoryView_FromMemory(data + start, n, PyBUF_READ);
-        if (view == NULL) {
-            Py_DECREF(digest);
-            return NULL;
-        }
-        PyObject *rc = PyObject_CallMethodOneArg(digest, update_name, view);
-        Py_DECREF(view);
-        if (rc == NULL) {
-            Py_DECREF(digest);
-            return NULL;
-        }
-        Py_DECREF(rc);
+    char hex[64];
+    for (int i = 0; i < 32; i++) {
+        hex[2 * i] = digits[digest[i] >> 4];
+        hex[2 * i + 1] = digits[digest[i] & 15];
     }
-    PyObject *hex = PyObject_CallMethodNoArgs(digest, hexdigest_name);
-    Py_DECREF(digest);
-    return hex;
+    return PyUnicode_FromStringAndSize(hex, 64);
 }
 
 static PyObject *
@@ -1796,12 +1787,16 @@ PyInit__canonical(void)
     private_name = PyUnicode_InternFromString("__pydantic_private__");
     checksum_name = PyUnicode_InternFromString("checksum");
     payload_name = PyUnicode_InternFromString("payload");
-    update_name = PyUnicode_InternFromString("update");
-    hexdigest_name = PyUnicode_InternFromString("hexdigest");
     snapshot_names[0] = PyUnicode_InternFromString("before");
     snapshot_names[1] = PyUnicode_InternFromString("after");
     snapshot_names[2] = PyUnicode_InternFromString("edge");
-    if (checksum_name == NULL || payload_name == NULL || update_name == NULL || hexdigest_name == NULL
+    sha256_md = EVP_MD_fetch(NULL, "SHA256", NULL);
+    sha256_ctx = EVP_MD_CTX_new();
+    if (sha256_md == NULL || sha256_ctx == NULL) {
+        PyErr_SetString(PyExc_ImportError, "OpenSSL has no SHA-256");
+        return NULL;
+    }
+    if (checksum_name == NULL || payload_name == NULL
         || snapshot_names[0] == NULL || snapshot_names[1] == NULL || snapshot_names[2] == NULL) {
         return NULL;
     }

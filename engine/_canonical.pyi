@@ -20,7 +20,6 @@ def configure_sealing(
     snapshot_limit: int,
     op_cache: dict[int, Any],
     op_limit: int,
-    sha256: Any,
     fallback: Any,
     /,
 ) -> None: ...

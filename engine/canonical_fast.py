@@ -20,7 +20,6 @@ get the stored record through :func:`operation_text` / :func:`operation_bytes` â
 
 from __future__ import annotations
 
-import hashlib
 import weakref
 from typing import Any
 
@@ -111,7 +110,7 @@ def _snapshot_bytes(model: BaseModel) -> bytes:
 # no plan takes is written by _snapshot_bytes.
 _canonical.configure_sealing(
     Operation, tuple(Operation.model_fields), set(Operation.model_fields), _cache, _CACHE_LIMIT,
-    _op_cache, _OP_CACHE_LIMIT, hashlib.sha256, _snapshot_bytes,
+    _op_cache, _OP_CACHE_LIMIT, _snapshot_bytes,
 )
 _seal_operation = _canonical.seal_operation
 _snapshot_text = _canonical.snapshot_bytes

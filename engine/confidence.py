@@ -6,14 +6,15 @@ the formulas the reducer journals.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from engine.config import EngineConfig
 from schemas.enums import EpistemicType, SignalType
 
 
-@dataclass(frozen=True, slots=True)
-class ReinforceStep:
+class ReinforceStep(NamedTuple):
+    """One positive signal's arithmetic (a tuple: built once per reinforcement on the hot path)."""
+
     gamma: float
     gamma_effective: float
     repeat_index: int
@@ -28,8 +29,9 @@ class ReinforceStep:
     salience_after: float
 
 
-@dataclass(frozen=True, slots=True)
-class PenaltyStep:
+class PenaltyStep(NamedTuple):
+    """One negative signal's arithmetic."""
+
     delta: float
     floor: float | None
     confidence_before: float
@@ -75,18 +77,8 @@ def reinforce_step(
     new_confidence = confidence if confidence >= ceiling else grown
     new_salience = min(1.0, salience + 0.5 * effective * (1.0 - salience))
     return ReinforceStep(
-        gamma=gamma,
-        gamma_effective=effective,
-        repeat_index=n,
-        correlation_discount_applied=discount,
-        independence=independence,
-        session_gamma_total=session_gamma_used + effective,
-        cap_truncated=cap_truncated,
-        ceiling=ceiling,
-        confidence_before=confidence,
-        confidence_after=new_confidence,
-        salience_before=salience,
-        salience_after=new_salience,
+        gamma, effective, n, discount, independence, session_gamma_used + effective, cap_truncated, ceiling,
+        confidence, new_confidence, salience, new_salience,
     )
 
 

@@ -52,7 +52,10 @@ def derive_node(node: MemoryNode, changes: dict[str, Any]) -> MemoryNode:
         return node.model_copy(update=changes)
     values = node.__dict__.copy()
     values.update(changes)
-    return construct(MemoryNode, values, node.__pydantic_fields_set__ | changes.keys())
+    fields_set = node.__pydantic_fields_set__
+    # every field is set on the engine's nodes: a plain copy of the set, not a rebuilt union
+    fields_set = fields_set.copy() if changes.keys() <= fields_set else fields_set | changes.keys()
+    return construct(MemoryNode, values, fields_set)
 
 
 @lru_cache(maxsize=4096)

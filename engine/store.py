@@ -9,7 +9,6 @@ drift apart.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -197,8 +196,7 @@ class InMemoryStateStore:
         return self._requests.get(key)
 
     # -- transactions ----------------------------------------------------
-    @contextmanager
-    def transaction(self) -> Iterator[None]:
+    def transaction(self) -> _Transaction:
         """Everything folded inside is undone if the block raises.
 
         The reducer folds each operation as it emits it, so later steps of one input see earlier
@@ -206,18 +204,7 @@ class InMemoryStateStore:
         no trace: its operations are never published, and a store holding them would no longer be
         the fold of the log. A nested block joins the outer one.
         """
-        if self._undo is not None:
-            yield
-            return
-        self._undo = []
-        try:
-            yield
-        except BaseException:
-            for entry in reversed(self._undo):
-                self._rollback(entry)
-            raise
-        finally:
-            self._undo = None
+        return _Transaction(self)
 
     def _record_undo(self, op: Operation) -> None:
         """Note what ``apply_operation(op)`` is about to change; cheap, as it runs for every operation.
@@ -350,6 +337,33 @@ class InMemoryStateStore:
 
 #: Marks "there was no value" in undo entries (None can be a real previous value elsewhere).
 _ABSENT: Any = object()
+
+
+class _Transaction:
+    """The store's transaction block (a class: the reducer opens one per input)."""
+
+    __slots__ = ("_joined", "_store")
+
+    def __init__(self, store: InMemoryStateStore) -> None:
+        self._store = store
+        self._joined = False
+
+    def __enter__(self) -> None:
+        store = self._store
+        self._joined = store._undo is not None
+        if not self._joined:
+            store._undo = []
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: Any) -> None:
+        if self._joined:
+            return
+        store = self._store
+        try:
+            if exc_type is not None and store._undo is not None:
+                for entry in reversed(store._undo):
+                    store._rollback(entry)
+        finally:
+            store._undo = None
 
 
 def _put_back(mapping: dict[Any, Any], key: Any, value: Any) -> None:

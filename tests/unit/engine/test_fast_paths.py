@@ -141,6 +141,18 @@ def _node() -> MemoryNode:
     return node
 
 
+def test_derived_fields_sets_are_the_parents_plus_the_changes_and_never_shared() -> None:
+    node = _node()
+    partial = MemoryNode.model_validate(node.model_dump(exclude_defaults=True))
+    assert partial.model_fields_set < node.model_fields_set  # defaults were not set
+    for parent in (node, partial):
+        for changes in ({"confidence": 0.5}, {"valid_to": at(9), "version": 3}):
+            child = derive_node(parent, dict(changes))
+            assert child.model_fields_set == parent.model_fields_set | set(changes)
+            assert child.model_fields_set is not parent.model_fields_set
+            assert child == parent.model_copy(update=changes)
+
+
 @pytest.mark.parametrize(
     "changes",
     [

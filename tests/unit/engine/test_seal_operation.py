@@ -139,14 +139,16 @@ def test_a_snapshot_no_plan_takes_is_written_by_the_fallback() -> None:
     assert fast.operation_bytes(sealed) == _reference_text(sealed)
 
 
-def test_long_texts_are_hashed_whole_in_pieces() -> None:
-    """Texts over 2,047 bytes are fed to SHA-256 in pieces (the GIL stays held); none is lost."""
+def test_texts_of_every_length_class_are_hashed_as_hashlib_hashes_them() -> None:
+    """SHA-256 in the sealer is OpenSSL's, called directly: checksums equal hashlib's at and around
+    the 64-byte block and 2 KiB boundaries, with multi-byte text."""
     op = Reducer().apply(new_store(), extraction(claim("s", "uses", "x"), event_id="ev-long")).operations[-1]
-    for size in (0, 2046, 2047, 2048, 4094, 4095, 9000):
+    for size in (*range(0, 140), 2046, 2047, 2048, 4094, 4095, 9000):
         fields = _unsealed(op)
         fields["payload"] = {"note": "é" * (size // 2) + "x" * (size % 2)}
         sealed = _canonical.seal_operation(fields, None)
-        assert sealed.checksum == sealed.compute_checksum()
+        text = fast.operation_bytes(sealed).replace(b',"checksum":"' + sealed.checksum.encode() + b'"', b"")
+        assert sealed.checksum == hashlib.sha256(text).hexdigest() == sealed.compute_checksum()
 
 
 def test_reducer_operations_seal_identically_with_the_c_call_refusing(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -162,11 +164,9 @@ def test_configuration_is_checked_and_a_bad_one_changes_nothing() -> None:
     op = Reducer().apply(new_store(), extraction(claim("s", "uses", "x"), event_id="ev-cfg")).operations[-1]
     names = tuple(Operation.model_fields)
     with pytest.raises(ValueError):
-        _canonical.configure_sealing(
-            Operation, names, set(names), {}, 4, {}, 4, hashlib.sha256, fast._snapshot_bytes
-        )
+        _canonical.configure_sealing(Operation, names, set(names), {}, 4, {}, 4, fast._snapshot_bytes)
     with pytest.raises(ValueError):
-        _canonical.configure_sealing(Operation, names, set(names), {}, 64, {}, 64, None, fast._snapshot_bytes)
+        _canonical.configure_sealing(Operation, names, set(names), {}, 64, {}, 64, None)
     sealed = _canonical.seal_operation(_unsealed(op), None)
     assert fast._op_cache[id(sealed)][0]() is sealed  # still the module's caches
     assert sealed.checksum == op.checksum

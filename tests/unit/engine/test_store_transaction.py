@@ -81,3 +81,26 @@ def test_an_extraction_failing_after_its_first_claim_is_rolled_back() -> None:
     assert store.snapshot() == before
     assert not store.has_seen(two.input_id)
     assert len(reducer.apply(store, two).operations) >= 3  # not taken for a duplicate
+
+
+def test_inputs_applied_inside_an_outer_transaction_join_it() -> None:
+    """A nested block joins the outer one: the reducer's own block closing does not commit its
+    input while an outer block is open, and the outer block failing undoes every input in it."""
+    from engine_factories import claim, extraction, new_store
+
+    store = new_store()
+    reducer = Reducer()
+    reducer.apply(store, extraction(claim("user", "uses", "vim"), event_id="ev-0"))
+    before = store.snapshot()
+    with pytest.raises(Boom), store.transaction():
+        reducer.apply(store, extraction(claim("user", "uses", "emacs"), event_id="ev-1"))
+        reducer.apply(store, extraction(claim("user", "likes", "tea"), event_id="ev-2"))
+        assert store.snapshot() != before  # both folded while the block is open
+        raise Boom("the outer block fails")
+    assert store.snapshot() == before
+    with store.transaction():  # and a block that ends normally keeps what was folded in it
+        reducer.apply(store, extraction(claim("user", "likes", "tea"), event_id="ev-2"))
+    assert store.snapshot() != before
+    with pytest.raises(Boom), store.transaction():  # blocks open again after one has failed
+        raise Boom("nothing folded")
+    assert store.has_seen(extraction(claim("user", "likes", "tea"), event_id="ev-2").input_id)
