@@ -216,6 +216,22 @@ write_int(Buffer *b, PyObject *obj)
     return buffer_put(b, tmp + n, (Py_ssize_t)sizeof tmp - n);
 }
 
+/*
+ * The texts of recently written floats, by their bits. Finding the shortest repr is the costliest
+ * part of writing an operation after hashing it, and the same values recur: a confidence is in the
+ * payload twice and in the node snapshot, weights and ceilings are constants. The GIL-holding
+ * encoder is the only user.
+ */
+#define FLOAT_SLOTS 1024
+
+typedef struct {
+    uint64_t bits;
+    unsigned char len;  /* 0: empty */
+    char text[31];
+} FloatText;
+
+static FloatText float_texts[FLOAT_SLOTS];
+
 static int
 write_float(Buffer *b, PyObject *obj)
 {
@@ -224,12 +240,24 @@ write_float(Buffer *b, PyObject *obj)
         PyErr_SetString(PyExc_ValueError, "Out of range float values are not JSON compliant");
         return -1;
     }
+    uint64_t bits;
+    memcpy(&bits, &d, sizeof bits);
+    FloatText *slot = &float_texts[(bits * 0x9E3779B97F4A7C15ULL) >> 54];  /* 10 bits: FLOAT_SLOTS */
+    if (slot->len != 0 && slot->bits == bits) {
+        return buffer_put(b, slot->text, slot->len);
+    }
     /* float.__repr__: shortest repr, ".0" added to integral values */
     char *s = PyOS_double_to_string(d, 'r', 0, Py_DTSF_ADD_DOT_0, NULL);
     if (s == NULL) {
         return -1;
     }
-    int rc = buffer_put(b, s, (Py_ssize_t)strlen(s));
+    size_t n = strlen(s);
+    if (n < sizeof slot->text) {
+        slot->bits = bits;
+        slot->len = (unsigned char)n;
+        memcpy(slot->text, s, n);
+    }
+    int rc = buffer_put(b, s, (Py_ssize_t)n);
     PyMem_Free(s);
     return rc;
 }
@@ -521,9 +549,18 @@ typedef struct {
 
 typedef struct {
     PyObject *source;    /* the plan tuple given to register_model */
+    PyObject *declared;  /* the field names in declaration order (the __dict__ order), or NULL */
+    Py_ssize_t *plan_index;  /* declaration position -> index in fields, with ``declared`` */
     Py_ssize_t size;
     PlanField fields[];
 } Plan;
+
+/* Field names are usually the very same (interned) objects. */
+static int
+same_name(PyObject *a, PyObject *b)
+{
+    return a == b || (PyUnicode_CheckExact(a) && PyUnicode_CheckExact(b) && PyUnicode_Compare(a, b) == 0);
+}
 
 static PyObject *plans;        /* exact model type -> capsule holding a Plan */
 static PyObject *retired_plans; /* replaced plans, kept alive (see register_model) */
@@ -535,6 +572,8 @@ plan_capsule_free(PyObject *capsule)
     Plan *plan = PyCapsule_GetPointer(capsule, "engine._canonical.plan");
     if (plan != NULL) {
         Py_XDECREF(plan->source);
+        Py_XDECREF(plan->declared);
+        PyMem_Free(plan->plan_index);
         PyMem_Free(plan);
     }
 }
@@ -542,8 +581,9 @@ plan_capsule_free(PyObject *capsule)
 static PyObject *
 register_model(PyObject *module, PyObject *args)
 {
-    PyObject *cls, *source;
-    if (!PyArg_ParseTuple(args, "O!O!:register_model", &PyType_Type, &cls, &PyTuple_Type, &source)) {
+    PyObject *cls, *source, *declared = NULL;
+    if (!PyArg_ParseTuple(args, "O!O!|O!:register_model", &PyType_Type, &cls, &PyTuple_Type, &source,
+                          &PyTuple_Type, &declared)) {
         return NULL;
     }
     Py_ssize_t size = PyTuple_GET_SIZE(source);
@@ -552,6 +592,8 @@ register_model(PyObject *module, PyObject *args)
         return PyErr_NoMemory();
     }
     plan->source = NULL;
+    plan->declared = NULL;
+    plan->plan_index = NULL;
     plan->size = size;
     for (Py_ssize_t i = 0; i < size; i++) {
         PyObject *item = PyTuple_GET_ITEM(source, i);
@@ -578,11 +620,44 @@ register_model(PyObject *module, PyObject *args)
             goto bad;
         }
     }
+    if (declared != NULL) {
+        /* each declared name is exactly one field of the plan */
+        if (PyTuple_GET_SIZE(declared) != size) {
+            goto bad;
+        }
+        plan->plan_index = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)(size ? size : 1));
+        if (plan->plan_index == NULL) {
+            PyMem_Free(plan);
+            return PyErr_NoMemory();
+        }
+        for (Py_ssize_t d = 0; d < size; d++) {
+            Py_ssize_t found = -1;
+            for (Py_ssize_t i = 0; i < size; i++) {
+                if (same_name(plan->fields[i].name, PyTuple_GET_ITEM(declared, d))) {
+                    found = found < 0 ? i : -2;
+                }
+            }
+            for (Py_ssize_t e = 0; e < d && found >= 0; e++) {
+                if (plan->plan_index[e] == found) {
+                    found = -2;  /* named twice: not an order of the fields */
+                }
+            }
+            if (found < 0) {
+                PyMem_Free(plan->plan_index);
+                goto bad;
+            }
+            plan->plan_index[d] = found;
+        }
+        Py_INCREF(declared);
+        plan->declared = declared;
+    }
     Py_INCREF(source);
     plan->source = source;
     PyObject *capsule = PyCapsule_New(plan, "engine._canonical.plan", plan_capsule_free);
     if (capsule == NULL) {
         Py_DECREF(source);
+        Py_XDECREF(plan->declared);
+        PyMem_Free(plan->plan_index);
         PyMem_Free(plan);
         return NULL;
     }
@@ -601,7 +676,8 @@ register_model(PyObject *module, PyObject *args)
     Py_RETURN_NONE;
 bad:
     PyMem_Free(plan);
-    PyErr_SetString(PyExc_ValueError, "a plan is a tuple of (key bytes, field name, kind, argument)");
+    PyErr_SetString(PyExc_ValueError,
+                    "a plan is a tuple of (key bytes, field name, kind, argument), the declared names its fields");
     return NULL;
 }
 
@@ -736,14 +812,9 @@ check_map(PyObject *obj, int float_values)
     return 0;
 }
 
-/* Field names are usually the very same (interned) objects. */
-static int
-same_name(PyObject *a, PyObject *b)
-{
-    return a == b || (PyUnicode_CheckExact(a) && PyUnicode_CheckExact(b) && PyUnicode_Compare(a, b) == 0);
-}
 
 static int write_model(Buffer *b, PyObject *obj, Plan *plan, int depth);
+#define FAST_FIELDS 128  /* models up to this many fields are read in one pass over their __dict__ */
 /* An enum member's value (a new reference), which must be a str or an int. */
 static PyObject *
 enum_value(PyObject *member)
@@ -1049,11 +1120,15 @@ model_json_data(PyObject *obj, Plan *plan, int depth)
         goto done;
     }
     out = PyDict_New();
-    Py_ssize_t pos = 0;
+    Py_ssize_t pos = 0, d = 0;
     PyObject *key, *value;
     /* declaration order (the __dict__'s), as pydantic returns it; the plan is in name order */
     while (out != NULL && PyDict_Next(dict, &pos, &key, &value)) {
         const PlanField *field = NULL;
+        if (plan->declared != NULL && key == PyTuple_GET_ITEM(plan->declared, d)) {
+            field = &plan->fields[plan->plan_index[d]];
+        }
+        d++;
         for (Py_ssize_t i = 0; i < plan->size && field == NULL; i++) {
             if (plan->fields[i].name == key) {  /* usually the very same object */
                 field = &plan->fields[i];
@@ -1103,16 +1178,41 @@ write_model(Buffer *b, PyObject *obj, Plan *plan, int depth)
         return -1;
     }
     int rc = -1;
+    /* The values in the plan's (name) order: read in one pass over the __dict__ when its keys are
+     * the declared names themselves (the usual case), else looked up one by one. Held while written. */
+    PyObject *stack_values[FAST_FIELDS];
+    PyObject **values = NULL;
+    Py_ssize_t held = 0;
     if (!PyDict_CheckExact(dict) || PyDict_GET_SIZE(dict) != plan->size) {
         PyErr_SetString(PyExc_TypeError, "the model's __dict__ does not hold exactly its fields");
         goto done;
+    }
+    if (plan->declared != NULL && plan->size <= FAST_FIELDS) {
+        values = stack_values;
+        Py_ssize_t pos = 0;
+        PyObject *key, *value;
+        while (PyDict_Next(dict, &pos, &key, &value)) {
+            if (key != PyTuple_GET_ITEM(plan->declared, held)) {
+                break;
+            }
+            values[plan->plan_index[held++]] = Py_NewRef(value);
+        }
+        if (held != plan->size) {
+            for (Py_ssize_t d = 0; d < held; d++) {
+                Py_DECREF(values[plan->plan_index[d]]);
+            }
+            held = 0;
+        }
+    }
+    if (held == 0) {
+        values = NULL;
     }
     if (buffer_char(b, '{') < 0) {
         goto done;
     }
     for (Py_ssize_t i = 0; i < plan->size; i++) {
         const PlanField *field = &plan->fields[i];
-        PyObject *value = PyDict_GetItemWithError(dict, field->name);
+        PyObject *value = values != NULL ? values[i] : PyDict_GetItemWithError(dict, field->name);
         if (value == NULL) {
             if (!PyErr_Occurred()) {
                 PyErr_Format(PyExc_TypeError, "field %U is missing", field->name);
@@ -1131,6 +1231,9 @@ write_model(Buffer *b, PyObject *obj, Plan *plan, int depth)
     }
     rc = buffer_char(b, '}');
 done:
+    for (Py_ssize_t i = 0; values != NULL && i < plan->size; i++) {
+        Py_DECREF(values[i]);
+    }
     Py_DECREF(dict);
     return rc;
 }
@@ -1250,15 +1353,32 @@ encode_fields_split(PyObject *module, PyObject *args)
 
 /* ``engine.snapshots.construct`` without the Python frames: an unvalidated instance whose __dict__
  * is ``values``. Pydantic keeps the other three attributes in slots; they are set as object.__setattr__
- * sets them. The caller has checked that ``values`` names exactly the fields, in their order. */
+ * sets them. With ``names`` (the fields in declaration order), ``values`` must name exactly those, in
+ * that order, else TypeError (the caller then puts them in order). */
 static PyObject *fields_set_name, *extra_name, *private_name;
 
 static PyObject *
 construct_model(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 3 || !PyType_Check(args[0]) || !PyDict_CheckExact(args[1]) || !PySet_CheckExact(args[2])) {
-        PyErr_SetString(PyExc_TypeError, "construct_model(cls, values: dict, fields_set: set)");
+    if ((nargs != 3 && nargs != 4) || !PyType_Check(args[0]) || !PyDict_CheckExact(args[1])
+        || !PySet_CheckExact(args[2]) || (nargs == 4 && !PyTuple_CheckExact(args[3]))) {
+        PyErr_SetString(PyExc_TypeError, "construct_model(cls, values: dict, fields_set: set[, names: tuple])");
         return NULL;
+    }
+    if (nargs == 4) {
+        PyObject *names = args[3];
+        if (PyDict_GET_SIZE(args[1]) != PyTuple_GET_SIZE(names)) {
+            PyErr_SetString(PyExc_TypeError, "the values do not name exactly the fields");
+            return NULL;
+        }
+        Py_ssize_t pos = 0, i = 0;
+        PyObject *key, *value;
+        while (PyDict_Next(args[1], &pos, &key, &value)) {
+            if (!same_name(key, PyTuple_GET_ITEM(names, i++))) {
+                PyErr_SetString(PyExc_TypeError, "the values are not in declaration order");
+                return NULL;
+            }
+        }
     }
     PyTypeObject *type = (PyTypeObject *)args[0];
     PyObject *obj = type->tp_alloc(type, 0);

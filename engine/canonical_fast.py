@@ -20,7 +20,9 @@ get the stored record through :func:`operation_text` / :func:`operation_bytes` â
 
 from __future__ import annotations
 
+import functools
 import weakref
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel
@@ -37,6 +39,7 @@ __all__ = [
     "canonical_bytes",
     "canonical_text",
     "checksum_of_fields",
+    "derive_engine_id",
     "encoded_json",
     "fast_derive_id",
     "model_bytes",
@@ -69,6 +72,11 @@ _ref = weakref.ref
 #: runner's store thread, the worker's ClickHouse thread): every access is one dict operation,
 #: atomic under the GIL, and an entry evicted by the other thread is simply recomputed.
 _cache: dict[int, list[Any]] = {}
+
+
+#: ``fast_derive_id`` for parts that are exact str and int (the engine's own ids), without a Python
+#: frame; another type raises TypeError instead of being joined by its str().
+derive_engine_id: Callable[..., str] = functools.partial(_canonical.derive_id, _NS)
 
 
 def fast_derive_id(*parts: str | int) -> str:

@@ -116,7 +116,7 @@ def model_plan(cls: type[BaseModel]) -> tuple[PlanField, ...] | None:
             return None
         plan.append((_canonical.encode(name) + b":", name, kind[0], kind[1]))
     result = tuple(plan)
-    _canonical.register_model(cls, result)
+    _canonical.register_model(cls, result, tuple(cls.model_fields))  # declaration order: the __dict__'s
     return result
 
 

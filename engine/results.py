@@ -67,7 +67,11 @@ class ApplyResult:
         """The result of an input that produced ``operations`` (see :func:`outcome_from_operations`)."""
         result = cls.__new__(cls)
         result.operations = operations
-        result.status = "rejected" if any(op.op_type is OpType.COMMAND_REJECTED for op in operations) else "applied"
+        result.status = "applied"
+        for op in operations:
+            if op.op_type is OpType.COMMAND_REJECTED:
+                result.status = "rejected"
+                break
         result._outcome = None
         result._origin = (input_id, request_id, skipped_claims)
         return result

@@ -37,13 +37,17 @@ def _fields(cls: type[BaseModel]) -> tuple[tuple[str, ...], set[str]]:
 def construct(cls: type[M], values: dict[str, Any], fields_set: set[str] | None = None) -> M:
     """An instance with exactly ``values`` (which must name every field), unvalidated."""
     names, all_set = _fields(cls)
-    if tuple(values) != names:
+    fields_set = all_set.copy() if fields_set is None else fields_set
+    # what cls.__new__(cls) and object.__setattr__ of the four attributes do, in one C call, which
+    # also checks that ``values`` names the fields in declaration order (the __dict__ order)
+    try:
+        obj: M = _construct_model(cls, values, fields_set, names)
+        return obj
+    except TypeError:
         if len(values) != len(names) or not all(n in values for n in names):
-            raise ValueError(f"construct({cls.__name__}) needs exactly its fields")
-        values = {n: values[n] for n in names}
-    # what cls.__new__(cls) and object.__setattr__ of the four attributes do, in one C call
-    obj: M = _construct_model(cls, values, all_set.copy() if fields_set is None else fields_set)
-    return obj
+            raise ValueError(f"construct({cls.__name__}) needs exactly its fields") from None
+    ordered: M = _construct_model(cls, {n: values[n] for n in names}, fields_set, names)
+    return ordered
 
 
 def derive_node(node: MemoryNode, changes: dict[str, Any]) -> MemoryNode:

@@ -109,7 +109,8 @@ class InMemoryStateStore:
             self._by_owner.setdefault((node.tenant_id, node.owner_id), {})[node_id] = None
         key, obj = slot
         values = self._active.get(key)
-        if node.lifecycle in ACTIVE_LIFECYCLE_STATES and node.epistemic_type is not EpistemicType.DEPRECATED:
+        lifecycle, epistemic_type = node.lifecycle, node.epistemic_type
+        if lifecycle in ACTIVE_LIFECYCLE_STATES and epistemic_type is not EpistemicType.DEPRECATED:
             if values is None:
                 self._active[key] = {obj: {node_id: None}}
             else:
@@ -120,7 +121,7 @@ class InMemoryStateStore:
                     bucket[node_id] = None
         elif values is not None:
             self._deactivate(key, obj, node_id)
-        if is_rejected(node):
+        if epistemic_type is EpistemicType.DEPRECATED or lifecycle is LifecycleState.DEPRECATED:  # is_rejected
             self._rejected[(*key, obj, node.polarity.value)] = node_id
 
     def _deactivate(self, key: ClaimKey, obj: str, node_id: str) -> None:

@@ -169,3 +169,20 @@ def test_the_type_stub_declares_exactly_what_the_module_has() -> None:
     stub = Path(_canonical.__file__).with_name("_canonical.pyi").read_text(encoding="utf-8")
     declared = set(re.findall(r"^def (\w+)\(", stub, flags=re.MULTILINE))
     assert declared == {name for name in dir(_canonical) if not name.startswith("__")}
+
+
+@settings(max_examples=300, deadline=None)
+@given(values=st.lists(_floats, min_size=1, max_size=50))
+def test_floats_written_again_come_out_the_same(values: list[float]) -> None:
+    """Recent float texts are kept by their bits: written again (a hit), evicted by others in
+    their slot, or differing only in sign (0.0 / -0.0), each is still json's repr."""
+    for _ in range(2):
+        assert _canonical.encode(values) == _reference(values)
+        for value in values:
+            assert _canonical.encode(value) == _reference(value)
+
+
+def test_float_slots_shared_by_many_values_never_mix_them_up() -> None:
+    values = [i / 7 for i in range(5000)] + [-(i / 7) for i in range(5000)] + [0.0, -0.0, 5e-324]
+    for _ in range(3):
+        assert [_canonical.encode(v) for v in values] == [_reference(v) for v in values]

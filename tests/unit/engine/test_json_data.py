@@ -51,7 +51,7 @@ def _claims(draw: st.DrawFn) -> Claim:
         polarity=draw(st.sampled_from(list(Polarity))),
         epistemic_type=et,
         source_type=draw(st.none() | st.sampled_from(list(SourceType))),
-        condition=draw(_text) if et is EpistemicType.CONDITIONAL else None,
+        condition="if " + draw(_text) if et is EpistemicType.CONDITIONAL else None,
         temporal_intent=draw(st.none() | st.sampled_from(list(TemporalIntent))),
         replaces_object=draw(st.none() | _text),
         evidence_quote=quote,

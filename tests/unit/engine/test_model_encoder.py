@@ -24,6 +24,7 @@ import engine.canonical_fast as fast
 from engine import _canonical
 from engine.fastjson import model_plan
 from engine.reducer import apply
+from engine.snapshots import construct
 from schemas.canonical import EPISTREAM_NAMESPACE, canonical_json, derive_id
 from schemas.claims import EvidenceSpan
 from schemas.enums import LifecycleState, Polarity
@@ -144,11 +145,14 @@ def test_ids_are_uuid5_of_the_joined_parts(parts: list[str | int]) -> None:
     expected = str(uuid.uuid5(EPISTREAM_NAMESPACE, "\x1f".join(map(str, parts))))
     assert _canonical.derive_id(EPISTREAM_NAMESPACE.bytes, *parts) == expected
     assert fast.fast_derive_id(*parts) == expected == derive_id(*parts)
+    assert fast.derive_engine_id(*parts) == expected
 
 
 def test_id_parts_of_other_types_are_joined_by_str() -> None:
     with pytest.raises(TypeError):
         _canonical.derive_id(EPISTREAM_NAMESPACE.bytes, True)
+    with pytest.raises(TypeError):  # the engine's own ids are str and int parts only
+        fast.derive_engine_id("a", True)
     assert fast.fast_derive_id("a", True, 1.5) == str(uuid.uuid5(EPISTREAM_NAMESPACE, "a\x1fTrue\x1f1.5"))
 
 
@@ -198,6 +202,24 @@ def test_constructed_instances_match_pythons_construction() -> None:
     assert (built.__pydantic_extra__, built.__pydantic_private__) == (None, None)
     with pytest.raises(TypeError):
         _canonical.construct_model(MemoryNode, values, frozenset())  # type: ignore[arg-type]
+    names = tuple(MemoryNode.model_fields)
+    assert _canonical.construct_model(MemoryNode, dict(values), set(), names) == node
+    with pytest.raises(TypeError, match="declaration order"):
+        _canonical.construct_model(MemoryNode, dict(reversed(list(values.items()))), set(), names)
+    with pytest.raises(TypeError, match="exactly"):
+        _canonical.construct_model(MemoryNode, {k: v for k, v in values.items() if k != "version"}, set(), names)
+
+
+def test_construct_puts_values_in_declaration_order_and_refuses_missing_ones() -> None:
+    node = _node()
+    shuffled = dict(sorted(node.__dict__.items()))
+    built = construct(MemoryNode, shuffled)
+    assert list(built.__dict__) == list(MemoryNode.model_fields) and built == node
+    assert built.model_fields_set == set(MemoryNode.model_fields)
+    with pytest.raises(ValueError, match="exactly its fields"):
+        construct(MemoryNode, {k: v for k, v in shuffled.items() if k != "version"})
+    with pytest.raises(ValueError, match="exactly its fields"):
+        construct(MemoryNode, {**shuffled, "extra": 1})
 
 
 def test_warning_free_plan_path_for_every_reducer_snapshot() -> None:
@@ -211,3 +233,33 @@ def test_warning_free_plan_path_for_every_reducer_snapshot() -> None:
         warnings.simplefilter("error")
         for snapshot in snapshots:
             assert _canonical.encode_model(snapshot) == _reference(snapshot)
+
+
+def test_a_dict_not_in_declared_order_or_with_other_key_objects_is_written_the_same() -> None:
+    """Values are read in one pass when the __dict__ holds the declared names in order; any other
+    __dict__ (reordered, or keys that are equal but other str objects) is read by lookups."""
+    node = _node()
+    expected = _reference(node)
+    assert _canonical.encode_model(node) == expected
+    reordered = _canonical.construct_model(MemoryNode, dict(reversed(list(node.__dict__.items()))), set())
+    copied_keys = _canonical.construct_model(MemoryNode, {"".join(list(k)): v for k, v in node.__dict__.items()}, set())
+    assert any(a is not b for a, b in zip(copied_keys.__dict__, node.__dict__, strict=True))
+    for variant in (reordered, copied_keys):
+        assert _canonical.encode_model(variant) == expected
+        assert _canonical.json_data(variant) == node.model_dump(mode="json")
+
+
+def test_declared_names_must_be_the_plans_fields() -> None:
+    from pydantic import BaseModel
+
+    class Pair(BaseModel):
+        b: int
+        a: str
+
+    plan = model_plan(Pair)
+    assert plan is not None
+    for declared in (("b",), ("b", "x"), ("a", "a")):
+        with pytest.raises(ValueError):
+            _canonical.register_model(Pair, plan, declared)
+    _canonical.register_model(Pair, plan, ("b", "a"))
+    assert _canonical.encode_model(Pair(b=1, a="x")) == b'{"a":"x","b":1}'
