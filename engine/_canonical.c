@@ -815,6 +815,41 @@ check_map(PyObject *obj, int float_values)
 
 static int write_model(Buffer *b, PyObject *obj, Plan *plan, int depth);
 #define FAST_FIELDS 128  /* models up to this many fields are read in one pass over their __dict__ */
+
+/* A model's (or an operation's) values in the plan's (name) order, as new references, read in one pass
+ * over ``dict`` when it holds exactly the declared names in declaration order (the usual case: the
+ * very same key objects). Returns 1 when ``values`` was filled, 0 when the caller must look values
+ * up by name. */
+static int
+gather_values(const Plan *plan, PyObject *dict, PyObject **values)
+{
+    if (plan->declared == NULL || plan->size > FAST_FIELDS || PyDict_GET_SIZE(dict) != plan->size) {
+        return 0;
+    }
+    Py_ssize_t pos = 0, held = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(dict, &pos, &key, &value)) {
+        if (key != PyTuple_GET_ITEM(plan->declared, held)) {
+            break;
+        }
+        values[plan->plan_index[held++]] = Py_NewRef(value);
+    }
+    if (held == plan->size) {
+        return 1;
+    }
+    for (Py_ssize_t d = 0; d < held; d++) {
+        Py_DECREF(values[plan->plan_index[d]]);
+    }
+    return 0;
+}
+
+static void
+release_values(PyObject **values, Py_ssize_t size)
+{
+    for (Py_ssize_t i = 0; values != NULL && i < size; i++) {
+        Py_DECREF(values[i]);
+    }
+}
 /* An enum member's value (a new reference), which must be a str or an int. */
 static PyObject *
 enum_value(PyObject *member)
@@ -1178,34 +1213,14 @@ write_model(Buffer *b, PyObject *obj, Plan *plan, int depth)
         return -1;
     }
     int rc = -1;
-    /* The values in the plan's (name) order: read in one pass over the __dict__ when its keys are
-     * the declared names themselves (the usual case), else looked up one by one. Held while written. */
     PyObject *stack_values[FAST_FIELDS];
     PyObject **values = NULL;
-    Py_ssize_t held = 0;
     if (!PyDict_CheckExact(dict) || PyDict_GET_SIZE(dict) != plan->size) {
         PyErr_SetString(PyExc_TypeError, "the model's __dict__ does not hold exactly its fields");
         goto done;
     }
-    if (plan->declared != NULL && plan->size <= FAST_FIELDS) {
+    if (gather_values(plan, dict, stack_values)) {
         values = stack_values;
-        Py_ssize_t pos = 0;
-        PyObject *key, *value;
-        while (PyDict_Next(dict, &pos, &key, &value)) {
-            if (key != PyTuple_GET_ITEM(plan->declared, held)) {
-                break;
-            }
-            values[plan->plan_index[held++]] = Py_NewRef(value);
-        }
-        if (held != plan->size) {
-            for (Py_ssize_t d = 0; d < held; d++) {
-                Py_DECREF(values[plan->plan_index[d]]);
-            }
-            held = 0;
-        }
-    }
-    if (held == 0) {
-        values = NULL;
     }
     if (buffer_char(b, '{') < 0) {
         goto done;
@@ -1231,9 +1246,7 @@ write_model(Buffer *b, PyObject *obj, Plan *plan, int depth)
     }
     rc = buffer_char(b, '}');
 done:
-    for (Py_ssize_t i = 0; values != NULL && i < plan->size; i++) {
-        Py_DECREF(values[i]);
-    }
+    release_values(values, plan->size);
     Py_DECREF(dict);
     return rc;
 }
@@ -1262,21 +1275,24 @@ encode_model(PyObject *module, PyObject *value)
 }
 
 /* An instance's members from its field values (its __dict__ to be) by the class's plan, in one
- * object. ``overrides`` (may be NULL) replaces fields: a bytes value is an encoded fragment (a
- * snapshot's cached text), anything else is written as a plain canonical value (a payload). The
- * field named ``split`` is left out; the offset where it belongs goes to ``split_at``. */
+ * object. ``overrides`` (may be NULL; else one entry per plan field, NULL for none) replaces fields:
+ * a bytes value is an encoded fragment (a snapshot's cached text), anything else is written as a
+ * plain canonical value (a payload). The field named ``split`` is left out; the offset where it
+ * belongs goes to ``split_at``. */
 static int
-write_members(Buffer *b, const Plan *plan, PyObject *fields, PyObject *overrides, PyObject *split_name,
+write_members(Buffer *b, const Plan *plan, PyObject *fields, PyObject *const *overrides, PyObject *split_name,
               Py_ssize_t *split_at)
 {
     if (PyDict_GET_SIZE(fields) != plan->size) {
         PyErr_SetString(PyExc_TypeError, "the values do not name exactly the class's fields");
         return -1;
     }
+    PyObject *stack_values[FAST_FIELDS];
+    PyObject **values = gather_values(plan, fields, stack_values) ? stack_values : NULL;
+    int rc = -1, written = 0;
     *split_at = -1;
-    int written = 0;
     if (buffer_char(b, '{') < 0) {
-        return -1;
+        goto done;
     }
     for (Py_ssize_t i = 0; i < plan->size; i++) {
         const PlanField *field = &plan->fields[i];
@@ -1284,44 +1300,44 @@ write_members(Buffer *b, const Plan *plan, PyObject *fields, PyObject *overrides
             *split_at = b->len;
             continue;
         }
-        PyObject *value = overrides == NULL ? NULL : PyDict_GetItemWithError(overrides, field->name);
+        PyObject *value = overrides == NULL ? NULL : overrides[i];
         int overridden = value != NULL;
         if (value == NULL) {
-            if (PyErr_Occurred()) {
-                return -1;
-            }
-            value = PyDict_GetItemWithError(fields, field->name);
+            value = values != NULL ? values[i] : PyDict_GetItemWithError(fields, field->name);
             if (value == NULL) {
                 if (!PyErr_Occurred()) {
                     PyErr_Format(PyExc_TypeError, "field %U is missing", field->name);
                 }
-                return -1;
+                goto done;
             }
         }
         if ((written++ > 0 && buffer_char(b, ',') < 0) || buffer_put(b, field->key, field->key_len) < 0) {
-            return -1;
+            goto done;
         }
         Py_INCREF(value);
-        int rc;
+        int failed;
         if (overridden && PyBytes_CheckExact(value)) {
-            rc = buffer_put(b, PyBytes_AS_STRING(value), PyBytes_GET_SIZE(value));
+            failed = buffer_put(b, PyBytes_AS_STRING(value), PyBytes_GET_SIZE(value)) < 0;
         }
         else if (overridden) {
-            rc = write_value(b, value, 1);  /* as json.dumps writes it (tuples as lists) */
+            failed = write_value(b, value, 1) < 0;  /* as json.dumps writes it (tuples as lists) */
         }
         else {
-            rc = write_field(b, value, field, 1);
+            failed = write_field(b, value, field, 1) < 0;
         }
         Py_DECREF(value);
-        if (rc < 0) {
-            return -1;
+        if (failed) {
+            goto done;
         }
     }
     if (*split_at <= 1) {
         PyErr_SetString(PyExc_ValueError, "the split field must be a field and not the first");
-        return -1;
+        goto done;
     }
-    return buffer_char(b, '}');
+    rc = buffer_char(b, '}');
+done:
+    release_values(values, plan->size);
+    return rc;
 }
 
 /* An operation's canonical text without its checksum, and the offset where the checksum member
@@ -1338,13 +1354,26 @@ encode_fields_split(PyObject *module, PyObject *args)
     if (plan == NULL) {
         return NULL;
     }
+    if (plan->size > FAST_FIELDS) {
+        PyErr_SetString(PyExc_TypeError, "too many fields for the encoder");
+        return NULL;
+    }
+    PyObject *by_field[FAST_FIELDS];  /* borrowed from ``overrides`` */
+    for (Py_ssize_t i = 0; i < plan->size; i++) {
+        by_field[i] = PyDict_GetItemWithError(overrides, plan->fields[i].name);
+        if (by_field[i] == NULL && PyErr_Occurred()) {
+            return NULL;
+        }
+    }
     char stack[STACK_BUFFER];
     Buffer b = {stack, 0, STACK_BUFFER, 1};
     PyObject *result = NULL;
     Py_ssize_t split_at;
-    if (write_members(&b, plan, fields, overrides, split_name, &split_at) == 0) {
+    Py_INCREF(overrides);  /* keeps the borrowed values alive while written */
+    if (write_members(&b, plan, fields, by_field, split_name, &split_at) == 0) {
         result = Py_BuildValue("(y#n)", b.data, b.len, split_at);
     }
+    Py_DECREF(overrides);
     if (!b.on_stack) {
         PyMem_Free(b.data);
     }
@@ -1410,7 +1439,7 @@ construct_model(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 typedef struct {
     PyObject *cls;             /* the operation class */
     PyObject *names;           /* its field names in declaration order */
-    PyObject *fields_set;      /* the set of them, copied for each instance */
+    PyObject *fields_set;      /* the set of them, shared by the (frozen) instances: see engine.snapshots */
     PyObject *snapshot_cache;  /* id -> [weakref, bytes | None], oldest first */
     Py_ssize_t snapshot_limit;
     PyObject *op_cache;        /* id -> (weakref, (text, checksum offset)), oldest first */
@@ -1641,44 +1670,43 @@ seal_operation(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             return NULL;
         }
     }
-    PyObject *overrides = PyDict_New();
+    if (plan->size > FAST_FIELDS) {
+        PyErr_SetString(PyExc_TypeError, "too many fields for the encoder");
+        return NULL;
+    }
+    PyObject *overrides[FAST_FIELDS] = {NULL};  /* new references, by plan index */
     PyObject *text = NULL, *checksum = NULL, *fields_set = NULL, *op = NULL, *result = NULL;
     char stack[STACK_BUFFER];
     Buffer b = {stack, 0, STACK_BUFFER, 1};
-    if (overrides == NULL) {
-        return NULL;
-    }
-    /* the snapshots' cached texts (one may come from Python code: a class without a plan yet) */
-    for (int j = 0; j < 3; j++) {
-        value = PyDict_GetItemWithError(fields, snapshot_names[j]);
+    for (i = 0; i < plan->size; i++) {
+        PyObject *name = plan->fields[i].name;
+        int snapshot = same_name(name, snapshot_names[0]) || same_name(name, snapshot_names[1])
+                       || same_name(name, snapshot_names[2]);
+        if (!snapshot && !same_name(name, payload_name)) {
+            continue;
+        }
+        value = PyDict_GetItemWithError(fields, name);
         if (value == NULL) {
             if (!PyErr_Occurred()) {
-                PyErr_SetString(PyExc_TypeError, "a snapshot field is missing");
+                PyErr_Format(PyExc_TypeError, "field %U is missing", name);
             }
             goto done;
         }
-        if (value != Py_None) {
+        if (snapshot && value != Py_None) {
+            /* the snapshot's cached text (it may come from Python code: a class without a plan yet) */
             Py_INCREF(value);
-            PyObject *fragment = snapshot_text(value);
+            overrides[i] = snapshot_text(value);
             Py_DECREF(value);
-            int rc = fragment == NULL ? -1 : PyDict_SetItem(overrides, snapshot_names[j], fragment);
-            Py_XDECREF(fragment);
-            if (rc < 0) {
+            if (overrides[i] == NULL) {
                 goto done;
             }
         }
-    }
-    /* the payload: its canonical bytes when the caller has them, else a plain dict as json writes it */
-    value = payload_text;
-    if (value == Py_None) {
-        value = PyDict_GetItemWithError(fields, payload_name);
-        if (value == NULL && PyErr_Occurred()) {
-            goto done;
+        else if (!snapshot && payload_text != Py_None) {
+            overrides[i] = Py_NewRef(payload_text);  /* the payload's canonical bytes, as the caller has them */
         }
-    }
-    if (value != NULL && (payload_text != Py_None || PyDict_CheckExact(value))
-        && PyDict_SetItem(overrides, payload_name, value) < 0) {
-        goto done;
+        else if (!snapshot && PyDict_CheckExact(value)) {
+            overrides[i] = Py_NewRef(value);  /* a plain dict, written as json writes it */
+        }
     }
     Py_ssize_t split_at;
     if (write_members(&b, plan, fields, overrides, checksum_name, &split_at) < 0
@@ -1687,7 +1715,7 @@ seal_operation(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     }
     /* From here on nothing refuses the values: errors are real ones and propagate. */
     checksum = sha256_hex_of(text);
-    fields_set = checksum == NULL ? NULL : PySet_New(sealing.fields_set);
+    fields_set = checksum == NULL ? NULL : Py_NewRef(sealing.fields_set);
     if (fields_set == NULL || PyDict_SetItem(fields, checksum_name, checksum) < 0) {
         goto done;
     }
@@ -1724,7 +1752,9 @@ done:
     if (!b.on_stack) {
         PyMem_Free(b.data);
     }
-    Py_DECREF(overrides);
+    for (i = 0; i < plan->size; i++) {
+        Py_XDECREF(overrides[i]);
+    }
     Py_XDECREF(text);
     Py_XDECREF(checksum);
     Py_XDECREF(fields_set);

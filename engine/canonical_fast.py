@@ -29,7 +29,7 @@ from pydantic import BaseModel
 
 from engine import _canonical
 from engine.fastjson import model_json, model_plan
-from engine.snapshots import construct
+from engine.snapshots import construct, shared_fields_set
 from schemas.canonical import EPISTREAM_NAMESPACE, canonical_json, derive_id, sha256_hex
 from schemas.errors import ChecksumMismatch
 from schemas.nodes import Edge, MemoryNode
@@ -116,8 +116,10 @@ def _snapshot_bytes(model: BaseModel) -> bytes:
 
 # The C sealing path shares both caches (and their formats) with the functions below; a snapshot
 # no plan takes is written by _snapshot_bytes.
+_OPERATION_FIELDS = shared_fields_set(Operation)
+assert _OPERATION_FIELDS is not None, "operations are frozen: their instances share one fields set"
 _canonical.configure_sealing(
-    Operation, tuple(Operation.model_fields), set(Operation.model_fields), _cache, _CACHE_LIMIT,
+    Operation, tuple(Operation.model_fields), _OPERATION_FIELDS, _cache, _CACHE_LIMIT,
     _op_cache, _OP_CACHE_LIMIT, _snapshot_bytes,
 )
 _seal_operation = _canonical.seal_operation

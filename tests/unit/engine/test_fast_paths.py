@@ -18,7 +18,7 @@ from engine_factories import at, claim, extraction, new_store, update
 from engine_workload import SIGNALS, build_item, run_steps
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 import engine.canonical_fast as fast
 from engine.fastjson import model_plan
@@ -141,7 +141,7 @@ def _node() -> MemoryNode:
     return node
 
 
-def test_derived_fields_sets_are_the_parents_plus_the_changes_and_never_shared() -> None:
+def test_derived_fields_sets_are_the_parents_plus_the_changes() -> None:
     node = _node()
     partial = MemoryNode.model_validate(node.model_dump(exclude_defaults=True))
     assert partial.model_fields_set < node.model_fields_set  # defaults were not set
@@ -149,8 +149,45 @@ def test_derived_fields_sets_are_the_parents_plus_the_changes_and_never_shared()
         for changes in ({"confidence": 0.5}, {"valid_to": at(9), "version": 3}):
             child = derive_node(parent, dict(changes))
             assert child.model_fields_set == parent.model_fields_set | set(changes)
-            assert child.model_fields_set is not parent.model_fields_set
             assert child == parent.model_copy(update=changes)
+    assert "valid_to" not in partial.model_fields_set
+    grown = derive_node(partial, {"valid_to": at(9)})
+    assert grown.model_fields_set is not partial.model_fields_set  # a union is a set of its own
+
+
+def test_the_fields_set_frozen_instances_share_is_never_changed() -> None:
+    """Engine-built nodes and operations share one fields set per class; nothing pydantic does to
+    one instance (copies with updates, refused assignment, pickling) may change it for the rest."""
+    import copy
+    import pickle
+
+    from pydantic import ValidationError
+
+    from engine.snapshots import shared_fields_set
+
+    run = run_steps(_golden_steps(2, 40))
+    node = next(op.after for op in reversed(run.ops) if op.after is not None)
+    op = run.ops[-1]
+    for model, cls in ((node, MemoryNode), (op, Operation)):
+        shared = shared_fields_set(cls)
+        assert shared is not None and model.model_fields_set is shared
+        before = set(shared)
+        partial = cls.model_validate(model.model_dump(exclude_defaults=True))
+        assert partial.model_fields_set < before
+        updated = model.model_copy(update={"schema_version": 1})
+        assert updated.model_fields_set is not shared
+        copy.copy(model).model_fields_set.add("not_a_field")
+        copy.deepcopy(model).model_fields_set.add("not_a_field")
+        pickle.loads(pickle.dumps(model)).model_fields_set.add("not_a_field")
+        with pytest.raises(ValidationError):
+            model.schema_version = 1  # type: ignore[misc]
+        assert shared == before and model.model_fields_set is shared
+    class Open(BaseModel):  # a class that is not frozen gets a set of its own per instance
+        a: int = 0
+
+    assert shared_fields_set(Open) is None
+    first, second = construct(Open, {"a": 1}), construct(Open, {"a": 2})
+    assert first.model_fields_set == {"a"} and first.model_fields_set is not second.model_fields_set
 
 
 @pytest.mark.parametrize(
