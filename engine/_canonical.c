@@ -1767,81 +1767,21 @@ done:
  * UUIDv5 (RFC 4122 §4.3): SHA-1 of namespace bytes + name, version 5, variant
  * 10xx. The name is the parts joined by U+001F, ints in decimal; other part
  * types raise TypeError (the Python caller then joins them with str()).
- * SHA-1 as specified in FIPS 180-4 §6.1.
+ * SHA-1 is OpenSSL's (the library hashlib uses).
  */
-#define ROL32(x, n) (((x) << (n)) | ((x) >> (32 - (n))))
+static EVP_MD *sha1_md;       /* fetched once, like sha256_md */
+static EVP_MD_CTX *sha1_ctx;
 
-static void
-sha1_block(uint32_t h[5], const unsigned char *p)
-{
-    uint32_t w[80];
-    for (int i = 0; i < 16; i++) {
-        w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 | (uint32_t)p[4 * i + 2] << 8
-               | (uint32_t)p[4 * i + 3];
-    }
-    for (int i = 16; i < 80; i++) {
-        w[i] = ROL32(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1);
-    }
-    uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4];
-    for (int i = 0; i < 80; i++) {
-        uint32_t f, k;
-        if (i < 20) {
-            f = (b & c) | (~b & d);
-            k = 0x5A827999u;
-        }
-        else if (i < 40) {
-            f = b ^ c ^ d;
-            k = 0x6ED9EBA1u;
-        }
-        else if (i < 60) {
-            f = (b & c) | (b & d) | (c & d);
-            k = 0x8F1BBCDCu;
-        }
-        else {
-            f = b ^ c ^ d;
-            k = 0xCA62C1D6u;
-        }
-        uint32_t t = ROL32(a, 5) + f + e + k + w[i];
-        e = d;
-        d = c;
-        c = ROL32(b, 30);
-        b = a;
-        a = t;
-    }
-    h[0] += a;
-    h[1] += b;
-    h[2] += c;
-    h[3] += d;
-    h[4] += e;
-}
-
-static void
+static int
 sha1(const unsigned char *data, size_t len, unsigned char out[20])
 {
-    uint32_t h[5] = {0x67452301u, 0xEFCDAB89u, 0x98BADCFEu, 0x10325476u, 0xC3D2E1F0u};
-    size_t full = len / 64 * 64;
-    for (size_t i = 0; i < full; i += 64) {
-        sha1_block(h, data + i);
+    unsigned int size = 0;
+    if (EVP_DigestInit_ex2(sha1_ctx, sha1_md, NULL) != 1 || EVP_DigestUpdate(sha1_ctx, data, len) != 1
+        || EVP_DigestFinal_ex(sha1_ctx, out, &size) != 1 || size != 20) {
+        PyErr_SetString(PyExc_RuntimeError, "SHA-1 failed in OpenSSL");
+        return -1;
     }
-    unsigned char tail[128] = {0};
-    size_t rest = len - full;
-    memcpy(tail, data + full, rest);
-    tail[rest] = 0x80;
-    size_t tail_len = rest + 1 + 8 <= 64 ? 64 : 128;
-    uint64_t bits = (uint64_t)len * 8;
-    for (int i = 0; i < 8; i++) {
-        tail[tail_len - 1 - i] = (unsigned char)(bits >> (8 * i));
-    }
-    sha1_block(h, tail);
-    if (tail_len == 128) {
-        sha1_block(h, tail + 64);
-    }
-    for (int i = 0; i < 5; i++) {
-        out[4 * i] = (unsigned char)(h[i] >> 24);
-        out[4 * i + 1] = (unsigned char)(h[i] >> 16);
-        out[4 * i + 2] = (unsigned char)(h[i] >> 8);
-        out[4 * i + 3] = (unsigned char)h[i];
-    }
+    return 0;
 }
 
 static PyObject *
@@ -1880,7 +1820,9 @@ derive_id(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         }
     }
     unsigned char digest[20];
-    sha1((const unsigned char *)b.data, (size_t)b.len, digest);
+    if (sha1((const unsigned char *)b.data, (size_t)b.len, digest) < 0) {
+        goto done;
+    }
     digest[6] = (unsigned char)((digest[6] & 0x0f) | 0x50);
     digest[8] = (unsigned char)((digest[8] & 0x3f) | 0x80);
     char text[36];
@@ -1942,8 +1884,10 @@ PyInit__canonical(void)
     snapshot_names[2] = PyUnicode_InternFromString("edge");
     sha256_md = EVP_MD_fetch(NULL, "SHA256", NULL);
     sha256_ctx = EVP_MD_CTX_new();
-    if (sha256_md == NULL || sha256_ctx == NULL) {
-        PyErr_SetString(PyExc_ImportError, "OpenSSL has no SHA-256");
+    sha1_md = EVP_MD_fetch(NULL, "SHA1", NULL);
+    sha1_ctx = EVP_MD_CTX_new();
+    if (sha256_md == NULL || sha256_ctx == NULL || sha1_md == NULL || sha1_ctx == NULL) {
+        PyErr_SetString(PyExc_ImportError, "OpenSSL has no SHA-256 or SHA-1");
         return NULL;
     }
     if (checksum_name == NULL || payload_name == NULL

@@ -54,9 +54,11 @@ from schemas.enums import (
     EdgeType,
     EpistemicType,
     LifecycleState,
+    NodeType,
     OpType,
     Polarity,
     SignalType,
+    SourceType,
     TargetType,
     TemporalIntent,
     TriggerType,
@@ -81,6 +83,7 @@ AUTHORITATIVE_TYPES = frozenset({E.OBSERVED, E.ASSERTED})
 NON_FACTUAL_TYPES = frozenset({E.HYPOTHETICAL, E.CONDITIONAL})
 REASSERTION_SIGNAL = "REASSERTED_REJECTED"
 _OPPOSITE = {Polarity.POSITIVE: Polarity.NEGATIVE, Polarity.NEGATIVE: Polarity.POSITIVE}
+_UPDATE = TemporalIntent.UPDATE
 
 
 def _rfc0002_fields(delta: float, new_confidence: float, new_salience: float) -> dict[str, float]:
@@ -129,6 +132,9 @@ def _sort_key(node: MemoryNode) -> tuple[datetime, datetime, str]:
 class Reducer:
     def __init__(self, config: EngineConfig = DEFAULT_CONFIG) -> None:
         self.config = config
+        # The config is frozen: its creation lookups are tables, read once per claim.
+        self._cells = {et: {st: config.starting_confidence(et, st) for st in SourceType} for et in E}
+        self._decay = {et: {nt: config.decay_profile(et, nt) for nt in NodeType} for et in E}
         self._handlers: dict[type[CommandBase], Callable[[StateStore, Any, Emitter], None]] = {
             ReinforceCommand: self._reinforce,
             PenalizeCommand: self._penalize,
@@ -204,7 +210,7 @@ class Reducer:
         node_id = derive_engine_id(em.input_id, "node", index)
         et = claim.epistemic_type
         st = claim.source_type or source_type_for_role(event.role)
-        cell = cfg.starting_confidence(et, st)
+        cell = self._cells[et][st]
         key = claim_key(event, claim.subject, claim.predicate)
         obj_n = normalize_text(claim.object)
         rejected_id = store.find_rejected((*key, obj_n, claim.polarity.value))
@@ -221,7 +227,8 @@ class Reducer:
             # Only claims of these objects can be superseded or contested by this one.
             active = sorted(store.find_active_values(key, named), key=_sort_key)
             blocked: set[str] = set()
-            for target in self._supersede_targets(claim, obj_n, active):
+            targets = self._supersede_targets(claim, obj_n, active) if claim.temporal_intent is _UPDATE else ()
+            for target in targets:
                 if target.valid_from > valid_from:
                     # An older event never retires a newer claim; the late update
                     # only held until the newer claim began.
@@ -283,7 +290,7 @@ class Reducer:
             "confidence": confidence,
             "salience": cfg.initial_salience,
             "lifecycle": L.CONTESTED if contest else L.TENTATIVE,
-            "decay_profile": cfg.decay_profile(et, claim.node_type),
+            "decay_profile": self._decay[et][claim.node_type],
             "condition": (claim.condition or "").strip() if conditional else None,
             "condition_state": ConditionState.UNKNOWN if conditional else None,
             "condition_evaluation": None,
