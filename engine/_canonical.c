@@ -555,11 +555,18 @@ typedef struct {
     PlanField fields[];
 } Plan;
 
-/* Field names are usually the very same (interned) objects. */
+/* Field names are usually the very same (interned) objects; two different interned strings differ. */
 static int
 same_name(PyObject *a, PyObject *b)
 {
-    return a == b || (PyUnicode_CheckExact(a) && PyUnicode_CheckExact(b) && PyUnicode_Compare(a, b) == 0);
+    if (a == b) {
+        return 1;
+    }
+    if (!PyUnicode_CheckExact(a) || !PyUnicode_CheckExact(b)
+        || (PyUnicode_CHECK_INTERNED(a) && PyUnicode_CHECK_INTERNED(b))) {
+        return 0;
+    }
+    return PyUnicode_Compare(a, b) == 0;
 }
 
 static PyObject *plans;        /* exact model type -> capsule holding a Plan */

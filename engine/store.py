@@ -207,12 +207,11 @@ class InMemoryStateStore:
         """
         return _Transaction(self)
 
-    def _record_undo(self, op: Operation) -> None:
+    def _record_undo(self, op: Operation, after: MemoryNode | None, edge: Edge | None, extraction: bool) -> None:
         """Note what ``apply_operation(op)`` is about to change; cheap, as it runs for every operation.
 
         Only plain lookups happen here; the keys and normalised values are worked out on rollback.
         """
-        after, edge = op.after, op.edge
         rejected_before: Any = _ABSENT
         if after is not None and is_rejected(after):
             rejected_before = self._rejected.get(self._value_key(after), _ABSENT)
@@ -228,9 +227,7 @@ class InMemoryStateStore:
                 None if after is None else self._nodes.get(after.node_id, _ABSENT),
                 rejected_before,
                 None if edge is None else self._edges.get(edge.edge_id, _ABSENT),
-                self._events.get((op.tenant_id, op.target_id), _ABSENT)
-                if op.op_type is OpType.EXTRACTION_VALIDATED
-                else None,
+                self._events.get((op.tenant_id, op.target_id), _ABSENT) if extraction else None,
                 request,
             )
         )
@@ -285,14 +282,15 @@ class InMemoryStateStore:
 
     # -- the fold --------------------------------------------------------
     def apply_operation(self, op: Operation) -> None:
+        after, edge, extraction = op.after, op.edge, op.op_type is _EXTRACTION_VALIDATED
         if self._undo is not None:
-            self._record_undo(op)
+            self._record_undo(op, after, edge, extraction)
         self._seen.add(op.caused_by)
-        if op.after is not None:
-            self.put_node(op.after)
-        if op.edge is not None:
-            self.put_edge(op.edge)
-        if op.op_type is OpType.EXTRACTION_VALIDATED:
+        if after is not None:
+            self.put_node(after)
+        if edge is not None:
+            self.put_edge(edge)
+        if extraction:
             self._events[(op.tenant_id, op.target_id)] = scope_of(op)
         if op.request_id is not None:
             fingerprint = op.payload.get("request_fingerprint")
@@ -338,6 +336,8 @@ class InMemoryStateStore:
 
 #: Marks "there was no value" in undo entries (None can be a real previous value elsewhere).
 _ABSENT: Any = object()
+#: Read for every operation folded; an Enum class attribute costs ~70 ns in CPython 3.11, a global ~5.
+_EXTRACTION_VALIDATED = OpType.EXTRACTION_VALIDATED
 
 
 class _Transaction:
