@@ -1438,8 +1438,9 @@ construct_model(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
  * cache, the operation's text by its plan, SHA-256 of it, the instance (whose
  * __dict__ is the values dict), and its entry in the sealed-text cache. The
  * caches, their entry formats and their eviction are those of
- * engine.canonical_fast (which also reads them); it hands them over once with
- * ``configure_sealing``. A value the plans do not take raises TypeError or
+ * engine.canonical_fast (which also reads them); it hands them over once, at
+ * import, with ``configure_sealing`` (reconfiguring while an operation is being
+ * sealed is not supported). A value the plans do not take raises TypeError or
  * ValueError before the values dict is changed, and the caller seals the
  * reference way.
  */

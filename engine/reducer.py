@@ -225,9 +225,12 @@ class Reducer:
             if claim.replaces_object is not None:
                 named.add(normalize_text(claim.replaces_object))
             # Only claims of these objects can be superseded or contested by this one.
-            active = sorted(store.find_active_values(key, named), key=_sort_key)
+            active = store.find_active_values(key, named)
+            if len(active) > 1:
+                active = sorted(active, key=_sort_key)
             blocked: set[str] = set()
-            targets = self._supersede_targets(claim, obj_n, active) if claim.temporal_intent is _UPDATE else ()
+            updating = active and claim.temporal_intent is _UPDATE
+            targets = self._supersede_targets(claim, obj_n, active) if updating else ()
             for target in targets:
                 if target.valid_from > valid_from:
                     # An older event never retires a newer claim; the late update
@@ -236,7 +239,7 @@ class Reducer:
                     valid_to = target.valid_from if valid_to is None else min(valid_to, target.valid_from)
                 elif target.lifecycle in (L.TENTATIVE, L.STABLE):
                     retire.append(target)
-            if et in AUTHORITATIVE_TYPES and claim.polarity in _OPPOSITE:
+            if active and et in AUTHORITATIVE_TYPES and claim.polarity in _OPPOSITE:
                 opposite = _OPPOSITE[claim.polarity]
                 taken = blocked | {n.node_id for n in retire}
                 contest = [
