@@ -1648,6 +1648,49 @@ sha256_hex_of(PyObject *text)
     return PyUnicode_FromStringAndSize(hex, 64);
 }
 
+/* The sealed-text cache entry of ``op``: (weak reference, (text, checksum offset)), newest last; a
+ * released operation's entry at the same address is replaced, and the oldest eighth goes when full. */
+static int
+remember_sealed(PyObject *op, PyObject *text, Py_ssize_t split_at)
+{
+    PyObject *cache = sealing.op_cache;
+    PyObject *op_key = PyLong_FromVoidPtr(op);
+    PyObject *ref = op_key == NULL ? NULL : PyWeakref_NewRef(op, NULL);
+    PyObject *entry = ref == NULL ? NULL : Py_BuildValue("(N(On))", ref, text, split_at);
+    int stored = entry != NULL;
+    if (stored && PyDict_GET_SIZE(cache) >= sealing.op_limit) {
+        stored = evict_oldest(cache, sealing.op_limit / 8) == 0;
+    }
+    if (stored && PyDict_DelItem(cache, op_key) < 0) {  /* a released operation's entry: the new one goes last */
+        stored = PyErr_ExceptionMatches(PyExc_KeyError);
+        if (stored) {
+            PyErr_Clear();
+        }
+    }
+    stored = stored && PyDict_SetItem(cache, op_key, entry) == 0;
+    Py_XDECREF(op_key);
+    Py_XDECREF(entry);
+    return stored ? 0 : -1;
+}
+
+static PyObject *
+remember_operation(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3 || !PyBytes_CheckExact(args[1]) || !PyLong_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "remember_operation(op, text: bytes, offset: int)");
+        return NULL;
+    }
+    if (sealing.cls == NULL) {
+        PyErr_SetString(PyExc_TypeError, "sealing is not configured");
+        return NULL;
+    }
+    Py_ssize_t split_at = PyLong_AsSsize_t(args[2]);
+    if ((split_at == -1 && PyErr_Occurred()) || remember_sealed(args[0], args[1], split_at) < 0) {
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
 static PyObject *
 seal_operation(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -1735,25 +1778,7 @@ seal_operation(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         || PyObject_GenericSetAttr(op, private_name, Py_None) < 0) {
         goto done;
     }
-    /* canonical_fast.remember_operation */
-    PyObject *cache = sealing.op_cache;
-    PyObject *op_key = PyLong_FromVoidPtr(op);
-    PyObject *ref = op_key == NULL ? NULL : PyWeakref_NewRef(op, NULL);
-    PyObject *entry = ref == NULL ? NULL : Py_BuildValue("(N(On))", ref, text, split_at);
-    int stored = entry != NULL;
-    if (stored && PyDict_GET_SIZE(cache) >= sealing.op_limit) {
-        stored = evict_oldest(cache, sealing.op_limit / 8) == 0;
-    }
-    if (stored && PyDict_DelItem(cache, op_key) < 0) {  /* a released operation's entry: the new one goes last */
-        stored = PyErr_ExceptionMatches(PyExc_KeyError);
-        if (stored) {
-            PyErr_Clear();
-        }
-    }
-    stored = stored && PyDict_SetItem(cache, op_key, entry) == 0;
-    Py_XDECREF(op_key);
-    Py_XDECREF(entry);
-    if (stored) {
+    if (remember_sealed(op, text, split_at) == 0) {
         result = Py_NewRef(op);
     }
 done:
@@ -1865,6 +1890,8 @@ static PyMethodDef methods[] = {
     {"seal_operation", (PyCFunction)(void (*)(void))seal_operation, METH_FASTCALL,
      "An operation sealed from its field values, its text kept in the sealed-text cache."},
     {"snapshot_bytes", snapshot_bytes, METH_O, "A snapshot's canonical bytes through the snapshot cache."},
+    {"remember_operation", (PyCFunction)(void (*)(void))remember_operation, METH_FASTCALL,
+     "Keep an operation's sealed text (without checksum) and the checksum's offset for the sinks."},
     {NULL, NULL, 0, NULL},
 };
 

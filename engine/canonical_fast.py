@@ -38,7 +38,6 @@ from schemas.operations import Operation
 __all__ = [
     "canonical_bytes",
     "canonical_text",
-    "checksum_of_fields",
     "derive_engine_id",
     "encoded_json",
     "fast_derive_id",
@@ -65,7 +64,6 @@ _OP_CACHE_LIMIT = 16384
 Sealed = tuple[bytes, int]
 #: id(op) -> (weak reference to op, its sealed text); a dead reference never matches a new op of the same id.
 _op_cache: dict[int, tuple[weakref.ref[Operation], Sealed]] = {}
-_ref = weakref.ref
 #: id(model) -> [weak reference to model, canonical bytes]; LRU order. Weak for the reason given
 #: in :func:`remember_operation`: superseded node versions are released when nothing holds them.
 #: Both caches are shared by the reducer and the threads that store its output (the embedded
@@ -124,21 +122,14 @@ _canonical.configure_sealing(
 )
 _seal_operation = _canonical.seal_operation
 _snapshot_text = _canonical.snapshot_bytes
-
-
-def _model_bytes(model: BaseModel) -> bytes:
-    """A snapshot's canonical bytes, kept per instance (weakly, oldest dropped first).
-
-    A model that takes no weak reference (a ``__slots__`` class) is encoded without caching.
-    """
-    return _snapshot_text(model)
+_remember = _canonical.remember_operation
 
 
 def model_text(model: MemoryNode | Edge | None) -> str:
     """Canonical JSON of a snapshot, memoised per (immutable) instance."""
     if model is None:
         return "null"
-    return _model_bytes(model).decode("utf-8")
+    return model_bytes(model).decode("utf-8")
 
 
 def encoded_json(model: BaseModel) -> tuple[dict[str, Any], bytes]:
@@ -171,9 +162,9 @@ def seal_fields(fields: dict[str, Any], payload_text: bytes | None = None) -> tu
     """
     before, after, edge = fields["before"], fields["after"], fields["edge"]
     overrides: dict[str, Any] = {
-        "before": None if before is None else _model_bytes(before),
-        "after": None if after is None else _model_bytes(after),
-        "edge": None if edge is None else _model_bytes(edge),
+        "before": None if before is None else model_bytes(before),
+        "after": None if after is None else model_bytes(after),
+        "edge": None if edge is None else model_bytes(edge),
     }
     if payload_text is not None:
         overrides["payload"] = payload_text
@@ -184,11 +175,6 @@ def seal_fields(fields: dict[str, Any], payload_text: bytes | None = None) -> tu
     except (TypeError, ValueError):
         return Operation.model_construct(**fields).compute_checksum(), None
     return sha256_hex(sealed[0]), sealed
-
-
-def checksum_of_fields(fields: dict[str, Any]) -> str:
-    """Checksum of the operation these (already typed) fields describe."""
-    return seal_fields(fields)[0]
 
 
 def seal_operation(fields: dict[str, Any], payload_text: bytes | None = None) -> Operation:
@@ -214,16 +200,11 @@ def remember_operation(op: Operation, sealed: Sealed | None) -> None:
 
     The entry holds the operation weakly: an operation nobody stores any more is released at
     once, while it is still warm, instead of when its entry is evicted (holding 16k operations
-    with their payloads and snapshots alive cost the reducer ~12% of its time).
+    with their payloads and snapshots alive cost the reducer ~12% of its time). The cache's
+    policy is the C sealer's (``_canonical.remember_operation``), which keeps its entries the same way.
     """
-    if sealed is None:
-        return
-    if len(_op_cache) >= _OP_CACHE_LIMIT:
-        for stale in list(_op_cache)[: _OP_CACHE_LIMIT // 8]:
-            _op_cache.pop(stale, None)
-    key = id(op)
-    _op_cache.pop(key, None)  # a released operation's entry at this address: the new one goes last
-    _op_cache[key] = (_ref(op), sealed)
+    if sealed is not None:
+        _remember(op, *sealed)
 
 
 def operation_bytes(op: Operation) -> bytes:
@@ -263,5 +244,6 @@ def verify_fast(op: Operation) -> Operation:
 
 
 def model_bytes(model: BaseModel) -> bytes:
-    """UTF-8 of ``canonical_json(model.model_dump(mode="json"))``, memoised per instance."""
-    return _model_bytes(model)
+    """UTF-8 of ``canonical_json(model.model_dump(mode="json"))``, kept per instance (weakly, oldest
+    dropped first); a model that takes no weak reference (a ``__slots__`` class) is not kept."""
+    return _snapshot_text(model)

@@ -19,15 +19,6 @@ from schemas.nodes import Edge, MemoryNode
 from schemas.operations import Operation
 
 
-def seal(fields: dict[str, Any], payload_text: bytes | None = None) -> Operation:
-    """Build without re-validating (inputs are already-validated models) and checksum.
-
-    ``fields`` must name every Operation field (see :func:`engine.snapshots.construct`);
-    ``payload_text`` is the payload's canonical bytes when the caller has them.
-    """
-    return seal_operation(fields, payload_text)
-
-
 class Emitter:
     def __init__(
         self,

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from engine.canonical_fast import fast_derive_id
+from engine.canonical_fast import fast_derive_id, seal_operation
 from engine.config import DEFAULT_CONFIG, EngineConfig
-from engine.emitter import seal
 from engine.store import StateStore
 from schemas.canonical import to_utc
 from schemas.common import ActorRef
@@ -43,7 +42,7 @@ def due_promotions(store: StateStore, as_of: datetime, config: EngineConfig = DE
         changes = {"lifecycle": LifecycleState.STABLE, "version": node.version + 1}
         after = node.model_copy(update={**changes, "updated_at": max(at, node.updated_at)})
         ops.append(
-            seal(
+            seal_operation(
                 {
                     "tenant_id": node.tenant_id,
                     "owner_id": node.owner_id,

@@ -83,7 +83,6 @@ AUTHORITATIVE_TYPES = frozenset({E.OBSERVED, E.ASSERTED})
 NON_FACTUAL_TYPES = frozenset({E.HYPOTHETICAL, E.CONDITIONAL})
 REASSERTION_SIGNAL = "REASSERTED_REJECTED"
 _OPPOSITE = {Polarity.POSITIVE: Polarity.NEGATIVE, Polarity.NEGATIVE: Polarity.POSITIVE}
-_UPDATE = TemporalIntent.UPDATE
 
 
 def _rfc0002_fields(delta: float, new_confidence: float, new_salience: float) -> dict[str, float]:
@@ -229,9 +228,7 @@ class Reducer:
             if len(active) > 1:
                 active = sorted(active, key=_sort_key)
             blocked: set[str] = set()
-            updating = active and claim.temporal_intent is _UPDATE
-            targets = self._supersede_targets(claim, obj_n, active) if updating else ()
-            for target in targets:
+            for target in self._supersede_targets(claim, obj_n, active) if active else ():
                 if target.valid_from > valid_from:
                     # An older event never retires a newer claim; the late update
                     # only held until the newer claim began.

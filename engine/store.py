@@ -37,7 +37,12 @@ def value_key(scope: ScopeRef, subject: str, predicate: str, obj: str | None, po
 
 def is_rejected(node: MemoryNode) -> bool:
     """Explicitly deprecated or resolved against (never merely superseded)."""
-    return node.epistemic_type is EpistemicType.DEPRECATED or node.lifecycle is LifecycleState.DEPRECATED
+    return rejected_state(node.epistemic_type, node.lifecycle)
+
+
+def rejected_state(epistemic_type: EpistemicType, lifecycle: LifecycleState) -> bool:
+    """:func:`is_rejected` of a node with this type and lifecycle."""
+    return epistemic_type is EpistemicType.DEPRECATED or lifecycle is LifecycleState.DEPRECATED
 
 
 @dataclass
@@ -121,7 +126,7 @@ class InMemoryStateStore:
                     bucket[node_id] = None
         elif values is not None:
             self._deactivate(key, obj, node_id)
-        if epistemic_type is EpistemicType.DEPRECATED or lifecycle is LifecycleState.DEPRECATED:  # is_rejected
+        if rejected_state(epistemic_type, lifecycle):
             self._rejected[(*key, obj, node.polarity.value)] = node_id
 
     def _deactivate(self, key: ClaimKey, obj: str, node_id: str) -> None:

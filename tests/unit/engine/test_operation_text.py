@@ -19,7 +19,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import engine.canonical_fast as fast
-from engine.emitter import seal
 from engine.reducer import Reducer
 from schemas.canonical import canonical_json
 from schemas.operations import Operation, load_operation
@@ -106,7 +105,7 @@ def test_payloads_spelling_placeholders_still_seal_and_print_exactly(key: str, v
     fields = dict(base.__dict__)
     fields["payload"] = {key: value, "nested": {key: value}}
     fields["checksum"] = ""
-    op = seal(fields)
+    op = fast.seal_operation(fields)
     assert op.checksum == op.compute_checksum()
     assert fast.operation_text(op) == _reference(op)
 

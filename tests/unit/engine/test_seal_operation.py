@@ -110,6 +110,9 @@ def test_values_out_of_declaration_order_are_put_in_order() -> None:
     sealed = fast.seal_operation(fields)
     assert list(sealed.__dict__) == list(Operation.model_fields)
     assert sealed == op and sealed.checksum == op.checksum
+    entry = fast._op_cache[id(sealed)]  # the reference path keeps the text as the C sealer does
+    assert entry[0]() is sealed and list(fast._op_cache)[-1] == id(sealed)
+    assert fast.operation_bytes(sealed) == _reference_text(op)
 
 
 def test_missing_or_extra_fields_are_refused() -> None:
