@@ -56,5 +56,9 @@ def to_utc(value: datetime) -> datetime:
 
 
 def iso(value: datetime) -> str:
-    """ISO-8601 in UTC with microseconds and a ``Z`` suffix."""
-    return to_utc(value).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    """ISO-8601 in UTC with microseconds and a ``Z`` suffix.
+
+    ``isoformat`` rather than ``strftime("%Y...")``: glibc's ``%Y`` does not pad years below
+    1000 to four digits, and ``datetime.fromisoformat`` (and OpenSearch) refuse "999-01-01".
+    """
+    return to_utc(value).replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
