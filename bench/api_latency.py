@@ -38,13 +38,13 @@ with contextlib.suppress(ImportError):
 
 import uvicorn
 
-from epistream.runtime import freeze_loaded_heap, tune_gc_for_throughput
-from epistream.settings import Settings
-from retrieval.api import ApiKey, ApiKeyRing, Permission, create_app, hash_key_sha256
-from retrieval.api.gate import DEFAULT_READERS
+from epistream.api import ApiKey, ApiKeyRing, Permission, create_app, hash_key_sha256
+from epistream.api.gate import DEFAULT_READERS
+from epistream.runner import EmbeddedRunner
 from schemas.events import validate_event
+from schemas.settings import Settings
 from sinks.embedding import default_embedder
-from streams.embedded import EmbeddedRunner
+from streams.runtime import freeze_loaded_heap, tune_gc_for_throughput
 
 T0 = datetime(2025, 1, 1, tzinfo=UTC)
 TEMPLATES = (

@@ -48,14 +48,14 @@ from extraction_throughput import corpus
 
 from engine.reducer import Reducer
 from engine.store import InMemoryStateStore
-from epistream.runtime import tune_gc_for_throughput
-from epistream.settings import Settings
+from epistream.runner import EmbeddedRunner
 from extractors.base import get_extractor
+from schemas.settings import Settings
 from sinks.clickhouse import OperationLog
 from sinks.embedded_index import embedded_text
 from sinks.embedding import Embedder, default_embedder, uses_all_cores
 from streams import agents
-from streams.embedded import EmbeddedRunner
+from streams.runtime import tune_gc_for_throughput
 
 
 def lines(n: int) -> list[bytes]:

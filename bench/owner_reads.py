@@ -36,10 +36,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from extraction_throughput import corpus
 
 from engine.provenance import get_provenance
-from epistream.settings import Settings
+from epistream.runner import EmbeddedRunner
+from schemas.settings import Settings
 from sinks.clickhouse import OperationLog
 from sinks.embedding import HashEmbedder
-from streams.embedded import EmbeddedRunner
 
 OWNER = "heavy"
 

@@ -29,8 +29,7 @@ from pathlib import Path
 with contextlib.suppress(ImportError):
     import onnxruntime  # noqa: F401  (must load before usearch)
 
-from retrieval.backend import ResolvedBackend
-from retrieval.models import RetrievalRequest
+from retrieval.resolved import ResolvedBackend
 from retrieval.service import Retriever
 from schemas import (
     ActorRef,
@@ -44,6 +43,7 @@ from schemas import (
     SourceType,
     derive_id,
 )
+from schemas.retrieval import RetrievalRequest
 from sinks.embedded_index import EmbeddedIndex
 from sinks.embedding import default_embedder
 

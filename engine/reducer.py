@@ -26,13 +26,13 @@ from engine.config import DEFAULT_CONFIG, EngineConfig
 from engine.emitter import Emitter
 from engine.normalize import normalize_text
 from engine.results import ApplyResult, Outcome
-from engine.roles import actor_type_for_role, source_type_for_role
 from engine.rules import check_epistemic, check_lifecycle
 from engine.snapshots import construct, derive_node, scope_of
 from engine.store import StateStore, claim_key
 from schemas.canonical import canonical_json, sha256_hex
 from schemas.claims import Claim, EventRef, ExtractionResult
 from schemas.commands import (
+    COMMANDS,
     ArchiveCommand,
     CommandBase,
     ContradictCommand,
@@ -73,6 +73,7 @@ from schemas.errors import (
     ScopeMismatch,
 )
 from schemas.nodes import ConditionEvaluation, Edge, MemoryNode
+from schemas.roles import actor_type_for_role, source_type_for_role
 
 E = EpistemicType
 L = LifecycleState
@@ -134,16 +135,10 @@ class Reducer:
         # The config is frozen: its creation lookups are tables, read once per claim.
         self._cells = {et: {st: config.starting_confidence(et, st) for st in SourceType} for et in E}
         self._decay = {et: {nt: config.decay_profile(et, nt) for nt in NodeType} for et in E}
+        # One handler per registered command (schemas.commands.COMMANDS, the table the CLI and the API
+        # are generated from), named after its wire name: a command no entry point offers has none.
         self._handlers: dict[type[CommandBase], Callable[[StateStore, Any, Emitter], None]] = {
-            ReinforceCommand: self._reinforce,
-            PenalizeCommand: self._penalize,
-            ContradictCommand: self._contradict,
-            ResolveContradictionCommand: self._resolve,
-            EvaluateConditionCommand: self._evaluate_condition,
-            EpistemicTransitionCommand: self._epistemic_transition,
-            PromoteCommand: self._promote,
-            ArchiveCommand: self._archive,
-            DeprecateCommand: self._deprecate,
+            spec.model: getattr(self, f"_{spec.command}") for spec in COMMANDS
         }
 
     # ------------------------------------------------------------------ entry
@@ -738,7 +733,7 @@ class Reducer:
                 evidence_ids=evidence,
             )
 
-    def _resolve(self, store: StateStore, cmd: ResolveContradictionCommand, em: Emitter) -> None:
+    def _resolve_contradiction(self, store: StateStore, cmd: ResolveContradictionCommand, em: Emitter) -> None:
         if cmd.winner_id == cmd.loser_id:
             raise RuleViolation("winner and loser must differ", code="self_contradiction")
         winner = self._target(store, cmd, cmd.winner_id)

@@ -6,11 +6,14 @@ instructor/openai imports and works without the ``llm`` extra installed.
 
 from __future__ import annotations
 
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from schemas.claims import ExtractionResult
 from schemas.errors import ValidationFailed
 from schemas.events import ConversationEvent
+
+if TYPE_CHECKING:
+    from schemas.settings import Settings
 
 
 @runtime_checkable
@@ -25,8 +28,8 @@ class UnknownExtractor(ValidationFailed):
     code = "unknown_extractor"
 
 
-def get_extractor(name: str, settings: Any = None) -> Extractor:
-    """``"rules"`` or ``"llm"``; ``settings`` is an ``epistream.settings.Settings`` (read by the LLM extractor)."""
+def get_extractor(name: str, settings: Settings | None = None) -> Extractor:
+    """``"rules"`` or ``"llm"``; the LLM extractor needs the application's ``settings`` (endpoint, model, key)."""
     key = name.strip().lower()
     if key == "rules":
         from extractors.rules import RuleExtractor
@@ -37,9 +40,9 @@ def get_extractor(name: str, settings: Any = None) -> Extractor:
 
         llm = importlib.import_module("extractors.llm")
         if settings is None:
-            from epistream.settings import get_settings
-
-            settings = get_settings()
+            raise UnknownExtractor(
+                "the llm extractor needs settings (endpoint, model, key)", code="extractor_not_configured"
+            )
         factory = getattr(llm, "create_extractor", None) or getattr(llm, "LLMExtractor", None)
         if factory is None:
             raise UnknownExtractor("extractors.llm provides no extractor factory", code="unknown_extractor")

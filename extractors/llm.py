@@ -60,7 +60,7 @@ from schemas.claims import EventRef, ExtractionResult, RejectedClaim
 from schemas.events import ConversationEvent
 
 if TYPE_CHECKING:
-    from epistream.settings import Settings
+    from schemas.settings import Settings
 
 logger = logging.getLogger(__name__)
 
@@ -267,12 +267,8 @@ class LLMExtractor:
         )
 
 
-def create_extractor(settings: Settings | None = None) -> LLMExtractor:
+def create_extractor(settings: Settings) -> LLMExtractor:
     """Factory used by ``extractors.base.get_extractor("llm", settings)``."""
-    if settings is None:
-        from epistream.settings import get_settings
-
-        settings = get_settings()
     return LLMExtractor.from_settings(settings)
 
 

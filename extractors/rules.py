@@ -59,7 +59,6 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
-from engine.roles import default_epistemic_type
 from extractors.text import ACK_THIRD_PARTY, ACK_YOU_ARE, APOSTROPHES, ASSISTANT_ACK, QUALIFIER_START
 from extractors.validation import (
     DEFAULT_GROUNDING_METHOD,
@@ -72,6 +71,7 @@ from schemas.canonical import sha256_hex
 from schemas.claims import Claim, EventRef, ExtractionResult, Quantity
 from schemas.enums import EpistemicType, NodeType, Polarity, Role, SourceType, TemporalIntent
 from schemas.events import ConversationEvent
+from schemas.roles import default_epistemic_type
 
 EXTRACTOR_VERSION: Final = "1.0.0"
 I: Final = re.IGNORECASE  # noqa: E741 - reads like a regex flag

@@ -56,7 +56,6 @@ from typing import Any, Final
 
 from pydantic import ValidationError
 
-from engine.roles import source_type_for_role
 from extractors import reasons
 from extractors.secrets import SecretMatch, find_secrets, is_secret_predicate, mask, may_contain_secret
 from extractors.text import (
@@ -80,6 +79,7 @@ from extractors.text import (
 from schemas.claims import Claim, EvidenceSpan, Quantity, RejectedClaim
 from schemas.enums import EpistemicType, NodeType, Polarity, Role
 from schemas.events import ConversationEvent
+from schemas.roles import source_type_for_role
 
 GROUNDING_POLICY_VERSION: Final = "epistream-grounding/1"
 DEFAULT_GROUNDING_METHOD: Final = "source_passage_v1"

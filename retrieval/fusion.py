@@ -14,15 +14,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from retrieval.models import ScoreTrace, TimeWindow
 from retrieval.policy import epistemic_weight, node_type_boost
 from retrieval.query_analysis import UPDATE_WORDING
 from schemas.enums import TemporalIntent
 from schemas.nodes import MemoryNode
+from schemas.retrieval import ScoreTrace, TimeWindow
+from schemas.search import competition_ranks
 
 LEXICAL = "lexical"
 VECTOR = "vector"
-_TIE_DECIMALS = 12
 _DATE_IN_TEXT = re.compile(
     r"\b\d{4}-\d{2}-\d{2}\b|\b(?:19|20)\d{2}\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b",
     re.IGNORECASE,
@@ -112,16 +112,6 @@ class Fused:
 def memory_time(node: MemoryNode) -> datetime:
     """Event time (``valid_from``, set from the source event) — never ``updated_at``."""
     return node.valid_from
-
-
-def competition_ranks(scores: Mapping[str, float]) -> dict[str, int]:
-    """1-based ranks where tied scores share the better rank (1, 1, 3)."""
-    rounded = {node_id: round(score, _TIE_DECIMALS) for node_id, score in scores.items()}
-    ordered = sorted(rounded.values(), reverse=True)
-    first_index: dict[float, int] = {}
-    for index, value in enumerate(ordered):
-        first_index.setdefault(value, index)
-    return {node_id: first_index[value] + 1 for node_id, value in rounded.items()}
 
 
 def rrf_base(rank_semantic: int | None, rank_lexical: int | None, k: int = 60) -> float:

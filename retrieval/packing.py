@@ -26,9 +26,9 @@ from fractions import Fraction
 from typing import Literal
 
 from engine.filters import condition_state_of
-from retrieval.models import Exclusion, Representation
 from schemas.enums import ACTIVE_LIFECYCLE_STATES, EpistemicType, LifecycleState, NodeType, Polarity
 from schemas.nodes import MemoryNode
+from schemas.retrieval import Exclusion, Representation
 
 SECTION_ORDER = (
     "system_instructions",

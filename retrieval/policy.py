@@ -13,8 +13,6 @@ from collections.abc import Iterable
 from datetime import datetime
 
 from engine.filters import condition_state_of, epistemic_exclusion
-from retrieval.backend import SearchFilter
-from retrieval.models import Exclusion, RetrievalMode, RetrievalRequest
 from schemas.canonical import iso
 from schemas.enums import (
     ACTIVE_LIFECYCLE_STATES,
@@ -24,6 +22,8 @@ from schemas.enums import (
     NodeType,
 )
 from schemas.nodes import MemoryNode
+from schemas.retrieval import Exclusion, RetrievalMode, RetrievalRequest
+from schemas.search import SearchFilter
 
 #: UNVERIFIED is shown in DEFAULT mode only when confidence is strictly above this (per namespace in PRME).
 UNVERIFIED_THRESHOLD = 0.30

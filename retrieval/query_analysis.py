@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from retrieval.models import Intent, TimeWindow
+from schemas.retrieval import Intent, TimeWindow
 
 _CURRENT_CUES = re.compile(
     r"\b(now|right now|currently|current|these days|nowadays|still|latest|at the moment|anymore|any more|"

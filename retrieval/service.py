@@ -14,17 +14,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 
 from engine.decay import effective
-from retrieval.backend import SearchBackend, SearchFilter, SearchHit
 from retrieval.fusion import Candidate, Fused, FusionConfig, fuse
-from retrieval.models import (
-    Exclusion,
-    Representation,
-    RetrievalMode,
-    RetrievalRequest,
-    RetrievalResponse,
-    RetrievedItem,
-    ScoreTrace,
-)
 from retrieval.packing import PackingConfig, PackItem, pack
 from retrieval.policy import (
     UNVERIFIED_THRESHOLD,
@@ -40,6 +30,16 @@ from retrieval.query_analysis import analyze_query
 from retrieval.world import label_for
 from schemas.canonical import canonical_json, iso, sha256_hex
 from schemas.errors import BackendUnavailable, ValidationFailed
+from schemas.retrieval import (
+    Exclusion,
+    Representation,
+    RetrievalMode,
+    RetrievalRequest,
+    RetrievalResponse,
+    RetrievedItem,
+    ScoreTrace,
+)
+from schemas.search import SearchBackend, SearchFilter, SearchHit
 
 CONTRADICTION_PATH = "contradiction"
 

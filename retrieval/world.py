@@ -18,11 +18,11 @@ from engine.config import DEFAULT_CONFIG, EngineConfig
 from engine.decay import effective
 from engine.filters import condition_state_of
 from engine.normalize import normalize_predicate, normalize_text
-from retrieval.models import ProvenanceLabel, WorldClaim, WorldConflict, WorldContext
 from retrieval.policy import UNVERIFIED_THRESHOLD
 from retrieval.presentation import conflict_groups, is_live
 from schemas.enums import ConditionState, EdgeType, EpistemicType, LifecycleState, Scope, SourceType
 from schemas.nodes import Edge, MemoryNode
+from schemas.retrieval import ProvenanceLabel, WorldClaim, WorldConflict, WorldContext
 
 _SPACE = re.compile(r"\s+")
 _AUTHORITATIVE_TYPES = frozenset({EpistemicType.OBSERVED, EpistemicType.ASSERTED})

@@ -9,6 +9,7 @@ retries.
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, JsonValue, TypeAdapter, field_validator
@@ -126,3 +127,61 @@ def parse_command(data: str | bytes | dict[str, JsonValue]) -> Command:
     if isinstance(data, dict):
         return COMMAND_ADAPTER.validate_python(data)
     return COMMAND_ADAPTER.validate_json(data)
+
+
+@dataclass(frozen=True)
+class CommandSpec:
+    """One explicit command as every entry point offers it: the CLI, the HTTP API and the reducer.
+
+    The entry points are generated from this table, so a command's name, the nodes it names, the
+    permission it needs and its help text are written once.
+    """
+
+    #: CLI command and HTTP route name (``epistream reinforce``, ``POST /v1/nodes/{id}/reinforce``).
+    name: str
+    model: type[CommandBase]
+    #: Fields naming nodes; the first names the node whose owner and scope the command acts in.
+    targets: tuple[str, ...]
+    #: API-key permission needed (``assert`` or ``deprecate``); see ``epistream.api.auth.Permission``.
+    permission: Literal["assert", "deprecate"]
+    summary: str
+    #: CLI option names that differ from ``--<field-name>``.
+    cli_options: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def command(self) -> str:
+        """The wire name (the model's ``command`` literal) the reducer dispatches on."""
+        value: str = self.model.model_fields["command"].default
+        return value
+
+    def own_fields(self) -> list[str]:
+        """Fields a caller sets for this command beyond the common ones and its targets."""
+        common = set(CommandBase.model_fields) | {"command", *self.targets}
+        return [name for name in self.model.model_fields if name not in common]
+
+    def option_name(self, field: str) -> str:
+        return dict(self.cli_options).get(field, "--" + field.replace("_", "-"))
+
+
+COMMANDS: tuple[CommandSpec, ...] = (
+    CommandSpec("reinforce", ReinforceCommand, ("node_id",), "assert",
+                "Apply a positive signal (CONFIRMED, REFERENCED, ...) to a claim's confidence."),
+    CommandSpec("penalize", PenalizeCommand, ("node_id",), "assert",
+                "Apply a negative signal (CORRECTED, CONTRADICTED_BY_OBSERVATION, ...) to a claim's confidence."),
+    CommandSpec("contradict", ContradictCommand, ("node_a", "node_b"), "assert",
+                "Record that two claims contradict each other (both become CONTESTED)."),
+    CommandSpec("resolve", ResolveContradictionCommand, ("winner_id", "loser_id"), "assert",
+                "Resolve a contradiction explicitly: the winner becomes STABLE, the loser DEPRECATED."),
+    CommandSpec("condition", EvaluateConditionCommand, ("node_id",), "assert",
+                "Evaluate a CONDITIONAL claim's condition (UNKNOWN, TRUE, FALSE, EXPIRED).",
+                cli_options=(("state", "--state"),)),
+    CommandSpec("transition", EpistemicTransitionCommand, ("node_id",), "assert",
+                "Change how a claim is known (e.g. HYPOTHETICAL -> ASSERTED); forbidden moves are rejected.",
+                cli_options=(("to_type", "--to"), ("trigger_type", "--trigger"))),
+    CommandSpec("promote", PromoteCommand, ("node_id",), "assert", "Promote a claim to STABLE."),
+    CommandSpec("archive", ArchiveCommand, ("node_id",), "deprecate", "Archive a claim (final)."),
+    CommandSpec("deprecate", DeprecateCommand, ("node_id",), "deprecate",
+                "Deprecate a claim (known wrong or replaced)."),
+)  # fmt: skip
+
+COMMAND_SPECS: dict[str, CommandSpec] = {spec.name: spec for spec in COMMANDS}

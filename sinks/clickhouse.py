@@ -21,19 +21,17 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Final, NamedTuple
 
-from pydantic import Field, JsonValue
-
 from engine.canonical_fast import canonical_bytes, canonical_text, model_bytes, operation_bytes
 from engine.fastjson import model_json
-from retrieval.models import Exclusion, ReceiptItem, RetrievalMode, RetrievalReceipt
-from schemas.canonical import derive_id, sha256_hex
+from schemas.canonical import sha256_hex
 from schemas.claims import ExtractionResult
-from schemas.common import Contract, UtcDatetime
 from schemas.enums import OpType, Role, Scope
 from schemas.errors import BackendUnavailable, IntegrityError, QueryRejected, ValidationFailed
 from schemas.events import ConversationEvent
 from schemas.nodes import Edge, MemoryNode
 from schemas.operations import Operation, verify_operation
+from schemas.records import DeadLetter, StoredEvent
+from schemas.retrieval import Exclusion, ReceiptItem, RetrievalMode, RetrievalReceipt
 from sinks.clickhouse_schema import RECEIPTS_TABLE, check_database_name, migrate
 
 #: Rows per INSERT; one dedup token per chunk.
@@ -61,52 +59,6 @@ class LogCursor(NamedTuple):
     @classmethod
     def of(cls, op: Operation) -> LogCursor:
         return cls(op.occurred_at, op.caused_by, op.op_index, op.op_id)
-
-
-class StoredEvent(Contract):
-    """A raw event as stored: content already masked, hash of the original content."""
-
-    event_id: str
-    tenant_id: str
-    owner_id: str
-    scope: Scope
-    scope_id: str | None = None
-    conversation_id: str | None = None
-    session_id: str | None = None
-    role: Role
-    speaker: str | None = None
-    content: str
-    content_sha256: str
-    occurred_at: UtcDatetime
-    recorded_at: UtcDatetime
-    metadata: dict[str, JsonValue] = Field(default_factory=dict)
-    ingested_seq: int = 0
-
-
-class DeadLetter(Contract):
-    """Input that could not be processed, kept byte-for-byte with a reason code."""
-
-    source: str = Field(min_length=1, max_length=200)
-    partition: int | None = None
-    offset: int | None = None
-    reason_code: str = Field(min_length=1, max_length=100)
-    message: str = Field(default="", max_length=4000)
-    original_bytes: bytes
-    received_at: UtcDatetime
-
-    @property
-    def dlq_id(self) -> str:
-        """Stable across redelivery: the source coordinates and the bytes (the bytes alone without them).
-
-        One batched record (memory.extractions holds one record per partition of a batch) can yield
-        several letters at the same coordinates, one per input the reducer refused; the bytes of each
-        keep them apart, where the coordinates alone made the table keep one of them.
-        """
-        digest = sha256_hex(self.original_bytes)
-        if self.offset is not None:
-            partition = self.partition if self.partition is not None else -1
-            return derive_id("dlq", self.source, partition, self.offset, digest)
-        return derive_id("dlq", self.source, digest)
 
 
 def chdb_engine_path(data_dir: str | os.PathLike[str]) -> Path:

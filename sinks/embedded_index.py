@@ -1,6 +1,6 @@
 """The embedded search index: BM25 (tantivy) + cosine HNSW (usearch) in a directory.
 
-Implements ``retrieval.backend.SearchBackend`` for one machine. Every filter
+Implements ``schemas.search.SearchBackend`` for one machine. Every filter
 of ``SearchFilter`` is applied inside the search: as tantivy query clauses for
 BM25, and as a vectorised predicate over compact per-node attribute arrays for
 vectors (exact search over the filtered set when it is small, HNSW with
@@ -49,12 +49,11 @@ from usearch.index import Index as HnswIndex
 
 from engine.canonical_fast import model_bytes
 from engine.filters import condition_state_of
-from retrieval.backend import SearchFilter, SearchHit
-from retrieval.fusion import competition_ranks
 from schemas.canonical import sha256_hex
 from schemas.enums import ConditionState, EpistemicType, LifecycleState, NodeType, Scope, SourceType
 from schemas.errors import IntegrityError
 from schemas.nodes import MemoryNode
+from schemas.search import SearchFilter, SearchHit, competition_ranks
 from sinks.embedding import Embedder, embedder_identity
 
 log = logging.getLogger(__name__)

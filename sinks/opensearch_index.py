@@ -29,11 +29,10 @@ import orjson
 from opensearchpy import OpenSearch
 
 from engine.filters import condition_state_of
-from retrieval.backend import SearchFilter, SearchHit
-from retrieval.fusion import competition_ranks
 from schemas.enums import EpistemicType, Scope
 from schemas.errors import BackendUnavailable, DocumentRejected, ValidationFailed
 from schemas.nodes import MemoryNode
+from schemas.search import SearchFilter, SearchHit, competition_ranks
 from sinks.opensearch_client import DEFAULT_TIMEOUT_S, as_client, guarded
 from sinks.opensearch_mapping import (
     DEFAULT_ALIAS,
@@ -54,7 +53,7 @@ from sinks.opensearch_query import (
 )
 
 if TYPE_CHECKING:
-    from epistream.settings import Settings
+    from schemas.settings import Settings
 
 #: Read back before a write: enough to decide "stale" and "vector reusable" without the vector itself.
 _CHECK_FIELDS = ("content_hash", "embedding_model", "embedding_model_version")

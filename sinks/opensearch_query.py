@@ -19,8 +19,8 @@ from collections.abc import Iterable, Sequence
 from enum import Enum
 from typing import Any
 
-from retrieval.backend import SearchFilter
 from schemas.enums import EpistemicType
+from schemas.search import SearchFilter
 from sinks.opensearch_mapping import VECTOR_FIELD
 
 #: content weighs double: it is the whole claim, the other fields are parts of it.

@@ -25,7 +25,7 @@ from schemas.errors import InvalidEvent
 from schemas.events import DEFAULT_MAX_CONTENT_BYTES, ConversationEvent, parse_event
 from schemas.nodes import MemoryNode
 from schemas.operations import Operation
-from sinks.clickhouse import DeadLetter
+from schemas.records import DeadLetter
 
 #: Reason code of a Kafka input whose record key is not its own ``tenant/owner/scope``.
 KEY_MISMATCH: Final = "partition_key_mismatch"

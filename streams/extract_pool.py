@@ -33,8 +33,8 @@ _extractor: Any = None  # set in each pool process by _start
 
 def _start(name: str, settings: Any, parent: int) -> None:
     global _extractor
-    from epistream.runtime import tune_gc_for_throughput
     from extractors.base import get_extractor
+    from streams.runtime import tune_gc_for_throughput
 
     # A pool process allocates as the pipeline's own processes do (claims, models, regex
     # matches per message): the default young-generation threshold cost ~10% of its CPU.

@@ -75,7 +75,6 @@ from typing import Any
 
 from engine.canonical_fast import model_bytes
 from engine.reducer import Reducer
-from epistream.settings import Settings
 from extractors.base import Extractor, get_extractor
 from schemas.claims import ExtractionResult
 from schemas.commands import Command, CommandBase, parse_command
@@ -83,7 +82,9 @@ from schemas.errors import BackendUnavailable, EpistreamError, ValidationFailed
 from schemas.events import ConversationEvent
 from schemas.nodes import MemoryNode
 from schemas.operations import Operation
-from sinks.clickhouse import DeadLetter, OperationLog
+from schemas.records import DeadLetter
+from schemas.settings import Settings
+from sinks.clickhouse import OperationLog
 from streams import agents, eager_delivery, extraction_records
 from streams import topics as tn
 from streams.delivery import Outbox, delivered
@@ -879,7 +880,7 @@ def run_worker(
     """Run one worker until SIGTERM/SIGINT (what ``epistream worker`` calls)."""
     import faust
 
-    from epistream.runtime import tune_gc_for_throughput
+    from streams.runtime import tune_gc_for_throughput
 
     tune_gc_for_throughput()
     prepare(settings, options)

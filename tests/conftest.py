@@ -51,11 +51,11 @@ def chdb_database(request: pytest.FixtureRequest) -> str:
 def embedded_runners(tmp_path: Path, chdb_path: Path, chdb_database: str) -> Iterator[Any]:
     """``make(name, log_class=OperationLog, **settings)``: embedded runners of their own (data dir and
     database), hash embedder and the demo's reference clock; all closed after the test."""
-    from epistream.demo_run import REFERENCE_TIME
-    from epistream.settings import Settings
+    from epistream.cli.demo import REFERENCE_TIME
+    from epistream.runner import EmbeddedRunner
+    from schemas.settings import Settings
     from sinks.clickhouse import OperationLog
     from sinks.embedding import HashEmbedder
-    from streams.embedded import EmbeddedRunner
 
     opened: list[tuple[Any, Any]] = []
 

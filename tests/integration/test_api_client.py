@@ -11,9 +11,9 @@ import httpx
 import pytest
 from test_api_support import Keys, Permission, event, make_client, open_runner, settings_for
 
-from retrieval.client import AsyncEpistreamClient, EpistreamClient
-from retrieval.models import RetrievalResponse
+from epistream.client import AsyncEpistreamClient, EpistreamClient
 from schemas.errors import AuthError, NodeNotFound, PermissionDenied, RequestIdConflict, ValidationFailed
+from schemas.retrieval import RetrievalResponse
 
 pytestmark = pytest.mark.integration
 

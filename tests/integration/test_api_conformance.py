@@ -20,8 +20,8 @@ import pytest
 from fastapi.testclient import TestClient
 from test_api_support import T0, Keys, Permission, event, make_client, node_by_event, open_runner, settings_for
 
+from epistream.runner import EmbeddedRunner
 from schemas.enums import OpType
-from streams.embedded import EmbeddedRunner
 
 pytestmark = pytest.mark.integration
 

@@ -28,13 +28,13 @@ from test_stream_pipeline import Deployment, start_services
 
 from engine.reducer import Reducer
 from engine.store import InMemoryStateStore
+from epistream.api import create_app
+from epistream.runner import EmbeddedRunner
 from extractors.base import get_extractor
-from retrieval.api import create_app
 from retrieval.world import world_context
 from schemas.commands import ReinforceCommand
 from schemas.events import ConversationEvent
 from streams import agents
-from streams.embedded import EmbeddedRunner
 
 pytestmark = pytest.mark.integration
 

@@ -11,9 +11,9 @@ import pytest
 from fastapi.testclient import TestClient
 from test_api_support import Keys, Permission, event, make_client, node_by_event, open_runner, settings_for
 
-from retrieval.api import ApiKeyRing, hash_key_scrypt
+from epistream.api import ApiKeyRing, hash_key_scrypt
+from epistream.runner import EmbeddedRunner
 from schemas.enums import OpType
-from streams.embedded import EmbeddedRunner
 
 pytestmark = pytest.mark.integration
 SECRET = "zqsecretcontent"

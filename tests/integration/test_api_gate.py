@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from test_api_support import open_runner, settings_for
 
-from retrieval.api.gate import RunnerGate
+from epistream.api.gate import RunnerGate
+from epistream.runner import EmbeddedRunner
 from schemas.errors import BackendUnavailable
-from streams.embedded import EmbeddedRunner
 
 
 @pytest.fixture(scope="module")

@@ -23,7 +23,7 @@ from test_api_support import (
     settings_for,
 )
 
-from streams.embedded import EmbeddedRunner
+from epistream.runner import EmbeddedRunner
 
 pytestmark = pytest.mark.integration
 A, B = TENANTS

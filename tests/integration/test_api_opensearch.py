@@ -28,11 +28,11 @@ from test_api_support import (
 )
 from test_opensearch_support import drop_alias, load_services
 
-from retrieval.backend import SearchFilter
-from retrieval.models import RetrievalRequest
+from epistream.runner import EmbeddedRunner
 from retrieval.policy import search_filter_for
+from schemas.retrieval import RetrievalRequest
+from schemas.search import SearchFilter
 from sinks.opensearch_index import OpenSearchIndex
-from streams.embedded import EmbeddedRunner
 
 pytestmark = pytest.mark.integration
 A, B = TENANTS

@@ -11,7 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 from test_api_support import OWNERS, TENANTS, Keys, build_corpus, make_client, open_runner, settings_for
 
-from streams.embedded import EmbeddedRunner
+from epistream.runner import EmbeddedRunner
 
 pytestmark = pytest.mark.integration
 

@@ -17,7 +17,7 @@ from schemathesis.specs.openapi.checks import (
 )
 from test_api_support import Keys, event, make_client, open_runner, settings_for
 
-from retrieval.api import create_app
+from epistream.api import create_app
 
 pytestmark = pytest.mark.integration
 STATE: dict[str, Any] = {}

@@ -18,11 +18,11 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from epistream.settings import Settings
-from retrieval.api import ApiKey, ApiKeyRing, Permission, create_app, hash_key_sha256
+from epistream.api import ApiKey, ApiKeyRing, Permission, create_app, hash_key_sha256
+from epistream.runner import EmbeddedRunner
+from schemas.settings import Settings
 from sinks.clickhouse import OperationLog
 from sinks.embedding import HashEmbedder
-from streams.embedded import EmbeddedRunner
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 ALL = frozenset(Permission)

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from epistream.demo_run import demo_lines
+from epistream.cli.demo import demo_lines
 
 pytestmark = pytest.mark.integration
 
@@ -170,7 +170,7 @@ def test_ingest_into_a_distributed_deployment_is_refused_with_a_code(tmp_path: P
 
 def test_second_process_on_the_same_data_dir_is_refused(data_dir: Path) -> None:
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys,time; from streams.embedded import EmbeddedRunner; "
+        [sys.executable, "-c", "import sys,time; from epistream.runner import EmbeddedRunner; "
          "from sinks.embedding import HashEmbedder; r = EmbeddedRunner(sys.argv[1], embedder=HashEmbedder()); "
          "print('ready', flush=True); time.sleep(60)", str(data_dir)],
         stdout=subprocess.PIPE,

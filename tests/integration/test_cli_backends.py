@@ -102,7 +102,7 @@ def test_the_console_script_runs_main_which_tunes_the_collector() -> None:
     probe = (
         "import gc, sys\n"
         "from epistream.cli import main\n"
-        "from epistream.runtime import GC_YOUNG_THRESHOLD\n"
+        "from streams.runtime import GC_YOUNG_THRESHOLD\n"
         "sys.argv = ['epistream', '--help']\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
         "print(gc.get_threshold()[0] == GC_YOUNG_THRESHOLD)\n"
@@ -172,7 +172,7 @@ def _forward_later(port: int, target: tuple[str, int], after_s: float, stop: thr
 def test_a_starting_worker_waits_for_a_broker_that_answers_later() -> None:
     from test_stream_pipeline import start_services
 
-    from epistream.settings import Settings
+    from schemas.settings import Settings
     from streams import topics as tn
     from streams.faust_app import WorkerOptions, prepare
 

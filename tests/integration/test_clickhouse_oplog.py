@@ -12,7 +12,8 @@ from sink_factories import T0, at, make_event, make_extraction, make_node, make_
 from schemas.canonical import derive_id
 from schemas.enums import EpistemicType, OpType, Scope
 from schemas.errors import ChecksumMismatch, IntegrityError
-from sinks.clickhouse import DeadLetter, LogCursor, OperationLog
+from schemas.records import DeadLetter
+from sinks.clickhouse import LogCursor, OperationLog
 from sinks.clickhouse_schema import MIGRATIONS, TABLES, Migration, applied_migrations, migrate
 
 pytestmark = pytest.mark.integration

@@ -16,13 +16,13 @@ from pathlib import Path
 import pytest
 from test_api_support import settings_for
 
-from epistream.demo_run import REFERENCE_TIME, demo_lines
+from epistream.cli.demo import REFERENCE_TIME, demo_lines
+from epistream.runner import DataDirLock, EmbeddedRunner
 from schemas.enums import EdgeType
 from schemas.errors import BackendUnavailable, ReadOnlyRunner
 from schemas.nodes import Edge, MemoryNode
 from sinks.clickhouse import OperationLog
 from sinks.embedding import HashEmbedder
-from streams.embedded import DataDirLock, EmbeddedRunner
 
 pytestmark = pytest.mark.integration
 

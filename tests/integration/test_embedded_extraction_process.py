@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
+from epistream.runner import EmbeddedRunner
 from extractors.base import get_extractor
-from streams.embedded import EmbeddedRunner
 
 pytestmark = pytest.mark.integration
 

@@ -13,11 +13,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sink_factories import T0, at, make_node
 
-from retrieval.backend import SearchBackend, SearchFilter
 from retrieval.policy import node_matches_filter
 from schemas.canonical import iso
 from schemas.enums import ConditionState, EpistemicType, LifecycleState, NodeType, Scope, SourceType
 from schemas.nodes import MemoryNode
+from schemas.search import SearchBackend, SearchFilter
 from sinks.embedded_index import EmbeddedIndex
 from sinks.embedding import HashEmbedder, NoopEmbedder
 

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
+from epistream.runner import EmbeddedRunner
 from extractors.base import get_extractor
 from sinks.clickhouse import OperationLog
-from streams.embedded import EmbeddedRunner
 
 pytestmark = pytest.mark.integration
 

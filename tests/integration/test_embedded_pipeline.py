@@ -18,16 +18,16 @@ from pathlib import Path
 
 import pytest
 
-from epistream.demo_run import REFERENCE_TIME, demo_lines
-from epistream.settings import Settings
-from retrieval.models import RetrievalMode, RetrievalRequest
+from epistream.cli.demo import REFERENCE_TIME, demo_lines
+from epistream.runner import EmbeddedRunner
 from schemas import ActorRef, ActorType, ConditionState, EpistemicType, LifecycleState, Polarity
 from schemas.commands import EvaluateConditionCommand, ResolveContradictionCommand
 from schemas.errors import DataDirLocked
 from schemas.nodes import MemoryNode
+from schemas.retrieval import RetrievalMode, RetrievalRequest
+from schemas.settings import Settings
 from sinks.clickhouse import OperationLog
 from sinks.embedding import HashEmbedder
-from streams.embedded import EmbeddedRunner
 
 pytestmark = pytest.mark.integration
 

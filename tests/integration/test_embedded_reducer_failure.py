@@ -14,12 +14,12 @@ from typing import Any
 import pytest
 
 from engine.reducer import Reducer
-from epistream.demo_run import REFERENCE_TIME
-from epistream.settings import Settings
+from epistream.cli.demo import REFERENCE_TIME
+from epistream.runner import EmbeddedRunner
 from schemas.errors import IntegrityError
+from schemas.settings import Settings
 from sinks.clickhouse import OperationLog
 from sinks.embedding import HashEmbedder
-from streams.embedded import EmbeddedRunner
 
 pytestmark = pytest.mark.integration
 

@@ -22,10 +22,10 @@ from test_opensearch_support import (
     unique_alias,
 )
 
-from epistream.settings import Settings
-from retrieval.backend import SearchBackend, SearchFilter
 from schemas.enums import EpistemicType, LifecycleState, Scope
 from schemas.errors import BackendUnavailable, DocumentRejected, ValidationFailed
+from schemas.search import SearchBackend, SearchFilter
+from schemas.settings import Settings
 from sinks.opensearch_index import OpenSearchIndex, rebuild_from_snapshots
 from sinks.opensearch_mapping import (
     DEFAULT_REFRESH_INTERVAL,

@@ -16,7 +16,6 @@ from hypothesis import strategies as st
 from opensearchpy import OpenSearch
 from test_opensearch_support import T0, WordEmbedder, drop_alias, make_node, opensearch_client, unique_alias
 
-from retrieval.backend import SearchFilter
 from retrieval.policy import (
     DEFAULT_CONDITION_STATES,
     DEFAULT_EPISTEMIC_TYPES,
@@ -34,6 +33,7 @@ from schemas.enums import (
     SourceType,
 )
 from schemas.nodes import MemoryNode
+from schemas.search import SearchFilter
 from sinks.opensearch_index import OpenSearchIndex
 
 pytestmark = pytest.mark.integration

@@ -28,9 +28,9 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from epistream.api.metrics import ApiMetrics
 from epistream.cli import app as cli_app
-from epistream.settings import Settings
-from retrieval.api.metrics import ApiMetrics
+from schemas.settings import Settings
 from sinks import opensearch_mapping
 from sinks.clickhouse import OperationLog
 from sinks.opensearch_index import OpenSearchIndex

@@ -17,13 +17,13 @@ import pytest
 from test_api_support import settings_for
 
 from engine.provenance import get_provenance
-from epistream.demo_run import REFERENCE_TIME, demo_lines
+from epistream.cli.demo import REFERENCE_TIME, demo_lines
+from epistream.runner import EmbeddedRunner
 from schemas.commands import ResolveContradictionCommand
 from schemas.common import ActorRef
 from schemas.enums import ActorType, EdgeType
 from sinks.clickhouse import OperationLog
 from sinks.embedding import HashEmbedder
-from streams.embedded import EmbeddedRunner
 
 pytestmark = pytest.mark.integration
 

@@ -30,17 +30,17 @@ from fastapi.testclient import TestClient
 from pydantic import SecretStr
 from typer.testing import CliRunner
 
+from epistream.api import ApiKey, ApiKeyRing, Permission, create_app, hash_key_sha256
+from epistream.api.auth import generate_key
 from epistream.cli import app as cli_app
-from epistream.demo_run import REFERENCE_TIME, demo_lines
-from epistream.settings import Settings
-from retrieval.api import ApiKey, ApiKeyRing, Permission, create_app, hash_key_sha256
-from retrieval.api.auth import generate_key
+from epistream.cli.demo import REFERENCE_TIME, demo_lines
+from epistream.runner import EmbeddedRunner
 from schemas.enums import EpistemicType, LifecycleState
 from schemas.events import parse_event
+from schemas.settings import Settings
 from sinks.clickhouse import OperationLog
 from sinks.clickhouse_schema import RECEIPTS_TABLE, TABLES
 from sinks.embedding import HashEmbedder
-from streams.embedded import EmbeddedRunner
 from tests import markdown_docs
 from tests.markdown_docs import (
     Usage,
@@ -340,7 +340,7 @@ def test_files_and_tests_the_readme_points_to_exist() -> None:
     for line in section("Layout").splitlines():
         if line.startswith("| `"):
             referenced.add(table_cells(line)[0].strip("`"))
-    assert {"deploy/local/README.md", "retrieval/client.py", "epistream/demo/conversations.jsonl"} <= referenced
+    assert {"deploy/local/README.md", "epistream/client.py", "epistream/demo/conversations.jsonl"} <= referenced
     for ref in sorted(referenced):
         brace = re.search(r"\{([^}]*)\}", ref)
         alternatives = brace.group(1).split(",") if brace else [""]

@@ -38,16 +38,16 @@ import pytest
 from opensearchpy import OpenSearch
 from test_opensearch_support import drop_alias, load_services
 
-from epistream.demo_run import REFERENCE_TIME, demo_lines
-from epistream.settings import Settings
-from retrieval.models import RetrievalMode, RetrievalRequest, RetrievalResponse
+from epistream.cli.demo import REFERENCE_TIME, demo_lines
+from epistream.runner import EmbeddedRunner
 from retrieval.policy import default_exclusion_reason
 from schemas.enums import ConditionState, EpistemicType, LifecycleState
+from schemas.retrieval import RetrievalMode, RetrievalRequest, RetrievalResponse
+from schemas.settings import Settings
 from sinks.clickhouse import OperationLog
 from sinks.embedded_index import EmbeddedIndex
 from sinks.embedding import HashEmbedder
 from sinks.opensearch_index import OpenSearchIndex
-from streams.embedded import EmbeddedRunner
 
 pytestmark = pytest.mark.integration
 

@@ -29,16 +29,16 @@ from test_api_support import (
 )
 from typer.testing import CliRunner
 
+from epistream.api import Permission, create_app
+from epistream.api.receipts import ReceiptWriter
 from epistream.cli import app as cli_app
-from retrieval.api import Permission, create_app
-from retrieval.api.receipts import ReceiptWriter
-from retrieval.client import EpistreamClient
-from retrieval.models import RetrievalReceipt, RetrievalRequest
+from epistream.client import EpistreamClient
+from epistream.runner import EmbeddedRunner
 from schemas.errors import NotFound
+from schemas.retrieval import RetrievalReceipt, RetrievalRequest
 from sinks.clickhouse import OperationLog
 from sinks.clickhouse_schema import MIGRATIONS, RECEIPTS_TABLE, migrate, schema_version
 from sinks.embedding import HashEmbedder
-from streams.embedded import EmbeddedRunner
 
 pytestmark = pytest.mark.integration
 
@@ -413,8 +413,8 @@ def test_migration_3_adds_the_receipts_table_to_a_version_2_log(chdb_path: Path,
 
 
 def _sample_receipt() -> RetrievalReceipt:
-    from retrieval.models import Exclusion, Intent, ReceiptItem, RetrievalMode
     from schemas.enums import Scope
+    from schemas.retrieval import Exclusion, Intent, ReceiptItem, RetrievalMode
 
     request = RetrievalRequest(query="q", tenant_id="t1", owner_id="alice")
     return RetrievalReceipt(

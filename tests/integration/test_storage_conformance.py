@@ -151,8 +151,8 @@ def test_event_actor_columns_follow_the_role(log: OperationLog) -> None:
 
 
 def test_the_stored_actor_type_of_every_role_is_the_engines(log: OperationLog) -> None:
-    """The column's SQL mapping and engine.roles must not drift apart (a new role would)."""
-    from engine.roles import actor_type_for_role
+    """The column's SQL mapping and schemas.roles must not drift apart (a new role would)."""
+    from schemas.roles import actor_type_for_role
 
     log.write_events([make_event(f"r-{role.value}", role=role, speaker=None) for role in Role])
     rows = dict(_sql(log, "SELECT event_id, actor_type FROM {db}.raw_events"))

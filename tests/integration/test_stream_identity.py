@@ -22,9 +22,9 @@ from typing import Any
 import pytest
 from test_stream_pipeline import Deployment, assert_matches, expected_state, sample_events, start_services
 
-from epistream.settings import Settings
 from schemas.errors import EpistreamError
-from sinks.clickhouse import DeadLetter
+from schemas.records import DeadLetter
+from schemas.settings import Settings
 from streams import agents
 from streams import topics as tn
 from streams.faust_app import WorkerOptions, dlq_list, dlq_replay, prepare

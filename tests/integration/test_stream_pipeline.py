@@ -33,9 +33,9 @@ from test_opensearch_support import create_mismatched_index
 from engine.reducer import Reducer
 from engine.store import InMemoryStateStore
 from extractors.base import get_extractor
-from retrieval.backend import SearchFilter
 from schemas.enums import EpistemicType
 from schemas.nodes import MemoryNode
+from schemas.search import SearchFilter
 from sinks.embedding import HashEmbedder
 from sinks.opensearch_index import OpenSearchIndex
 from streams import agents

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import yaml
 
-from epistream.settings import Settings
+from schemas.settings import Settings
 from streams import topics
 
 ROOT = Path(__file__).resolve().parents[2]

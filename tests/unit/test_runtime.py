@@ -4,7 +4,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from epistream.runtime import GC_YOUNG_THRESHOLD, freeze_loaded_heap, tune_gc_for_throughput
+from streams.runtime import GC_YOUNG_THRESHOLD, freeze_loaded_heap, tune_gc_for_throughput
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ import re
 
 from rich.console import Console
 
-from epistream.stats_view import render_stats, sparkline
+from epistream.cli.stats_view import render_stats, sparkline
 
 RESULT = {
     "operations_total": 1234,

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from epistream.cli.extract import app
 from extractors.base import Extractor, UnknownExtractor, get_extractor
-from extractors.cli import app
 from extractors.rules import RuleExtractor
 
 

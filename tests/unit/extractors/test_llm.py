@@ -26,13 +26,13 @@ if str(_ROOT) not in sys.path:  # tests/ is not a package on the default pytest 
     sys.path.insert(0, str(_ROOT))
 
 
-from epistream.settings import Settings  # noqa: E402
 from extractors.base import Extractor, get_extractor  # noqa: E402
 from extractors.llm import EXTRACTOR_VERSION, LLMExtractor, Mode  # noqa: E402
 from extractors.llm_schema import LLMClaim  # noqa: E402
 from extractors.reasons import MALFORMED_CLAIM  # noqa: E402
 from extractors.validation import GROUNDING_POLICY_VERSION  # noqa: E402
 from schemas import ConversationEvent, EpistemicType, Polarity, Role, Scope, sha256_hex  # noqa: E402
+from schemas.settings import Settings  # noqa: E402
 from tests.fakes.openai_server import (  # noqa: E402
     FakeOpenAIServer,
     http_error,

@@ -15,8 +15,6 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from retrieval.backend import SearchFilter, SearchHit
-from retrieval.fusion import competition_ranks
 from retrieval.policy import node_matches_filter
 from schemas.common import ActorRef
 from schemas.enums import (
@@ -30,6 +28,7 @@ from schemas.enums import (
     SourceType,
 )
 from schemas.nodes import MemoryNode
+from schemas.search import SearchFilter, SearchHit, competition_ranks
 
 _WORD = re.compile(r"[a-z0-9]+")
 _DIM = 32

@@ -17,12 +17,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from retrieval.fusion import Candidate, FusionConfig, fuse
-from retrieval.models import Representation, RetrievalRequest, TimeWindow
 from retrieval.packing import PackingConfig, PackItem, estimate_tokens, pack, render_line
 from retrieval.policy import node_type_boost
 from retrieval.presentation import leads
 from retrieval.service import Retriever
 from schemas.enums import ConditionState, EpistemicType, LifecycleState, NodeType, Polarity, SourceType
+from schemas.retrieval import Representation, RetrievalRequest, TimeWindow
 
 REF = T0 + timedelta(days=30)
 NO_RESERVE = PackingConfig(reserve_tokens=0)

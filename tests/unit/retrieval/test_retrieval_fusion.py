@@ -6,9 +6,10 @@ from datetime import UTC, datetime
 import pytest
 from fake_backend import make_node
 
-from retrieval.fusion import Candidate, FusionConfig, competition_ranks, fuse, rrf_base
-from retrieval.models import TimeWindow
+from retrieval.fusion import Candidate, FusionConfig, fuse, rrf_base
 from schemas.enums import EpistemicType, NodeType, TemporalIntent
+from schemas.retrieval import TimeWindow
+from schemas.search import competition_ranks
 
 K = 60
 

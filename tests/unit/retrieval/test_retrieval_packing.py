@@ -6,9 +6,9 @@ from fake_backend import make_node
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from retrieval.models import Representation
 from retrieval.packing import PackingConfig, PackItem, estimate_tokens, pack, render_line
 from schemas.enums import ConditionState, EpistemicType, LifecycleState, NodeType
+from schemas.retrieval import Representation
 
 NO_RESERVE = PackingConfig(reserve_tokens=0)
 

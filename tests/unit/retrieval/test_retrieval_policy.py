@@ -5,7 +5,6 @@ from datetime import timedelta
 import pytest
 from fake_backend import T0, FakeBackend, make_node
 
-from retrieval.models import RetrievalMode, RetrievalRequest
 from retrieval.policy import (
     DEFAULT_EPISTEMIC_TYPES,
     apply_policy,
@@ -18,6 +17,7 @@ from retrieval.policy import (
 )
 from retrieval.service import Retriever
 from schemas.enums import ConditionState, EpistemicType, LifecycleState, NodeType
+from schemas.retrieval import RetrievalMode, RetrievalRequest
 
 REF = T0 + timedelta(days=30)
 

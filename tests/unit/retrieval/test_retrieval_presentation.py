@@ -5,10 +5,10 @@ from datetime import timedelta
 from fake_backend import T0, FakeBackend, make_node
 
 from retrieval.fusion import Candidate, fuse
-from retrieval.models import RetrievalRequest
 from retrieval.presentation import leads, present
 from retrieval.service import Retriever
 from schemas.enums import EpistemicType, LifecycleState
+from schemas.retrieval import RetrievalRequest
 
 
 def _pair(conf_a: float, days_a: int, conf_b: float, days_b: int) -> tuple:

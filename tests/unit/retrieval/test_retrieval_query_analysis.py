@@ -4,8 +4,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from retrieval.models import Intent
 from retrieval.query_analysis import analyze_query
+from schemas.retrieval import Intent
 
 # Wednesday 2025-03-12 15:30 UTC
 REF = datetime(2025, 3, 12, 15, 30, tzinfo=UTC)

@@ -9,12 +9,12 @@ from fake_backend import T0, FakeBackend, make_node
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from retrieval.backend import SearchFilter, SearchHit
-from retrieval.models import Intent, RetrievalRequest
 from retrieval.policy import default_exclusion_reason
 from retrieval.service import ReferenceTimeRequired, Retriever
 from schemas.enums import ConditionState, EpistemicType, LifecycleState, NodeType
 from schemas.errors import BackendUnavailable
+from schemas.retrieval import Intent, RetrievalRequest
+from schemas.search import SearchFilter, SearchHit
 
 REF = T0 + timedelta(days=30)
 

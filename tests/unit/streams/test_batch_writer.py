@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from streams.embedded import _BatchWriter
+from epistream.runner import _BatchWriter
 
 
 def test_batches_are_stored_in_submission_order_with_at_most_depth_in_flight() -> None:

@@ -180,7 +180,7 @@ def test_install_is_idempotent_and_leaves_unknown_consumers_alone() -> None:
 
 
 def test_the_worker_app_delivers_eagerly(tmp_path: Path) -> None:
-    from epistream.settings import Settings
+    from schemas.settings import Settings
     from streams.faust_app import create_app
 
     app = create_app(Settings(data_dir=tmp_path), data_dir=tmp_path, opensearch_url="http://127.0.0.1:1")

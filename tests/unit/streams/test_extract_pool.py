@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from epistream.settings import Settings
 from extractors.base import get_extractor
 from schemas.events import ConversationEvent
+from schemas.settings import Settings
 from streams import agents
 from streams.extract_pool import ExtractionPool
 
@@ -68,7 +68,7 @@ def test_a_dead_extraction_process_fails_the_batch_instead_of_losing_it() -> Non
 def test_pool_processes_collect_garbage_in_the_pipeline_s_larger_batches() -> None:
     import gc
 
-    from epistream.runtime import GC_YOUNG_THRESHOLD
+    from streams.runtime import GC_YOUNG_THRESHOLD
 
     pool = ExtractionPool("rules", Settings(), processes=1)
     try:
@@ -89,7 +89,7 @@ def test_pool_processes_exit_when_the_worker_is_killed(tmp_path: Path) -> None:
     script = tmp_path / "worker.py"
     script.write_text(
         "import time\n"
-        "from epistream.settings import Settings\n"
+        "from schemas.settings import Settings\n"
         "from streams.extract_pool import ExtractionPool\n"
         "if __name__ == '__main__':\n"
         "    pool = ExtractionPool('rules', Settings(), processes=2)\n"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from streams.embedded import FIRST_BATCH, _chunks
+from epistream.runner import FIRST_BATCH, _chunks
 
 
 def test_the_first_batch_is_small_so_the_model_and_store_start_early_then_full_batches_follow() -> None:

@@ -27,7 +27,7 @@ def test_unknown_non_numeric_or_malformed_options_are_refused(pair: str) -> None
 def test_the_worker_producer_compresses_as_configured(tmp_path: Path, setting: str, codec: str | None) -> None:
     from aiokafka.codec import has_zstd
 
-    from epistream.settings import Settings
+    from schemas.settings import Settings
     from streams.faust_app import create_app
 
     assert has_zstd()  # the codec library is installed with the stream extra; without it aiokafka refuses zstd

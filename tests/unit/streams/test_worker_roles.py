@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from epistream.cli import WorkerRole
-from epistream.settings import Settings
 from schemas.errors import ValidationFailed
+from schemas.settings import Settings
 from streams.faust_app import ROLES, WorkerOptions, create_app
 
 

@@ -14,6 +14,7 @@ from typing import Any, TextIO
 
 import typer
 
+from epistream.config import load_settings
 from extractors.base import Extractor, get_extractor
 from schemas.errors import EpistreamError
 from schemas.events import parse_event
@@ -84,7 +85,7 @@ def extract_command(
 ) -> None:
     """Extract claims from ConversationEvent JSON lines."""
     try:
-        chosen = get_extractor(extractor)
+        chosen = get_extractor(extractor, load_settings())
     except EpistreamError as exc:
         typer.echo(json.dumps({"error": exc.to_dict()}), err=True)
         raise typer.Exit(code=2) from None

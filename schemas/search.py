@@ -8,7 +8,7 @@ the search itself.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Protocol, runtime_checkable
 
 from pydantic import Field
@@ -44,6 +44,21 @@ class SearchFilter(Contract):
     time_to: str | None = Field(default=None, description="ISO time; keep nodes with valid_from < this")
 
 
+#: Scores equal to this many decimals tie (a backend's float noise never splits a tie).
+TIE_DECIMALS = 12
+
+
+def competition_ranks(scores: Mapping[str, float]) -> dict[str, int]:
+    """1-based ranks where tied scores share the better rank (1, 1, 3)."""
+    rounded = {node_id: round(score, TIE_DECIMALS) for node_id, score in scores.items()}
+    ordered = sorted(rounded.values(), reverse=True)
+    first_index: dict[float, int] = {}
+    for index, value in enumerate(ordered):
+        first_index.setdefault(value, index)
+    return {node_id: first_index[value] + 1 for node_id, value in rounded.items()}
+
+
+
 class SearchHit(Contract):
     node_id: str
     score: float
@@ -70,38 +85,3 @@ class SearchBackend(Protocol):
     def embedding_mismatch(self) -> bool:
         """True when the query embedder differs from the one that built the vectors."""
         ...
-
-
-class ResolvedBackend:
-    """A backend whose candidates are resolved from an in-memory node map.
-
-    The embedded runner already holds every node in its state store, at the
-    same version the index holds; resolving candidates there skips a stored-
-    document load and a JSON validation per candidate, which dominated query
-    latency. Filtering still happens inside the wrapped backend's search.
-    """
-
-    def __init__(self, backend: SearchBackend, lookup: Callable[[str], MemoryNode | None]) -> None:
-        self._backend = backend
-        self._lookup = lookup
-
-    def upsert(self, nodes: Sequence[MemoryNode]) -> None:
-        self._backend.upsert(nodes)
-
-    def lexical(self, query: str, flt: SearchFilter, k: int) -> list[SearchHit]:
-        return self._backend.lexical(query, flt, k)
-
-    def vector(self, query: str, flt: SearchFilter, k: int) -> list[SearchHit]:
-        return self._backend.vector(query, flt, k)
-
-    def get(self, node_ids: Sequence[str]) -> list[MemoryNode]:
-        found = [self._lookup(node_id) for node_id in node_ids]
-        missing = [node_id for node_id, node in zip(node_ids, found, strict=True) if node is None]
-        resolved = {n.node_id: n for n in found if n is not None}
-        if missing:
-            resolved.update({n.node_id: n for n in self._backend.get(missing)})
-        return [resolved[node_id] for node_id in node_ids if node_id in resolved]
-
-    @property
-    def embedding_mismatch(self) -> bool:
-        return self._backend.embedding_mismatch

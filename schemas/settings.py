@@ -1,7 +1,9 @@
-"""All runtime configuration, read from ``EPISTREAM_*`` environment variables.
+"""The type of all runtime configuration, read from ``EPISTREAM_*`` environment variables.
 
-Every field here is documented in the README's configuration table; add a row
-there when you add a field.
+Only the application (``epistream/``) constructs it (:func:`epistream.config.load_settings`);
+every lower layer takes the instance it is given, so one process has one configuration and a
+test can hand any layer the settings it wants. Every field is documented in
+``docs/configuration.md``; add a row there when you add a field (a test keeps them equal).
 """
 
 from __future__ import annotations
@@ -116,7 +118,3 @@ class Settings(BaseSettings):
         default=True,
         description="Record a receipt of every retrieval (API and `epistream query`) in the retrieval_requests table.",
     )
-
-
-def get_settings() -> Settings:
-    return Settings()

@@ -24,21 +24,19 @@ from pydantic import JsonValue, ValidationError
 from engine.assertion_state import AssertionState
 from engine.provenance import NodeProvenance
 from engine.results import ApplyResult
-from epistream.runtime import freeze_loaded_heap
-from epistream.settings import Settings
-from retrieval.api.auth import ApiKey, ApiKeyRing, Permission
-from retrieval.api.distributed import Dispatch, KafkaDispatch, PendingCommand, find_target
-from retrieval.api.errors import (
+from epistream.api.auth import ApiKey, ApiKeyRing, Permission
+from epistream.api.distributed import Dispatch, KafkaDispatch, PendingCommand, find_target
+from epistream.api.errors import (
     ErrorBody,
     epistream_error_response,
     error_response,
     install_error_handlers,
     validation_details,
 )
-from retrieval.api.gate import DEFAULT_READERS, RunnerGate
-from retrieval.api.limits import BodySizeLimit, IdempotencyCache, TokenBucketLimiter, body_fingerprint
-from retrieval.api.metrics import ApiMetrics, MetricsMiddleware
-from retrieval.api.models import (
+from epistream.api.gate import DEFAULT_READERS, RunnerGate
+from epistream.api.limits import BodySizeLimit, IdempotencyCache, TokenBucketLimiter, body_fingerprint
+from epistream.api.metrics import ApiMetrics, MetricsMiddleware
+from epistream.api.models import (
     ArchiveBody,
     AssertionStateBody,
     CommandResponse,
@@ -56,14 +54,9 @@ from retrieval.api.models import (
     TransitionBody,
     _CommandBody,
 )
-from retrieval.api.receipts import DEFAULT_QUEUE_SIZE, ReceiptSink, ReceiptWriter, idempotency_receipt_id
-from retrieval.backend import SearchFilter
-from retrieval.models import (
-    RetrievalReceipt,
-    RetrievalRequest,
-    RetrievalResponse,
-    WorldContext,
-)
+from epistream.api.receipts import DEFAULT_QUEUE_SIZE, ReceiptSink, ReceiptWriter, idempotency_receipt_id
+from epistream.config import load_settings
+from epistream.runner import EmbeddedRunner
 from schemas.claims import event_input_id
 from schemas.commands import (
     ArchiveCommand,
@@ -92,9 +85,17 @@ from schemas.errors import (
 )
 from schemas.events import ConversationEvent, validate_event
 from schemas.nodes import MemoryNode
+from schemas.retrieval import (
+    RetrievalReceipt,
+    RetrievalRequest,
+    RetrievalResponse,
+    WorldContext,
+)
+from schemas.search import SearchFilter
+from schemas.settings import Settings
 from streams import topics as tn
 from streams.agents import masked_content
-from streams.embedded import EmbeddedRunner
+from streams.runtime import freeze_loaded_heap
 
 #: Namespace of command ids derived from an Idempotency-Key (stable across restarts).
 COMMAND_NAMESPACE = uuid.UUID("5d7c3a8e-2f61-4c1b-9a57-6b0e4f3c2d19")
@@ -228,11 +229,11 @@ def create_app(
     """``readers`` threads serve read-only calls concurrently (0: every call on the one writer thread).
 
     ``receipt_queue_size`` bounds the retrieval receipts waiting for the writer thread (beyond it they
-    are dropped and counted, see :mod:`retrieval.api.receipts`); ``receipt_sink`` replaces where they
+    are dropped and counted, see :mod:`epistream.api.receipts`); ``receipt_sink`` replaces where they
     are written (default: the runner's log, through a client of its own).
 
     ``dispatch`` (or ``settings.api_mode == "distributed"``) publishes events and commands to Kafka
-    instead of applying them to ``runner``; see :mod:`retrieval.api.distributed`. The dispatch is
+    instead of applying them to ``runner``; see :mod:`epistream.api.distributed`. The dispatch is
     started and stopped with the app's lifespan.
     """
     settings = settings or runner.settings
@@ -862,7 +863,7 @@ def serve(settings: Settings | None = None, host: str = "127.0.0.1", port: int =
     """``epistream api``: the embedded runner behind uvicorn (one process owns the data dir)."""
     import uvicorn
 
-    settings = settings or Settings()
+    settings = settings or load_settings()
     if settings.api_keys_file is None:
         raise ValidationFailed("EPISTREAM_API_KEYS_FILE is required to serve the API", code="no_api_keys")
     keys = ApiKeyRing.from_file(settings.api_keys_file)

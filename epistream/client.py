@@ -19,7 +19,6 @@ import schemas.errors as errors_module
 from engine.assertion_state import AssertionState
 from engine.provenance import NodeProvenance
 from engine.results import Outcome
-from retrieval.models import RetrievalReceipt, RetrievalResponse, WorldContext
 from schemas.errors import (
     AuthError,
     BackendUnavailable,
@@ -32,6 +31,7 @@ from schemas.errors import (
     ValidationFailed,
 )
 from schemas.nodes import MemoryNode
+from schemas.retrieval import RetrievalReceipt, RetrievalResponse, WorldContext
 
 __all__ = [
     "AsyncEpistreamClient",

@@ -21,8 +21,8 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
+from epistream.runner import EmbeddedRunner
 from schemas.errors import BackendUnavailable, EpistreamError
-from streams.embedded import EmbeddedRunner
 
 T = TypeVar("T")
 

@@ -12,7 +12,6 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from engine.assertion_state import DEFAULT_NODE_TYPES
 from engine.results import Outcome
-from retrieval.models import RetrievalMode, TimeWindow
 from schemas.common import ExternalId, KeyId, UtcDatetime
 from schemas.enums import (
     ConditionState,
@@ -25,6 +24,7 @@ from schemas.enums import (
     TriggerType,
 )
 from schemas.nodes import MemoryNode
+from schemas.retrieval import RetrievalMode, TimeWindow
 
 
 class _Body(BaseModel):

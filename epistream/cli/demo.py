@@ -22,12 +22,12 @@ from rich.console import Console
 from rich.panel import Panel
 from rich.table import Table
 
-from epistream.settings import Settings
-from retrieval.models import RetrievalMode, RetrievalRequest, RetrievalResponse
 from schemas.commands import EvaluateConditionCommand
 from schemas.common import ActorRef
 from schemas.enums import ActorType, ConditionState, EpistemicType
 from schemas.events import parse_event
+from schemas.retrieval import RetrievalMode, RetrievalRequest, RetrievalResponse
+from schemas.settings import Settings
 
 #: After the last bundled event; fixed so the demo is reproducible.
 REFERENCE_TIME = datetime(2026, 10, 1, 12, 0, tzinfo=UTC)
@@ -45,8 +45,8 @@ def demo_lines() -> list[bytes]:
 def run_demo(
     data_dir: Path, *, embedder: str = "minilm", json_output: bool = False, console: Console
 ) -> dict[str, Any]:
+    from epistream.runner import EmbeddedRunner
     from sinks.embedding import default_embedder
-    from streams.embedded import EmbeddedRunner
 
     started = time.perf_counter()
     if data_dir.exists():
@@ -189,14 +189,14 @@ def _render(
     quiet = [e for e in events if not any(x["event"]["event_id"] == e and x["claims"] for x in out["extractions"])]
     console.print(f"[dim]no claims (questions, pleasantries, recommendations, secrets): {', '.join(quiet)}[/dim]")
 
-    from epistream.cli import _render_items, _render_world, claim_line
+    from epistream.cli.render import claim_line, render_items, render_world
 
     for owner, world in worlds.items():
         console.rule(f"3 · world view of {owner}: facts, conflicts, proposals, stale")
-        _render_world(world)
+        render_world(world)
     for owner, text, default, explicit in retrievals:
         console.rule(f"4 · {owner}: “{text}”")
-        _render_items(default)
+        render_items(default)
         console.print("[bold]packed context (default mode)[/bold]")
         console.print(default.context or "(empty)")
         hidden = [x for x in explicit.excluded if x.included]
@@ -208,9 +208,9 @@ def _render(
                 console.print(f"  • {line}  [dim]{x.reason}[/dim]")
     if trail is not None:
         console.rule("5 · provenance of a contested claim")
-        from epistream.cli import _render_provenance
+        from epistream.cli.render import render_provenance
 
-        _render_provenance(trail)
+        render_provenance(trail)
     counts = Table(title="6 · operations in the append-only log")
     counts.add_column("op type")
     counts.add_column("count", justify="right")

@@ -43,10 +43,9 @@ from engine.reducer import Reducer
 from engine.replay import verify_replay
 from engine.results import ApplyResult
 from engine.store import InMemoryStateStore
-from epistream.settings import Settings
+from epistream.config import load_settings
 from extractors.base import Extractor, get_extractor
-from retrieval.backend import ResolvedBackend, SearchBackend
-from retrieval.models import RetrievalRequest, RetrievalResponse, WorldContext
+from retrieval.resolved import ResolvedBackend
 from retrieval.service import Retriever
 from retrieval.world import world_context
 from schemas.claims import ExtractionResult
@@ -57,7 +56,11 @@ from schemas.errors import DataDirLocked, EpistreamError, ReadOnlyRunner
 from schemas.events import ConversationEvent
 from schemas.nodes import Edge, MemoryNode
 from schemas.operations import Operation
-from sinks.clickhouse import DeadLetter, OperationLog
+from schemas.records import DeadLetter
+from schemas.retrieval import RetrievalRequest, RetrievalResponse, WorldContext
+from schemas.search import SearchBackend
+from schemas.settings import Settings
+from sinks.clickhouse import OperationLog
 from sinks.embedded_index import EmbeddedIndex
 from sinks.embedding import Embedder, default_embedder, uses_all_cores
 from streams import agents
@@ -273,7 +276,7 @@ class EmbeddedRunner:
         clock: Callable[[], datetime] | None = None,
         search_index: RunnerIndex | None = None,
     ) -> None:
-        self.settings = settings or Settings()
+        self.settings = settings or load_settings()
         self.data_dir = Path(data_dir if data_dir is not None else self.settings.data_dir).resolve()
         self._lock = DataDirLock(self.data_dir)
         self._lock.acquire()

@@ -19,7 +19,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from typing import Final
 
-from retrieval.models import RetrievalReceipt
+from schemas.retrieval import RetrievalReceipt
 
 log = logging.getLogger("epistream.api.receipts")
 

@@ -1,0 +1,334 @@
+"""Commands that run or operate a deployment: demo, migrate, api, api-key, worker, publish, dlq, lag, rebuild-index."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from epistream.cli.common import (
+    DataDir,
+    JsonOut,
+    Tenant,
+    WorkerRole,
+    app,
+    console,
+    emit,
+    err_console,
+    fail,
+    read_lines,
+    settings_for,
+)
+from epistream.config import load_settings
+from schemas.errors import EpistreamError
+from schemas.settings import Settings
+
+
+@app.command()
+def demo(
+    data_dir: Annotated[Path, typer.Option("--data-dir", help="Fresh directory for the demo.")] = Path(
+        ".epistream-demo"
+    ),
+    embedder: Annotated[str, typer.Option(help="minilm (default) or hash (no model).")] = "minilm",
+    json_output: JsonOut = False,
+) -> None:
+    """Ingest the bundled conversations into a fresh data directory and show what epistream made of them."""
+    from epistream.cli.demo import run_demo
+
+    run_demo(data_dir, embedder=embedder, json_output=json_output, console=console)
+
+
+@app.command()
+def migrate(data_dir: DataDir = None, json_output: JsonOut = False) -> None:
+    """Apply ClickHouse migrations (server if EPISTREAM_CLICKHOUSE_URL is set, else chDB) and the OpenSearch index."""
+    from sinks.clickhouse import OperationLog
+    from sinks.clickhouse_schema import MIGRATIONS
+
+    settings = settings_for(data_dir)
+    result: dict[str, Any] = {}
+    log = OperationLog.connect(settings.clickhouse_url, path=settings.data_dir, run_migrations=False)
+    try:
+        result["clickhouse_applied"] = log.migrate()
+    finally:
+        log.close()
+    if settings.opensearch_url:
+        from sinks.opensearch_client import as_client
+        from sinks.opensearch_mapping import ensure_index
+
+        embedder = embedder_for(settings)
+        result["opensearch_index"] = ensure_index(
+            as_client(settings.opensearch_url),
+            alias=settings.opensearch_index,
+            dimension=embedder.dimension,
+            embedding_model=embedder.model_name,
+            embedding_model_version=embedder.model_version,
+            refresh_interval=settings.opensearch_refresh_interval,
+        )
+
+    def render() -> None:
+        applied = result["clickhouse_applied"]
+        latest = MIGRATIONS[-1].id
+        console.print(
+            f"ClickHouse: applied migrations {', '.join(map(str, applied))}; schema at version {latest}"
+            if applied
+            else f"ClickHouse: up to date (schema version {latest})"
+        )
+        if "opensearch_index" in result:
+            console.print(f"OpenSearch: alias {settings.opensearch_index} -> index {result['opensearch_index']}")
+
+    emit(result, json_output, render)
+
+
+def embedder_for(settings: Settings) -> Any:
+    from sinks.embedding import default_embedder
+
+    return default_embedder(settings.embedder)
+
+
+@app.command()
+def api(
+    host: Annotated[str, typer.Option(help="Interface to bind.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="TCP port.")] = 8080,
+    data_dir: DataDir = None,
+) -> None:
+    """Serve the retrieval API (needs EPISTREAM_API_KEYS_FILE: hashed bearer keys bound to tenants)."""
+    from epistream.api.app import serve
+
+    serve(settings_for(data_dir), host=host, port=port)
+
+
+@app.command("api-key")
+def api_key(
+    key_id: Annotated[str, typer.Option("--id", help="Name of the key (becomes the acting actor id).")],
+    tenant: Tenant,
+    permission: Annotated[list[str], typer.Option("--permission", help="read, write, assert, deprecate, admin")],
+    owner: Annotated[list[str] | None, typer.Option("--owner", help="Restrict to these owners (repeatable).")] = None,
+) -> None:
+    """Generate a new API key: prints the secret once and the hashed entry for the keys file."""
+    from epistream.api.auth import generate_key, hash_key_sha256
+
+    secret = generate_key()
+    entry: dict[str, Any] = {
+        "id": key_id,
+        "tenant_id": tenant,
+        "permissions": permission,
+        "sha256": hash_key_sha256(secret),
+    }
+    if owner:
+        entry["owners"] = owner
+    print(json.dumps({"api_key": secret, "keys_file_entry": entry}, indent=2))
+
+
+@app.command()
+def worker(
+    data_dir: DataDir = None,
+    loglevel: Annotated[str, typer.Option(help="faust log level.")] = "warning",
+    role: Annotated[
+        WorkerRole,
+        typer.Option(
+            help="Agents to run: all; core (extract, materialize, dead letters); index (the OpenSearch sink alone, "
+            "consumer group epistream-index), so indexing can scale in processes of its own."
+        ),
+    ] = WorkerRole.ALL,
+) -> None:
+    """Run the stream agents on Kafka (extract, materialize, ClickHouse and OpenSearch sinks) until stopped."""
+    from streams.faust_app import WorkerOptions, run_worker
+
+    settings = settings_for(data_dir)
+    run_worker(
+        settings,
+        data_dir=settings.data_dir,
+        opensearch_url=settings.opensearch_url,
+        options=WorkerOptions(
+            topic_prefix=settings.kafka_topic_prefix, index_alias=settings.opensearch_index, role=role.value
+        ),
+        loglevel=loglevel,
+    )
+
+
+@app.command()
+def publish(
+    file: Annotated[str, typer.Argument(help="JSON lines of ConversationEvent, or - for stdin.")] = "-",
+    bootstrap: Annotated[str | None, typer.Option(help="Kafka bootstrap servers (default: settings).")] = None,
+    topic: Annotated[
+        str | None, typer.Option(help="Input topic (default: conversation.events with EPISTREAM_KAFKA_TOPIC_PREFIX).")
+    ] = None,
+    json_output: JsonOut = False,
+) -> None:
+    """Validate events and publish them to Kafka (idempotent producer, key = tenant/owner/scope)."""
+    from streams.publisher import publish_lines
+
+    settings = load_settings()
+    lines, _ = read_lines(file)
+    events_topic = topic or deployment_topics(settings).events
+    report = publish_lines(
+        lines, bootstrap or settings.kafka_bootstrap, events_topic, max_content_bytes=settings.max_content_bytes
+    )
+    report_published(report, json_output)
+
+
+def deployment_topics(settings: Settings) -> Any:
+    """The deployment's topic names: the workers' prefix (EPISTREAM_KAFKA_TOPIC_PREFIX) applies here too."""
+    from streams import topics
+
+    return topics.Topics(prefix=settings.kafka_topic_prefix, partitions=settings.partitions)
+
+
+def report_published(report: Any, json_output: bool) -> None:
+    """What ``publish`` and ``dlq replay`` say: events sent, lines refused (first 20, with codes)."""
+    result = report.to_dict()
+
+    def render() -> None:
+        console.print(f"sent {report.sent} events; {len(report.errors)} refused")
+        for err in report.errors[:20]:
+            console.print(f"[yellow]line {err.line}[/yellow] {err.code}: {err.message}")
+
+    emit(result, json_output, render)
+    if report.errors and not report.sent:
+        raise typer.Exit(code=1)
+
+
+dlq_app = typer.Typer(help="Inspect and re-drive dead letters (bad input kept with its original bytes).")
+
+
+app.add_typer(dlq_app, name="dlq")
+
+
+@dlq_app.command("list")
+def dlq_list_command(
+    bootstrap: Annotated[str | None, typer.Option(help="Kafka bootstrap servers (default: settings).")] = None,
+    limit: Annotated[int, typer.Option(min=1)] = 100,
+    json_output: JsonOut = False,
+) -> None:
+    """Dead letters on the DLQ topics: where each came from, the reason code, the original bytes."""
+    import base64
+
+    from streams.faust_app import dlq_list
+
+    settings = load_settings()
+    records = dlq_list(
+        bootstrap or settings.kafka_bootstrap, deployment_topics(settings), limit=limit
+    )
+    rows = [
+        {
+            "topic": r.topic,
+            "partition": r.partition,
+            "offset": r.offset,
+            "source": r.letter.source,
+            "reason_code": r.letter.reason_code,
+            "message": r.letter.message,
+            "original_b64": base64.b64encode(r.letter.original_bytes).decode("ascii"),
+        }
+        for r in records
+    ]
+
+    def render() -> None:
+        table = Table(title=f"{len(rows)} dead letters")
+        for col in ("topic", "partition", "offset", "reason_code", "message"):
+            table.add_column(col)
+        for row in rows:
+            table.add_row(*(str(row[c]) for c in ("topic", "partition", "offset", "reason_code", "message")))
+        console.print(table)
+
+    emit(rows, json_output, render)
+
+
+@dlq_app.command("replay")
+def dlq_replay_command(
+    file: Annotated[str, typer.Argument(help="Fixed events (JSON lines), or - for stdin.")] = "-",
+    bootstrap: Annotated[str | None, typer.Option(help="Kafka bootstrap servers (default: settings).")] = None,
+    json_output: JsonOut = False,
+) -> None:
+    """Re-drive fixed events; still-broken lines are reported, not looped back into the DLQ."""
+    from streams.faust_app import dlq_replay
+
+    settings = load_settings()
+    lines, _ = read_lines(file)
+    report = dlq_replay(lines, bootstrap or settings.kafka_bootstrap, deployment_topics(settings))
+    report_published(report, json_output)
+
+
+@app.command()
+def lag(
+    app_id: Annotated[str, typer.Option(help="The workers' app id (their consumer group).")] = "epistream",
+    bootstrap: Annotated[str | None, typer.Option(help="Kafka bootstrap servers (default: settings).")] = None,
+    fail_above: Annotated[
+        int | None,
+        typer.Option(min=0, help="Exit 1 when a stage has more uncommitted records than this (health checks)."),
+    ] = None,
+    json_output: JsonOut = False,
+) -> None:
+    """Records each stage (extract, materialize, index, dead letters) has not finished, and its group's members."""
+    import asyncio
+
+    from streams.lag import pipeline_lag
+
+    settings = load_settings()
+    stages, groups = asyncio.run(
+        pipeline_lag(bootstrap or settings.kafka_bootstrap, deployment_topics(settings), app_id)
+    )
+    over = [s.stage for s in stages if fail_above is not None and s.lag > fail_above]
+    result = {
+        "stages": [s.as_dict() for s in stages],
+        "groups": [{"group": g.group, "state": g.state, "members": g.members} for g in groups],
+        "over_limit": over,
+    }
+
+    def render() -> None:
+        table = Table(title=f"consumer lag of {app_id}")
+        for col in ("stage", "group", "lag", "records", "lagging partitions"):
+            table.add_column(col)
+        for s in stages:
+            worst = sorted(s.lagging_partitions.items(), key=lambda kv: -kv[1])[:3]
+            more = len(s.lagging_partitions) - len(worst)
+            shown = ", ".join(f"{tp}: {n}" for tp, n in worst) + (f" (+{more})" if more > 0 else "")
+            table.add_row(s.stage, s.group, f"{s.lag:,}", f"{s.records:,}", shown)
+        console.print(table)
+        for g in groups:
+            console.print(f"group {g.group}: {g.state}, {g.members} member(s)")
+        if over:
+            err_console.print(f"[red]over {fail_above}[/red]: {', '.join(over)}")
+
+    emit(result, json_output, render)
+    if over:
+        raise typer.Exit(code=1)
+
+
+@app.command("rebuild-index")
+def rebuild_index(data_dir: DataDir = None, json_output: JsonOut = False) -> None:
+    """Rebuild the OpenSearch index from the ClickHouse node snapshots (external versions keep it safe live)."""
+    from sinks.clickhouse import OperationLog
+    from sinks.opensearch_index import OpenSearchIndex, UpsertReport, rebuild_from_snapshots
+
+    settings = settings_for(data_dir)
+    if not settings.opensearch_url:
+        fail(EpistreamError("EPISTREAM_OPENSEARCH_URL is not set", code="no_opensearch"), json_output)
+    assert settings.opensearch_url is not None
+    log = OperationLog.connect(settings.clickhouse_url, path=settings.data_dir)
+    try:
+        index = OpenSearchIndex.from_settings(settings, embedder_for(settings))
+        report = rebuild_from_snapshots(index, log.latest_node_snapshots())
+    finally:
+        log.close()
+    # Documents OpenSearch refused for good (e.g. the alias points at an index with another mapping):
+    # count, first ids and error types, never content. Nothing else is held back by them.
+    result: dict[str, Any] = {"received": report.received, "written": report.written, "stale": report.stale}
+    result["rejected"] = UpsertReport.summary(report.rejected)
+
+    def render() -> None:
+        console.print(
+            f"{report.received} node snapshots read; {report.written} documents written, "
+            f"{report.stale} already current in the index"
+        )
+        refused = result["rejected"]
+        if refused["count"]:
+            console.print(
+                f"[yellow]{refused['count']} refused by OpenSearch[/yellow] ({', '.join(refused['error_types'])}); "
+                f"first ids: {', '.join(refused['node_ids'])}"
+            )
+
+    emit(result, json_output, render)
+

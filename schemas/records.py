@@ -1,0 +1,59 @@
+"""Records kept beside the operation log: raw events as stored, and dead letters.
+
+Both are written by the ingestion path (embedded runner, stream workers, API) and
+read by operators (``dlq list``, provenance), so their shape is a contract of its own.
+"""
+
+from __future__ import annotations
+
+from pydantic import Field, JsonValue
+
+from schemas.canonical import derive_id, sha256_hex
+from schemas.common import Contract, UtcDatetime
+from schemas.enums import Role, Scope
+
+
+class StoredEvent(Contract):
+    """A raw event as stored: content already masked, hash of the original content."""
+
+    event_id: str
+    tenant_id: str
+    owner_id: str
+    scope: Scope
+    scope_id: str | None = None
+    conversation_id: str | None = None
+    session_id: str | None = None
+    role: Role
+    speaker: str | None = None
+    content: str
+    content_sha256: str
+    occurred_at: UtcDatetime
+    recorded_at: UtcDatetime
+    metadata: dict[str, JsonValue] = Field(default_factory=dict)
+    ingested_seq: int = 0
+
+
+class DeadLetter(Contract):
+    """Input that could not be processed, kept byte-for-byte with a reason code."""
+
+    source: str = Field(min_length=1, max_length=200)
+    partition: int | None = None
+    offset: int | None = None
+    reason_code: str = Field(min_length=1, max_length=100)
+    message: str = Field(default="", max_length=4000)
+    original_bytes: bytes
+    received_at: UtcDatetime
+
+    @property
+    def dlq_id(self) -> str:
+        """Stable across redelivery: the source coordinates and the bytes (the bytes alone without them).
+
+        One batched record (memory.extractions holds one record per partition of a batch) can yield
+        several letters at the same coordinates, one per input the reducer refused; the bytes of each
+        keep them apart, where the coordinates alone made the table keep one of them.
+        """
+        digest = sha256_hex(self.original_bytes)
+        if self.offset is not None:
+            partition = self.partition if self.partition is not None else -1
+            return derive_id("dlq", self.source, partition, self.offset, digest)
+        return derive_id("dlq", self.source, digest)
