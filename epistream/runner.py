@@ -641,7 +641,16 @@ class EmbeddedRunner:
         )
 
     def node(self, node_id: str, *, tenant_id: str, owner_id: str | None = None) -> MemoryNode | None:
+        """The node in this tenant (and owner, if given), or None.
+
+        Distributed, the local store does not see what the workers write, but an index shared
+        with them (``EPISTREAM_OPENSEARCH_URL`` + ``EPISTREAM_OPENSEARCH_INDEX``) does: a command's
+        owner and scope (its Kafka key and the key's grants) come from the node, so a node found in
+        neither is not found rather than a command published blind.
+        """
         node = self.store.get_node(node_id)
+        if node is None and self.reads_shared:
+            node = next((n for n in self.index.get([node_id]) if n.node_id == node_id), None)
         if node is None or node.tenant_id != tenant_id or (owner_id is not None and node.owner_id != owner_id):
             return None
         return node

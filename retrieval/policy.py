@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
+from engine.config import DEFAULT_CONFIG
 from engine.filters import condition_state_of, epistemic_exclusion
 from schemas.canonical import iso
 from schemas.enums import (
@@ -25,8 +26,9 @@ from schemas.nodes import MemoryNode
 from schemas.retrieval import Exclusion, RetrievalMode, RetrievalRequest
 from schemas.search import SearchFilter
 
-#: UNVERIFIED is shown in DEFAULT mode only when confidence is strictly above this (per namespace in PRME).
-UNVERIFIED_THRESHOLD = 0.30
+#: UNVERIFIED is shown in DEFAULT mode only when confidence is strictly above this: the engine's number
+#: (``EngineConfig.unverified_threshold``, PRME-FACTS §4), so assertion state and retrieval agree.
+UNVERIFIED_THRESHOLD = DEFAULT_CONFIG.unverified_threshold
 
 #: Code weights (PRME-FACTS §4); CONDITIONAL is resolved through its condition state.
 EPISTEMIC_WEIGHTS: dict[EpistemicType, float] = {

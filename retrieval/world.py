@@ -18,9 +18,10 @@ from engine.config import DEFAULT_CONFIG, EngineConfig
 from engine.decay import effective
 from engine.filters import condition_state_of
 from engine.normalize import normalize_predicate, normalize_text
+from engine.world_rules import proposal_reason, stale_reason
 from retrieval.policy import UNVERIFIED_THRESHOLD
 from retrieval.presentation import conflict_groups, is_live
-from schemas.enums import ConditionState, EdgeType, EpistemicType, LifecycleState, Scope, SourceType
+from schemas.enums import EdgeType, EpistemicType, LifecycleState, Scope
 from schemas.nodes import Edge, MemoryNode
 from schemas.retrieval import ProvenanceLabel, WorldClaim, WorldConflict, WorldContext
 
@@ -61,36 +62,6 @@ def _claim(node: MemoryNode, ref: datetime, *, reason: str | None = None, confli
         conflict_flag=conflict_flag,
         reason=reason,
     )
-
-
-def stale_reason(node: MemoryNode, ref: datetime, config: EngineConfig = DEFAULT_CONFIG) -> str | None:
-    """Why a live claim no longer describes the present: its validity or its condition ended, or it
-    outlived its node type's TTL (PRME-FACTS §1.4: a task untouched for 90 days is not a current task)."""
-    if node.valid_to is not None and node.valid_to <= ref:
-        return "validity_ended"
-    expiry = config.expires_at(node.node_type, node.last_reinforced_at)
-    if expiry is not None and expiry <= ref:
-        return "ttl_expired"
-    if node.epistemic_type is EpistemicType.CONDITIONAL:
-        state = condition_state_of(node)
-        if state in (ConditionState.EXPIRED, ConditionState.FALSE):
-            return f"condition:{state.value}"
-    return None
-
-
-def proposal_reason(node: MemoryNode) -> str | None:
-    """Why a live, current claim is only proposed; None for an authoritative one."""
-    if node.epistemic_type is EpistemicType.INFERRED:
-        return "inferred"
-    if node.epistemic_type is EpistemicType.HYPOTHETICAL:
-        return "hypothetical"
-    if node.epistemic_type is EpistemicType.CONDITIONAL and condition_state_of(node) is not ConditionState.TRUE:
-        return "condition:UNKNOWN"
-    if node.epistemic_type is EpistemicType.UNVERIFIED:
-        return "unverified"
-    if node.source_type is SourceType.SYSTEM_INFERRED:
-        return "model_derived"
-    return None
 
 
 def _edge_live(edge: Edge, ref: datetime) -> bool:

@@ -54,6 +54,7 @@ from schemas.enums import ConditionState, EpistemicType, LifecycleState, NodeTyp
 from schemas.errors import IntegrityError
 from schemas.nodes import MemoryNode
 from schemas.search import SearchFilter, SearchHit, competition_ranks
+from sinks.documents import FIELD_BOOSTS, TEXT_FIELDS, embedded_text, lexical_texts
 from sinks.embedding import Embedder, embedder_identity
 
 log = logging.getLogger(__name__)
@@ -67,7 +68,6 @@ COMMON_TERM_MIN_DOCS: Final = 100
 COMMON_TERM_FRACTION: Final = 0.01
 #: Query embeddings kept (oldest dropped first).
 QUERY_CACHE_SIZE: Final = 512
-TEXT_FIELDS: Final = ("content", "subject", "object", "condition")
 _WORD: Final = re.compile(r"\w+", re.UNICODE)
 #: The analysis chain of tantivy's ``en_stem`` tokenizer, to look up the indexed form of a query word.
 _ANALYZER: Final = (
@@ -169,11 +169,6 @@ def _restore_graph(file: Path) -> HnswIndex | None:
 def _new_hnsw(dim: int) -> HnswIndex:
     """int8 graph: it only proposes candidates, which are re-scored exactly from the float32 vectors."""
     return HnswIndex(ndim=dim, metric="cos", dtype="i8", connectivity=16, expansion_add=48, expansion_search=96)
-
-
-def embedded_text(node: MemoryNode) -> str:
-    """What the vector represents; its hash decides whether a new version is embedded again."""
-    return node.content
 
 
 class EmbeddedIndex:
@@ -418,12 +413,8 @@ class EmbeddedIndex:
         doc = tantivy.Document()
         doc.add_text("node_id", node.node_id)
         doc.add_unsigned("key", key)
-        doc.add_text("content", node.content)
-        doc.add_text("subject", node.subject)
-        if node.object:
-            doc.add_text("object", node.object)
-        if node.condition:
-            doc.add_text("condition", node.condition)
+        for name, text in lexical_texts(node).items():
+            doc.add_text(name, text)
         doc.add_text("tenant_id", node.tenant_id)
         doc.add_text("owner_id", node.owner_id)
         doc.add_text("scope", node.scope.value)
@@ -813,7 +804,7 @@ class EmbeddedIndex:
 
         def parse(ws: list[str]) -> tantivy.Query:
             return self._tindex.parse_query(
-                " ".join(ws), default_field_names=list(TEXT_FIELDS), field_boosts={"content": 2.0}
+                " ".join(ws), default_field_names=list(TEXT_FIELDS), field_boosts=dict(FIELD_BOOSTS)
             )
 
         cutoff = max(COMMON_TERM_MIN_DOCS, COMMON_TERM_FRACTION * searcher.num_docs)

@@ -18,11 +18,10 @@ blind and a repeated or stale one is refused by the external version (409).
 
 from __future__ import annotations
 
-import hashlib
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import orjson
@@ -33,6 +32,8 @@ from schemas.enums import EpistemicType, Scope
 from schemas.errors import BackendUnavailable, DocumentRejected, ValidationFailed
 from schemas.nodes import MemoryNode
 from schemas.search import SearchFilter, SearchHit, competition_ranks
+from sinks.documents import TEXT_FIELDS, embedded_text, embedded_text_hash, lexical_texts
+from sinks.embedding import Embedder
 from sinks.opensearch_client import DEFAULT_TIMEOUT_S, as_client, guarded
 from sinks.opensearch_mapping import (
     DEFAULT_ALIAS,
@@ -59,22 +60,6 @@ if TYPE_CHECKING:
 _CHECK_FIELDS = ("content_hash", "embedding_model", "embedding_model_version")
 #: Vectors kept per index object (float32: 1.5 KiB each at 384 dimensions, so ~30 MiB by default).
 DEFAULT_VECTOR_CACHE = 20_000
-
-
-@runtime_checkable
-class EmbedderLike(Protocol):
-    """What the index needs from an embedder (``sinks.embedding.Embedder`` satisfies it)."""
-
-    @property
-    def model_name(self) -> str: ...
-
-    @property
-    def model_version(self) -> str: ...
-
-    @property
-    def dimension(self) -> int: ...
-
-    def embed(self, texts: Sequence[str]) -> Any: ...
 
 
 @dataclass
@@ -126,10 +111,6 @@ def is_permanent_rejection(status: int) -> bool:
     return status in PERMANENT_REJECTIONS
 
 
-def content_hash(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
 def _iso_or_none(value: Any) -> str | None:
     return None if value is None else value.isoformat()
 
@@ -167,10 +148,8 @@ def node_document(
         "condition_state": condition_state,
         "polarity": node.polarity.value,
         "predicate": node.predicate,
-        "content": node.content,
-        "subject": node.subject,
-        "object": node.object,
-        "condition": node.condition,
+        **dict.fromkeys(TEXT_FIELDS),
+        **lexical_texts(node),
         "confidence": node.confidence,
         "salience": node.salience,
         "version": node.version,
@@ -179,7 +158,7 @@ def node_document(
         "recorded_at": node.recorded_at.isoformat(),
         "created_at": node.created_at.isoformat(),
         "updated_at": node.updated_at.isoformat(),
-        "content_hash": content_hash(node.content),
+        "content_hash": embedded_text_hash(node),
         "node": node.to_json_dict(),
     }
     if vector is not None:
@@ -207,7 +186,7 @@ class OpenSearchIndex:
         self,
         client_or_url: OpenSearch | str,
         alias: str = DEFAULT_ALIAS,
-        embedder: EmbedderLike | None = None,
+        embedder: Embedder | None = None,
         *,
         create: bool = True,
         timeout: float = DEFAULT_TIMEOUT_S,
@@ -256,7 +235,7 @@ class OpenSearchIndex:
 
     @classmethod
     def from_settings(
-        cls, settings: Settings, embedder: EmbedderLike, *, url: str | None = None, alias: str | None = None
+        cls, settings: Settings, embedder: Embedder, *, url: str | None = None, alias: str | None = None
     ) -> OpenSearchIndex:
         """The node index a deployment's settings describe: URL and alias (unless given), refresh
         interval and vector cache. Every process that writes the index opens it this way."""
@@ -405,7 +384,7 @@ class OpenSearchIndex:
 
     def _cached_vector(self, node: MemoryNode) -> np.ndarray[Any, np.dtype[np.float32]] | None:
         held = self._vector_cache.get(node.node_id)
-        if held is None or held[0] != content_hash(node.content):
+        if held is None or held[0] != embedded_text_hash(node):
             return None
         self._vector_cache.move_to_end(node.node_id)
         return held[1]
@@ -416,7 +395,7 @@ class OpenSearchIndex:
         if not vec:  # written without a vector: nothing to reuse, and an old entry no longer applies
             self._vector_cache.pop(node.node_id, None)
             return
-        self._vector_cache[node.node_id] = (content_hash(node.content), np.asarray(vec, dtype=np.float32))
+        self._vector_cache[node.node_id] = (embedded_text_hash(node), np.asarray(vec, dtype=np.float32))
         self._vector_cache.move_to_end(node.node_id)
         while len(self._vector_cache) > self._vector_cache_size:
             self._vector_cache.popitem(last=False)
@@ -447,7 +426,7 @@ class OpenSearchIndex:
                 out[node.node_id] = cached[node.node_id].tolist()
                 report.reused_vectors += 1
             elif (
-                src.get("content_hash") == content_hash(node.content)
+                src.get("content_hash") == embedded_text_hash(node)
                 and src.get("embedding_model") == model_name
                 and src.get("embedding_model_version") == model_version
             ):
@@ -464,7 +443,7 @@ class OpenSearchIndex:
                 todo.append(node)
         for start in range(0, len(todo), self.embed_batch):
             chunk = todo[start : start + self.embed_batch]
-            matrix = np.asarray(self.embedder.embed([n.content for n in chunk]), dtype=np.float32)
+            matrix = np.asarray(self.embedder.embed([embedded_text(n) for n in chunk]), dtype=np.float32)
             if matrix.shape != (len(chunk), dimension):
                 raise ValidationFailed("embedder returned vectors of the wrong shape", field="embedding")
             for node, row in zip(chunk, matrix, strict=True):

@@ -19,6 +19,7 @@ from opensearchpy import OpenSearch
 from opensearchpy.exceptions import RequestError
 
 from schemas.errors import BackendUnavailable, ValidationFailed
+from sinks.documents import TEXT_FIELDS
 from sinks.opensearch_client import guarded, server_error_type
 
 DEFAULT_ALIAS = "epistream-nodes"
@@ -28,7 +29,6 @@ VECTOR_FIELD = "embedding"
 VECTOR_ENGINE = "lucene"
 VECTOR_SPACE = "cosinesimil"
 
-TEXT_FIELDS = ("content", "subject", "object", "condition")
 KEYWORD_FIELDS = (
     "node_id",
     "tenant_id",

@@ -21,12 +21,11 @@ from typing import Any
 
 from schemas.enums import EpistemicType
 from schemas.search import SearchFilter
+from sinks.documents import FIELD_BOOSTS, TEXT_FIELDS
 from sinks.opensearch_mapping import VECTOR_FIELD
 
-#: content weighs double: it is the whole claim, the other fields are parts of it.
-LEXICAL_FIELDS = ("content^2", "subject", "object", "condition")
-#: The analysed text fields behind ``LEXICAL_FIELDS`` (document frequencies are read per field).
-TEXT_FIELDS = tuple(f.split("^", 1)[0] for f in LEXICAL_FIELDS)
+#: The analysed text fields with their boosts, in OpenSearch's ``field^boost`` spelling.
+LEXICAL_FIELDS = tuple(f"{f}^{FIELD_BOOSTS[f]:g}" if f in FIELD_BOOSTS else f for f in TEXT_FIELDS)
 #: A query word in more documents than this (and than the fraction below) is "common": it scores but does
 #: not by itself make a document a lexical candidate. Same numbers as the embedded index, so both backends
 #: select the same candidates (``sinks.embedded_index.COMMON_TERM_*``).

@@ -94,7 +94,8 @@ def _as_bytes(item: bytes | str | dict[str, Any] | ConversationEvent) -> bytes:
     return item
 
 
-def _producer(bootstrap: str, **kwargs: Any) -> Any:
+def idempotent_producer(bootstrap: str, **kwargs: Any) -> Any:
+    """An aiokafka producer with idempotence and ``acks=all``: what every epistream writer to Kafka uses."""
     from aiokafka import AIOKafkaProducer
 
     return AIOKafkaProducer(
@@ -120,7 +121,7 @@ class EventPublisher:
     ) -> None:
         self.topic = topic
         self.max_content_bytes = max_content_bytes
-        self._producer = _producer(bootstrap, **producer_kwargs)
+        self._producer = idempotent_producer(bootstrap, **producer_kwargs)
 
     async def start(self) -> None:
         """Connect; an unreachable broker raises ``BackendUnavailable`` (and leaves nothing open)."""
@@ -221,7 +222,8 @@ def publish_lines(
     return asyncio.run(publish_lines_async(lines, bootstrap, topic, max_content_bytes=max_content_bytes))
 
 
-def _command_bytes(command: CommandBase | dict[str, Any] | bytes | str) -> tuple[CommandBase, bytes]:
+def command_bytes(command: CommandBase | dict[str, Any] | bytes | str) -> tuple[CommandBase, bytes]:
+    """The validated command and the bytes published for it (``invalid_command`` when it is not one)."""
     if isinstance(command, CommandBase):
         return command, command.model_dump_json(exclude_none=True).encode("utf-8")
     raw = _as_bytes(command)
@@ -238,8 +240,8 @@ async def publish_command_async(
     topic: str = "memory.commands",
 ) -> tuple[int, int]:
     """Validate and publish one command keyed by its owner/scope; returns (partition, offset)."""
-    parsed, raw = _command_bytes(command)
-    async with kafka_client(_producer(bootstrap), "publishing a command") as producer:
+    parsed, raw = command_bytes(command)
+    async with kafka_client(idempotent_producer(bootstrap), "publishing a command") as producer:
         md = await producer.send_and_wait(topic, raw, key=parsed.partition_key.encode("utf-8"))
     return md.partition, md.offset
 

@@ -21,7 +21,7 @@ Known limits (documented, by design):
   not in that memory: it is republished, the worker emits nothing for it, and
   the caller gets ``202 pending`` (the command is still applied at most once);
 * reads come from what the workers write: nodes and retrieval from the index
-  the runner is configured with (see :func:`find_target`), provenance, world
+  the runner is configured with (see ``EmbeddedRunner.node``), provenance, world
   context and assertion state from the operation log (a shared ClickHouse
   server; one owner's node snapshots and edges per request).
 """
@@ -41,10 +41,9 @@ from engine.results import Outcome, outcome_from_operations
 from schemas.commands import CommandBase
 from schemas.errors import BackendUnavailable, EpistreamError
 from schemas.events import ConversationEvent
-from schemas.nodes import MemoryNode
 from streams import topics as tn
 from streams.kafka_store import OpBatch
-from streams.publisher import EventPublisher, _command_bytes, _producer
+from streams.publisher import EventPublisher, command_bytes, idempotent_producer
 
 log = logging.getLogger("epistream.api.distributed")
 
@@ -79,26 +78,6 @@ class Dispatch(Protocol):
     def healthy(self) -> bool: ...
 
 
-def find_target(runner: Any, node_id: str, tenant_id: str) -> MemoryNode | None:
-    """A command target: the runner's state first, then its index (e.g. the workers' OpenSearch alias).
-
-    In distributed mode the local state store does not see what the workers
-    write, but an index shared with them (``EPISTREAM_OPENSEARCH_URL`` +
-    ``EPISTREAM_OPENSEARCH_INDEX``) does. A node found in neither is answered
-    404 rather than published blind: the command's owner and scope (its Kafka
-    key and the key's grants) come from the node, so without it the API could
-    neither route nor authorise the command.
-    """
-    node: MemoryNode | None = runner.node(node_id, tenant_id=tenant_id)
-    if node is not None:
-        return node
-    for found in runner.index.get([node_id]):
-        if found.node_id == node_id and found.tenant_id == tenant_id:
-            indexed: MemoryNode = found
-            return indexed
-    return None
-
-
 class KafkaDispatch:
     """Publishes to a deployment's topics and waits for command outcomes on ``memory.operations``."""
 
@@ -129,7 +108,7 @@ class KafkaDispatch:
 
         self._events = EventPublisher(self.bootstrap, self.topics.events, **self._max_content)
         await self._events.start()
-        self._commands = _producer(self.bootstrap)
+        self._commands = idempotent_producer(self.bootstrap)
         await self._commands.start()
         self._consumer = AIOKafkaConsumer(bootstrap_servers=self.bootstrap, enable_auto_commit=False)
         await self._consumer.start()
@@ -224,7 +203,7 @@ class KafkaDispatch:
         try:
             if self._commands is None:
                 raise BackendUnavailable("the Kafka dispatch is not started", reason="not_started")
-            parsed, raw = _command_bytes(command)
+            parsed, raw = command_bytes(command)
             await self._commands.send_and_wait(self.topics.commands, raw, key=parsed.partition_key.encode("utf-8"))
             if fut is None:
                 return None

@@ -1,0 +1,207 @@
+"""What every route needs: the app's state, the caller's key, and the checks done on every request.
+
+Routes are plain module-level functions; they reach the one ``ApiState`` of their app through
+FastAPI dependencies (``State``, ``Key``), so no route closes over another's variables and each
+route module can be read alone.
+
+The edge is where time and identity enter: ``issued_at`` is the server clock, ``actor`` is the
+API key, the tenant is the key's tenant.
+"""
+
+import uuid
+from collections.abc import Callable
+from datetime import datetime
+from typing import Annotated, Any
+
+from fastapi import Depends, Header, Query, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+
+from epistream.api.auth import ApiKey, ApiKeyRing
+from epistream.api.distributed import Dispatch
+from epistream.api.errors import ErrorBody
+from epistream.api.gate import DEFAULT_READERS, RunnerGate
+from epistream.api.limits import IdempotencyCache, TokenBucketLimiter
+from epistream.api.metrics import ApiMetrics
+from epistream.api.receipts import DEFAULT_QUEUE_SIZE, ReceiptSink, ReceiptWriter
+from epistream.runner import EmbeddedRunner
+from schemas.enums import Scope
+from schemas.errors import AuthError, EpistreamError, NodeNotFound, ValidationFailed
+from schemas.nodes import MemoryNode
+from schemas.retrieval import RetrievalReceipt
+from schemas.settings import Settings
+
+#: Namespace of command ids derived from an Idempotency-Key (stable across restarts).
+COMMAND_NAMESPACE = uuid.UUID("5d7c3a8e-2f61-4c1b-9a57-6b0e4f3c2d19")
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    status: {"model": ErrorBody, "description": desc}
+    for status, desc in {
+        401: "Missing or invalid API key",
+        403: "The key lacks a permission, owner or scope",
+        413: "Body or batch too large",
+        422: "Validation failed",
+        429: "Rate limited",
+        503: "Backend unavailable or timed out",
+    }.items()
+}
+NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"model": ErrorBody, "description": "Not found in your tenant"}}
+CONFLICT: dict[int | str, dict[str, Any]] = {409: {"model": ErrorBody, "description": "Conflict (incl. reused key)"}}
+ALL_ERRORS = {**ERRORS, **NOT_FOUND, **CONFLICT}
+
+bearer = HTTPBearer(auto_error=False, description="API key")
+
+
+class ApiState:
+    """Everything a request handler needs; one per app."""
+
+    def __init__(
+        self,
+        runner: EmbeddedRunner,
+        keys: ApiKeyRing,
+        settings: Settings,
+        clock: Callable[[], datetime],
+        readers: int = DEFAULT_READERS,
+        dispatch: Dispatch | None = None,
+        receipt_queue_size: int = DEFAULT_QUEUE_SIZE,
+        receipt_sink: ReceiptSink | None = None,
+    ) -> None:
+        self.runner = runner
+        #: Distributed mode when set: writes are published, reads stay on the runner.
+        self.dispatch = dispatch
+        self.keys = keys
+        self.settings = settings
+        self.clock = clock
+        self.gate = RunnerGate(runner, settings.api_backend_timeout_s, readers=readers)
+        self.limiter = TokenBucketLimiter(settings.api_rate_limit_per_s, settings.api_rate_burst)
+        self.idempotency = IdempotencyCache(settings.api_idempotency_cache)
+        self.metrics = ApiMetrics()
+        #: None when ``settings.retrieval_receipts`` is off.
+        self.receipts = _receipt_writer(runner, self.gate, self.metrics, receipt_queue_size, receipt_sink) if (
+            settings.retrieval_receipts
+        ) else None
+
+    def owner_for(self, key: ApiKey, owner_id: str | None) -> str:
+        owner = owner_id or key.default_owner()
+        if owner is None:
+            raise ValidationFailed("owner_id is required for this key", code="owner_required", field="owner_id")
+        key.check_owner(owner)
+        return owner
+
+    def scope_for(self, key: ApiKey, scope: Scope | None, scope_id: str | None) -> tuple[Scope | None, str | None]:
+        if scope is None and scope_id is None:
+            default = key.default_scope()
+            if default is not None:
+                return default
+        key.check_scope(scope, scope_id)
+        return scope, scope_id
+
+    async def visible_node(self, key: ApiKey, node_id: str) -> MemoryNode:
+        """The node if this key may see it; otherwise the same 404 whether it exists or not."""
+        node = await self.gate.read(self.runner.node, node_id, tenant_id=key.tenant_id)
+        if node is None or not key.owner_allowed(node.owner_id) or not key.scope_allowed(node.scope, node.scope_id):
+            raise NodeNotFound("node not found")
+        return node
+
+
+def _receipt_writer(
+    runner: EmbeddedRunner, gate: RunnerGate, metrics: ApiMetrics, queue_size: int, given: ReceiptSink | None
+) -> ReceiptWriter:
+    """The writer inserts through a client of its own (no lock shared with the runner's writes); a log
+    that cannot be cloned is written under the gate's exclusive lock, as every other chDB call is.
+
+    Distributed, the runner holds no state, so the node versions of a receipt come from the index the
+    workers write, looked up on the writer thread rather than on the request path.
+    """
+    on_close: Callable[[], None] | None = None
+    sink: ReceiptSink
+    if given is not None:
+        sink = given
+    else:
+        try:
+            own = runner.log.clone()
+        except EpistreamError:
+            shared = runner.log
+            sink = lambda batch: gate.exclusive(lambda: shared.write_retrievals(batch))  # noqa: E731
+        else:
+            sink, on_close = own.write_retrievals, own.close
+
+    def versions_from_index(batch: list[RetrievalReceipt]) -> list[RetrievalReceipt]:
+        missing = sorted({i.node_id for r in batch for i in r.included if i.version == 0})
+        if not missing:
+            return batch
+        found = {n.node_id: n.version for n in runner.index.get(missing)}
+        return [
+            r.model_copy(update={"included": tuple(
+                i.model_copy(update={"version": found.get(i.node_id, 0)}) if i.version == 0 else i for i in r.included
+            )})
+            for r in batch
+        ]
+
+    return ReceiptWriter(
+        sink,
+        max_queue=queue_size,
+        on_drop=lambda reason, n: metrics.receipts_dropped.labels(reason).inc(n),
+        on_write=metrics.receipts_written.inc,
+        enrich=versions_from_index if runner.reads_shared else None,
+        on_close=on_close,
+    )
+
+
+def api_state(request: Request) -> ApiState:
+    state: ApiState = request.app.state.api
+    return state
+
+
+State = Annotated[ApiState, Depends(api_state)]
+
+
+async def principal(
+    state: State,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
+) -> ApiKey:
+    if credentials is None:
+        raise AuthError("missing bearer token")
+    key = state.keys.authenticate(f"Bearer {credentials.credentials}")
+    state.limiter.take(key.id)
+    return key
+
+
+Key = Annotated[ApiKey, Depends(principal)]
+IdemKey = Annotated[
+    str | None,
+    Header(alias="Idempotency-Key", description="UUID; same key + same body returns the original result"),
+]
+
+
+async def wait_spec(
+    state: State,
+    wait: Annotated[bool, Query(description="Distributed mode: wait for the command's outcome")] = False,
+    wait_timeout_s: Annotated[float | None, Query(gt=0, le=300, description="Seconds (capped by the server)")]
+    = None,
+    prefer: Annotated[str | None, Header(alias="Prefer", description="RFC 7240, e.g. wait=5")] = None,
+) -> float | None:
+    """How long a distributed command call waits for its outcome (None: answer 202 at once)."""
+    cap = state.settings.api_command_wait_max_s
+    for part in (prefer or "").split(","):
+        name, _, value = part.strip().partition("=")
+        if name.strip().lower() == "wait":
+            try:
+                seconds = float(value)
+            except ValueError:
+                raise ValidationFailed("Prefer: wait must be a number of seconds", code="invalid_wait") from None
+            return min(cap, seconds) if seconds > 0 else None
+    if not wait:
+        return None
+    return min(cap, wait_timeout_s if wait_timeout_s is not None else cap)
+
+
+Wait = Annotated[float | None, Depends(wait_spec)]
+
+
+def request_id_of(idempotency_key: str | None) -> str | None:
+    if idempotency_key is None:
+        return None
+    try:
+        return str(uuid.UUID(idempotency_key.strip()))
+    except ValueError:
+        raise ValidationFailed("Idempotency-Key must be a UUID", code="invalid_idempotency_key") from None
