@@ -166,11 +166,14 @@ async def get_provenance(
     key: Key,
     node_id: Annotated[str, Path(max_length=200)],
     cursor: Annotated[str | None, Query(max_length=1000)] = None,
-    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    limit: Annotated[int | None, Query(ge=1, le=1000, description="Page size (default 100, capped by the server)")]
+    = None,
 ) -> NodeProvenance:
     key.require(Permission.READ)
-    if limit > state.settings.api_max_page:
-        # the page cap is a setting, so it is checked here rather than in the route's schema
+    cap = state.settings.api_max_page  # a setting, so checked here rather than in the route's schema
+    if limit is None:
+        limit = min(100, cap)
+    elif limit > cap:
         raise ValidationFailed("limit exceeds the server's page cap", code="validation_failed", field="limit")
     node = await state.visible_node(key, node_id)
     prov = await state.gate.call(
