@@ -59,7 +59,14 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
-from extractors.text import ACK_THIRD_PARTY, ACK_YOU_ARE, APOSTROPHES, ASSISTANT_ACK, QUALIFIER_START
+from extractors.text import (
+    ACK_THIRD_PARTY,
+    ACK_YOU_ARE,
+    APOSTROPHES,
+    ASSISTANT_ACK,
+    QUALIFIER_START,
+    SPEECH_ACT_FORMS,
+)
 from extractors.validation import (
     DEFAULT_GROUNDING_METHOD,
     GROUNDING_POLICY_VERSION,
@@ -397,25 +404,26 @@ class _Mode:
     speaker: str | None = None
 
 
-_CUES: Final = (
-    (re.compile(r"^(?:trying)\s+to\s+", I), "trying_to"),
-    (re.compile(r"^(?:attempting)\s+to\s+", I), "attempting_to"),
-    (re.compile(r"^(?:planning|plan|plans|planned)\s+to\s+", I), "plans_to"),
-    (re.compile(r"^(?:hoping|hope|hopes|hoped)\s+to\s+", I), "hopes_to"),
-    (re.compile(r"^(?:aiming|aim|aims|aimed)\s+to\s+", I), "aims_to"),
-    (re.compile(r"^(?:looking|look|looks|looked)\s+to\s+", I), "looking_to"),
-    (re.compile(r"^(?:working)\s+to\s+", I), "working_to"),
-    (re.compile(r"^(?:tried)\s+to\s+", I), "tried_to"),
-    (re.compile(r"^(?:try|tries)\s+to\s+", I), "tries_to"),
-    (re.compile(r"^(?:attempted)\s+to\s+", I), "attempted_to"),
-    (re.compile(r"^(?:attempt|attempts)\s+to\s+", I), "attempts_to"),
-    (re.compile(r"^(?:intend|intends|intended|intending)\s+to\s+", I), "intends_to"),
-    (re.compile(r"^(?:want|wants|wanted|wanna)\s+(?:to\s+)?", I), "wants_to"),
-    (re.compile(r"^(?:need|needs|needed)\s+to\s+", I), "needs_to"),
-)
-_CUE_RX: Final = re.compile(
-    "|".join(f"(?P<{cue}>{pattern.pattern})" for pattern, cue in _CUES), I
-)
+#: A "want" needs no "to" ("wanna go", "want pizza").
+_TO_OPTIONAL: Final = frozenset({"wants_to"})
+
+
+def _cue_pattern() -> re.Pattern[str]:
+    forms: dict[str, list[str]] = {}
+    for f in SPEECH_ACT_FORMS:
+        if "rule" in f.constructions:
+            forms.setdefault(f.cue, []).append(f.form)
+    alternatives = []
+    for cue, words in forms.items():
+        to = r"(?:to\s+)?" if cue in _TO_OPTIONAL else r"to\s+"
+        alternatives.append(f"(?P<{cue}>^(?:{'|'.join(words)})\\s+{to})")
+    return re.compile("|".join(alternatives), I)
+
+
+#: Predicates that keep a speech act: "<cue form> to <action>" -> ``<cue>_<action>`` ("planning to use X" ->
+#: ``plans_to_use``), for the forms ``extractors.text.SPEECH_ACT_FORMS`` gives the rule parser; one
+#: named group per cue, so ``match().lastgroup`` is the cue.
+_CUE_RX: Final = _cue_pattern()
 _ACTION: Final = re.compile(
     r"^(?P<verb>[a-z]+)(?:\s+(?P<part>up|out|off|back|over|down|away|into|rid of|started with|started on|"
     r"used to|familiar with))?(?=\s|$)\s*(?P<rest>.*)$",
