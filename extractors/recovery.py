@@ -18,7 +18,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from extractors.text import SPEECH_ACT, find_conditions, mentions
+from extractors.text import SPEECH_ACT, find_conditions, mentions, speech_act_cue
 from extractors.validation import (
     SELF_SUBJECTS,
     SourceText,
@@ -33,32 +33,6 @@ from schemas.events import ConversationEvent
 RECOVERY_CONFIDENCE: Final = 1.0
 _NEGATED: Final = re.compile(r"\b(?:not|never|no longer)\b|n't\b", re.IGNORECASE)
 _ACTION_WORD: Final = re.compile(r"[A-Za-z][A-Za-z'-]*")
-#: Cue by the clause's verb, in the order of PRME's table (first match wins).
-_CUES: Final = (
-    (re.compile(r"\b(?:like|love)$"), "wants_to"),
-    (re.compile(r"\btrying$"), "trying_to"),
-    (re.compile(r"\btried$"), "tried_to"),
-    (re.compile(r"\btry$"), "tries_to"),
-    (re.compile(r"\battempting$"), "attempting_to"),
-    (re.compile(r"\battempted$"), "attempted_to"),
-    (re.compile(r"\battempt$"), "attempts_to"),
-    (re.compile(r"\bplan\w*$"), "plans_to"),
-    (re.compile(r"\bintend\w*$"), "intends_to"),
-    (re.compile(r"\bwant\w*$"), "wants_to"),
-    (re.compile(r"\bneed\w*$"), "needs_to"),
-    (re.compile(r"\bhop\w*$"), "hopes_to"),
-    (re.compile(r"\baim\w*$"), "aims_to"),
-    (re.compile(r"\blook\w*$"), "looking_to"),
-    (re.compile(r"\bwork\w*$"), "working_to"),
-)
-
-
-def _cue(verb_phrase: str) -> str | None:
-    words = verb_phrase.strip().lower()
-    for pattern, cue in _CUES:
-        if pattern.search(words):
-            return cue
-    return None
 
 
 def _named_targets(proposals: Sequence[Claim | Mapping[str, Any]]) -> list[str]:
@@ -107,7 +81,7 @@ def recover_speech_acts(
         cue_text = m.group("cue")
         if _NEGATED.search(clause[: m.start("cue") - m.start() + len(cue_text)]):
             continue  # "I don't want to ..." is no attempt; polarity is fixed positive
-        cue = _cue(cue_text)
+        cue = speech_act_cue(cue_text)
         action = _ACTION_WORD.match(m.group("body"))
         target = _earliest(clause, m.start("body") - m.start(), names)
         if cue is None or action is None or target is None:

@@ -40,7 +40,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Final
+from typing import Final, NamedTuple
 
 # --- normalisation ----------------------------------------------------------
 
@@ -269,41 +269,119 @@ CHOICE_VERB: Final = re.compile(
     re.IGNORECASE,
 )
 
+# --- speech acts (PRME-FACTS §8.8) --------------------------------------------
+
+
+class SpeechActForm(NamedTuple):
+    """One form of a speech-act cue verb, the cue it gives, and where it opens a speech-act clause."""
+
+    verb: str  #: the cue verb ("try" for "tried")
+    form: str
+    cue: str  #: the predicate prefix that keeps the act: "planning to use X" -> ``plans_to_use``
+    constructions: frozenset[str]
+
+
+def _form(verb: str, form: str, cue: str, constructions: str) -> SpeechActForm:
+    return SpeechActForm(verb, form, cue, frozenset(constructions.split()))
+
+
+#: The speech-act cue words, the one list of them: the clause pattern ``SPEECH_ACT``, the predicate stems,
+#: the cue of a recovered clause (``speech_act_cue``) and the rule extractor's clause parser all read it.
+#: A form opens a clause in the constructions named on its row:
+#:   ``be``     after a form of "be"          "I'm trying to ...", "we're planning to ..."
+#:   ``have``   after "have"                  "I've tried to ..."
+#:   ``bare``   right after the subject       "I tried to ...", "we need to ..."
+#:   ``would``  after "would"                 "I'd love to ...": a wish, ``wants_to``
+#:   ``rule``   after any subject and auxiliaries, in the rule extractor's parser ("she's hoping to ...")
+#: The row order is the order of the alternatives in ``SPEECH_ACT``.
+SPEECH_ACT_FORMS: Final = (
+    _form("try", "try", "tries_to", "bare rule"),
+    _form("try", "tries", "tries_to", "rule"),
+    _form("try", "tried", "tried_to", "have bare rule"),
+    _form("try", "trying", "trying_to", "be rule"),
+    _form("attempt", "attempt", "attempts_to", "bare rule"),
+    _form("attempt", "attempts", "attempts_to", "rule"),
+    _form("attempt", "attempted", "attempted_to", "have bare rule"),
+    _form("attempt", "attempting", "attempting_to", "be rule"),
+    _form("want", "want", "wants_to", "bare rule"),
+    _form("want", "wants", "wants_to", "rule"),
+    _form("want", "wanted", "wants_to", "bare rule"),
+    _form("want", "wanna", "wants_to", "rule"),
+    _form("need", "need", "needs_to", "bare rule"),
+    _form("need", "needs", "needs_to", "rule"),
+    _form("need", "needed", "needs_to", "bare rule"),
+    _form("plan", "plan", "plans_to", "bare rule"),
+    _form("plan", "plans", "plans_to", "rule"),
+    _form("plan", "planned", "plans_to", "have bare rule"),
+    _form("plan", "planning", "plans_to", "be rule"),
+    _form("intend", "intend", "intends_to", "bare rule"),
+    _form("intend", "intends", "intends_to", "rule"),
+    _form("intend", "intended", "intends_to", "bare rule"),
+    _form("intend", "intending", "intends_to", "rule"),
+    _form("hope", "hope", "hopes_to", "bare rule"),
+    _form("hope", "hopes", "hopes_to", "rule"),
+    _form("hope", "hoped", "hopes_to", "have bare rule"),
+    _form("hope", "hoping", "hopes_to", "be rule"),
+    _form("aim", "aim", "aims_to", "bare rule"),
+    _form("aim", "aims", "aims_to", "rule"),
+    _form("aim", "aimed", "aims_to", "have bare rule"),
+    _form("aim", "aiming", "aims_to", "be rule"),
+    _form("look", "look", "looking_to", "bare rule"),
+    _form("look", "looks", "looking_to", "rule"),
+    _form("look", "looked", "looking_to", "bare rule"),
+    _form("look", "looking", "looking_to", "be rule"),
+    _form("work", "work", "working_to", "bare"),
+    _form("work", "worked", "working_to", "bare"),
+    _form("work", "working", "working_to", "be rule"),
+    _form("like", "like", "wants_to", "would"),
+    _form("love", "love", "wants_to", "would"),
+)
+
+
+def speech_act_forms(construction: str) -> tuple[str, ...]:
+    """The forms that open a speech-act clause in ``construction`` (a tag of ``SPEECH_ACT_FORMS``), in row order."""
+    return tuple(f.form for f in SPEECH_ACT_FORMS if construction in f.constructions)
+
+
+def _alternatives(construction: str) -> str:
+    return "|".join(speech_act_forms(construction))
+
+
 #: First-person clause describing an action not yet done (PRME-FACTS §8.8).
 SPEECH_ACT: Final = re.compile(
     r"(?<!\w)(?P<subj>I|we)(?:\s+(?:really|also|just|still|actually|definitely|desperately|originally|"
     r"initially|now|ultimately|eventually|first))?"
     r"(?:\s+(?:do not|don't|dont|did not|didn't|never|no longer|not))?"
     r"(?P<cue>(?:\s*'m|\s*'re|\s+am|\s+are)(?:\s+not)?(?:\s+(?:really|still|just|also|now|actually))?"
-    r"\s+(?:trying|attempting|planning|hoping|aiming|looking|working)"
-    r"|(?:\s*'ve|\s+have)\s+(?:tried|attempted|planned|hoped|aimed)"
-    r"|(?:\s*'d|\s+would)(?:\s+really)?\s+(?:like|love)"
-    r"|\s+(?:try|tried|attempt|attempted|want|wanted|need|needed|plan|planned|intend|intended|hope|hoped|"
-    r"aim|aimed|look|looked|work|worked))"
+    r"\s+(?:" + _alternatives("be") + r")"
+    r"|(?:\s*'ve|\s+have)\s+(?:" + _alternatives("have") + r")"
+    r"|(?:\s*'d|\s+would)(?:\s+really)?\s+(?:" + _alternatives("would") + r")"
+    r"|\s+(?:" + _alternatives("bare") + r"))"
     r"\s+to\s+(?P<body>[^!?;\n]{1,400}?)(?=[!?;\n]|\.(?:\s|$)|,\s*(?:but|and|so|although|though|however)\b|\s(?:because|since|whereas)\s|$)",
     re.IGNORECASE,
 )
-SPEECH_ACT_STEMS: Final = (
-    "try",
-    "tries",
-    "tried",
-    "attempt",
-    "plan",
-    "intend",
-    "want",
-    "need",
-    "hope",
-    "aim",
-    "look",
-    "work",
-    "seek",
-    "request",
-    "ask",
-    "propos",
-    "consider",
-    "evaluat",
-    "explor",
-)
+_CUE_OF_FORM: Final = {f.form: f.cue for f in SPEECH_ACT_FORMS}
+
+
+def speech_act_cue(verb_phrase: str) -> str | None:
+    """The cue of a ``SPEECH_ACT`` match's ``cue`` group ("'ve tried" -> ``tried_to``), from its last word."""
+    words = verb_phrase.split()
+    return _CUE_OF_FORM.get(words[-1].lower()) if words else None
+
+
+def _cue_stems() -> tuple[str, ...]:
+    """Each cue verb, plus the cues that do not spell their verb (``tries_to``, ``tried_to``, not "try")."""
+    verbs = tuple(dict.fromkeys(f.verb for f in SPEECH_ACT_FORMS if f.constructions != {"would"}))
+    spelled_apart = (f.cue.removesuffix("_to") for f in SPEECH_ACT_FORMS if not any(v in f.cue for v in verbs))
+    return verbs + tuple(dict.fromkeys(spelled_apart))
+
+
+#: Predicate stems of acts not (yet) done: a predicate containing one never claims the action happened.
+#: The cue verbs' stems come from ``SPEECH_ACT_FORMS``; the rest name requests, proposals and
+#: deliberation ("proposes_to_", "evaluating_"), which open no speech-act clause of their own.
+SPEECH_ACT_STEMS: Final = (*_cue_stems(), "seek", "request", "ask", "propos", "consider", "evaluat", "explor")
+
+# --- acknowledgements and questions -----------------------------------------
 
 #: An assistant acknowledgement that opens a restatement of what the user said ("Noted — you're ...",
 #: "Just to confirm, you don't eat pork"). Shared by the rule extractor and the role check.

@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 
 from extractors.text import (
+    SPEECH_ACT,
+    SPEECH_ACT_FORMS,
     find_conditions,
     is_question,
     is_uncertain,
@@ -13,7 +15,9 @@ from extractors.text import (
     paragraph_spans,
     segment_spans,
     sentence_spans,
+    speech_act_cue,
 )
+from extractors.validation import speech_act_stem
 
 
 def test_quote_located_after_normalising_whitespace_and_typographic_quotes() -> None:
@@ -155,3 +159,42 @@ def test_condition_ends_before_an_inverted_auxiliary() -> None:
 )
 def test_less_common_hedge_words(text: str, expected: bool) -> None:
     assert is_uncertain(text) is expected
+
+
+
+# --- the speech-act table -------------------------------------------------------------------------
+
+
+def test_every_speech_act_cue_keeps_a_stem() -> None:
+    """Whatever cue a form gives, the validator reads the predicate as an act not (yet) done."""
+    for f in SPEECH_ACT_FORMS:
+        assert speech_act_stem(f"{f.cue}_set_up"), f.cue
+
+
+@pytest.mark.parametrize(
+    ("text", "cue"),
+    [
+        ("I'm trying to set up ESLint", "trying_to"),
+        ("I've tried to set up ESLint", "tried_to"),
+        ("I try to set up ESLint", "tries_to"),
+        ("We planned to adopt Redis", "plans_to"),
+        ("I'd really love to visit Oslo", "wants_to"),
+        ("I looked to hire a designer", "looking_to"),
+        ("we are working to migrate the cluster", "working_to"),
+    ],
+)
+def test_speech_act_clause_cue(text: str, cue: str) -> None:
+    m = SPEECH_ACT.search(text)
+    assert m is not None
+    assert speech_act_cue(m.group("cue")) == cue
+
+
+def test_every_clause_form_opens_a_speech_act_clause() -> None:
+    """A form tagged for a construction is matched in it, and gives its own cue back."""
+    lead = {"be": "I'm", "have": "I've", "bare": "I", "would": "I'd"}
+    for f in SPEECH_ACT_FORMS:
+        for construction in f.constructions - {"rule"}:
+            m = SPEECH_ACT.search(f"{lead[construction]} {f.form} to set up ESLint")
+            assert m is not None, (f.form, construction)
+            assert speech_act_cue(m.group("cue")) == f.cue
+

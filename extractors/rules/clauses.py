@@ -1,0 +1,711 @@
+"""The clause parser every role shares: segments, clauses, subjects, auxiliaries, objects.
+
+It owns what is the same whoever speaks: the walk over sentences and contrastive segments (pasted
+material, examples and questions skipped, condition clauses blanked but kept as the claim's
+condition, hedges noted), the split of a segment into clauses, clause openers and hedge prefixes
+(with their negation: "I don't think ..."), subjects, the auxiliary group (negation, modality, tense,
+update cues) and the trimming of an object phrase to its head noun phrase. What a clause says after
+its verb group is the statement grammar's (:mod:`extractors.rules.user`); each role adds the clause
+kinds only it has (:mod:`extractors.rules.system`, :mod:`extractors.rules.assistant`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Final
+
+from extractors.rules.lexicon import (
+    ADVERB_OBJECT,
+    AMBIGUOUS_NAMES,
+    BAD_OBJECT,
+    BARE_NP_AUX,
+    BE_AUX,
+    COPULA_NEXT,
+    DEMONSTRATIVES,
+    DET_NEXT,
+    DET_WORDS,
+    FUTURE_AUX,
+    HEDGE_AUX,
+    KEEP_PP_HEAD,
+    MODAL_AUX,
+    MODAL_NEXT,
+    NAME_NOT_MODAL,
+    NEG_AUX,
+    NOT_GUESSED,
+    NP_STOP,
+    PARTICLES,
+    PAST_AUX,
+    PERFECT_AUX,
+    PREPS,
+    RELATION,
+    S_DROP_ES,
+    SUBJ_STOP,
+    UPDATE_AUX,
+    VERB_FORM,
+    VERB_RX,
+)
+from extractors.rules.proto import Proto
+from extractors.text import APOSTROPHES, QUALIFIER_START
+from extractors.validation import SourceText
+
+I: Final = re.IGNORECASE  # noqa: E741 - reads like a regex flag
+
+
+# --- pre-processing: things that are not the speaker's own statements -----------------------------
+
+_PASTED: Final = re.compile(
+    r"```[\s\S]*?(?:```|\Z)|`[^`\n]+`|\"[^\"\n]{1,400}\"|^[ \t]*>.*$", re.MULTILINE
+)
+_NEEDS_TRANSLATE: Final = re.compile("[\u2018\u2019\u201b\u2032\u201c\u201d\u201e]")
+_MAY_BE_PASTED: Final = re.compile(r"[`\"]|^[ \t]*>", re.MULTILINE)
+_EXAMPLE_START: Final = re.compile(
+    r"^\s*(?:e\.g\.|eg\b|i\.e\.|for example|for instance|example|such as|like this|something like)", I
+)
+_INDIRECT_Q: Final = re.compile(
+    r"\b(?:wonder(?:ing|ed)?|curious|not sure|unsure)\s+(?:if|whether|what|how|why|where|when|who|which)\b", I
+)
+
+
+# --- segments and clauses -------------------------------------------------------------------------
+
+_LEAD_JOINT: Final = re.compile(r"^\s*[,;]?\s*(?:but|whereas|although|though|while|however)\b,?\s*", I)
+_LEAD_COMMA: Final = re.compile(r"^[,;\s]+")
+_COMMA_GAP: Final = re.compile(r"\s*,\s+,\s*")
+#: "Only if X will we launch": after the condition is blanked, the inverted auxiliary comes first.
+INVERTED: Final = re.compile(r"^(?P<a>will|shall|would|may|can|must|should|do|does)\s+(?P<s>we|I|you)\s+", I)
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """One contrastive segment of a sentence, as a role's rules read it."""
+
+    text: str  #: working text: pasted material and condition clauses blanked, joints and end marks trimmed
+    quote: str  #: the segment's own source text: the evidence quote of its claims
+    condition: str | None  #: the first condition in scope (the segment, and a qualifying next sentence)
+    uncertain: bool  #: hedged wording in scope
+    conditional: bool  #: some condition is in scope
+
+
+def segments(ctx: SourceText) -> Iterator[Segment]:
+    """The segments of a conversational message worth parsing, with their condition and hedge."""
+    content = ctx.content
+    work = content.translate(APOSTROPHES) if _NEEDS_TRANSLATE.search(content) else content
+    if _MAY_BE_PASTED.search(work):
+        work = _PASTED.sub(lambda m: " " * len(m.group()), work)
+    sentences = ctx.sentences
+    for si, sent in enumerate(sentences):
+        s_work = work[sent.span.start : sent.span.end]
+        if not s_work.strip() or ctx.question(s_work) or _EXAMPLE_START.match(s_work):
+            continue
+        if _INDIRECT_Q.search(s_work):
+            continue
+        qual_text = ""
+        if si + 1 < len(sentences) and sentences[si + 1].para == sent.para:
+            nxt = ctx.text(sentences[si + 1].span)
+            if QUALIFIER_START.search(nxt):
+                qual_text = nxt
+        for seg in sent.segments:
+            seg_src = content[seg.start : seg.end]
+            seg_work = work[seg.start : seg.end]
+            scope = seg_src + (" " + qual_text if qual_text else "")
+            conds = ctx.conditions(scope)
+            condition = None
+            if conds:
+                c0 = conds[0]
+                condition = scope[c0[0] : c0[1]]
+            uncertain = ctx.uncertain(scope)
+            # Blank the condition clauses of this segment so they are not parsed as statements.
+            blanked = ctx.conditions(seg_src)
+            for cs, ce in blanked:
+                seg_work = seg_work[:cs] + " " * (ce - cs) + seg_work[ce:]
+            if blanked and "," in seg_work:
+                # "My sister, if her flight lands, will join us": the main clause closes over the gap
+                seg_work = _COMMA_GAP.sub(" ", seg_work)
+            quote = seg_src.strip()
+            text = _LEAD_JOINT.sub("", seg_work)
+            text = text.strip().rstrip(".!").strip()
+            text = _LEAD_COMMA.sub("", text)
+            if text:
+                yield Segment(text, quote, condition, uncertain, bool(conds))
+
+
+#: Where a segment splits into clauses: before a new subject, or before "and" + a second verb.
+CLAUSE_SPLIT: Final = re.compile(
+    r",\s+(?:so\s+|then\s+)?(?=(?:and\s+)?(?:I|we|my|our|you|your)\b)|"
+    r"\s+[-\u2013\u2014]+\s+(?:so\s+|and\s+)?(?=(?:I|we|my|our)\b)|"
+    r",?\s+and\s+(?=(?:I|we|my|our|you|your|(?-i:[A-Z][a-z]+))\s)|"
+    r",?\s+and\s+(?=(?:don't|doesn't|do not|never|also|now|loves?|likes?|hates?|uses?|works?|lives?|prefers?|"
+    r"speaks?|have|has|owns?|joined|left|moved|switched|enjoys?|dislikes?|can't stand|runs?|plays?|studies|"
+    r"study|drinks?|eats?)\b)",
+    I,
+)
+_AND_VERB: Final = re.compile(r",?\s+and\s+(?:then\s+)?(?P<w>[a-z]+)\b", I)
+
+
+def split_and_verb(clause: str, *, base_ok: bool = False) -> list[str]:
+    """Split "sold X and bought Y" at "and" + a past/-s verb form: two propositions with one subject.
+
+    ``base_ok`` also splits at a bare form ("you cycle to work and take the train"), for clauses whose
+    subject is "you"/"I"/"we", where the bare form is the agreeing one.
+    """
+    if " and " not in clause:
+        return [clause]
+    out: list[str] = []
+    pos = 0
+    kinds = ("past", "s", "base") if base_ok else ("past", "s")
+    for m in _AND_VERB.finditer(clause):
+        vf = VERB_FORM.get(m.group("w").lower())
+        if vf is None or vf[1] not in kinds:
+            continue
+        out.append(clause[pos : m.start()])
+        pos = m.start("w")
+    out.append(clause[pos:])
+    return out
+
+
+# --- clause openers -------------------------------------------------------------------------------
+
+_DISCOURSE: Final = re.compile(
+    r"^(?:(?:well|so|also|actually|honestly|btw|by the way|oh|and|but|anyway|plus|fyi|ok|okay|yeah|yes|"
+    r"no(?!\s+(?:more|longer)\b)|nope|nah|"
+    r"sure|then|just so you know|for the record|fun fact|to be honest|tbh|however|though|whereas|although|while|"
+    r"(?:please\s+)?(?:remember|note|keep in mind)(?:\s+that)?|"
+    r"(?P<now>now|these days|nowadays|currently|recently|lately))\b[,:]?\s*)+",
+    I,
+)
+_HEDGE_PREFIX: Final = re.compile(
+    r"^(?:(?:maybe|perhaps|probably|possibly|(?:most\s+)?likely)\b,?\s*|"
+    r"I\s+(?:think|guess|suppose|believe|reckon|suspect)(?:\s+that)?\s+|"
+    r"it(?:'s|\s+is)\s+(?:possible|likely|probable)\s+(?:that\s+)?|chances\s+are(?:\s+that)?\s+|"
+    r"it\s+(?:might|could|may)\s+(?:well\s+)?be\s+that\s+|"
+    r"(?:I'm|I am)?\s*not\s+sure\s+(?:if|whether|that)?\s*|"
+    r"I\s+(?:(?P<neg>don't|do not)\s+think|(?P<doubt>doubt))(?:\s+(?:that|whether|if))?\s+)",
+    I,
+)
+#: Leading participial clauses that are not conditions ("Assuming nothing changes, ...").
+_LEAD_PARTICIPLE: Final = re.compile(r"^(?:assuming|barring|weather permitting)\b[^,]{0,80},\s*", I)
+#: A short leading time/setting phrase directly before a first-person subject ("In winter I swim ...").
+_LEAD_PHRASE: Final = re.compile(
+    r"^(?:for|from|in|on|by|since|until|after|during|over|this|next|last|every|each|starting|as\s+of)\s+"
+    r"(?:(?!(?:I|we|you|he|she|they|it|if|case)\b)[\w$'-]+\s+){0,2}(?!(?:I|we|you|he|she|they|it|if|case)\b)"
+    r"[\w$'-]+,?\s+(?=(?-i:I|[Ww]e)(?:'|\s))",
+    I,
+)
+_LEAD_PHRASE_INITIALS: Final = frozenset("FfIiOoBbSsUuAaDdTtNnLlEe")
+ANYMORE: Final = re.compile(r"\b(?:anymore|any more|these days|nowadays)\b", I)
+
+
+# --- auxiliaries ----------------------------------------------------------------------------------
+
+_AUX: Final = re.compile(
+    r"\s*(?P<a>'m not|'m|'re|'s|'ve|be|'ll|'d|n't|am|is|are|was|were|been|being|do|does|did|"
+    r"will|shall|would|should|can|could|may|might|must|not|never|no longer|also|still|really|actually|"
+    r"currently|now|just|only|usually|generally|mostly|totally|absolutely|definitely|certainly|truly|"
+    r"honestly|already|recently|finally|officially|even|always|probably|maybe|perhaps|possibly|sometimes|"
+    r"often|basically|mainly|primarily|exclusively|seriously|literally|kind of|sort of|pretty much|(?:most\s+)?likely|"
+    r"don't|dont|doesn't|doesnt|didn't|didnt|won't|wont|cant|isn't|aren't|wasn't|weren't|"
+    r"wouldn't|shouldn't|couldn't|haven't|hasn't|ain't|"
+    r"(?:can't|cannot|can not)(?!\s+(?:stand|bear)\b)|"
+    r"(?:have|has|had)(?=\s+(?:been|got|gotten|just|already|never|always|not|recently|finally|officially|also|"
+    r"still|now|[a-z]+ed|chosen|spoken|made|left|quit|done|gone|run|begun|become|known|eaten|drunk|written|"
+    r"driven|grown|taken|given)\b))(?=\s|$)",
+    I,
+)
+
+
+@dataclass
+class Flags:
+    neg: bool = False
+    hedge: bool = False
+    be: bool = False
+    past: bool = False
+    future: bool = False
+    perfect: bool = False
+    would: bool = False
+    must: bool = False
+    update: bool = False
+    got: bool = False
+    aux: bool = False
+    modal: bool = False  # might/may/could: the next word is a verb, whatever it is
+    should: bool = False
+
+
+def consume_aux(rest: str) -> tuple[str, Flags]:
+    f = Flags()
+    pos = 0
+    while True:
+        m = _AUX.match(rest, pos)
+        if m is None:
+            break
+        a = m.group("a").lower()
+        if a == "be" and not (f.modal or f.should or f.must):
+            break  # "I'll be in Paris" stays a future; only "might/could/should be X" is a hedged copula
+        if a in NEG_AUX:
+            f.neg = not f.neg
+        if a in ("never", "no longer"):
+            f.neg = True
+        if a in HEDGE_AUX:
+            f.hedge = True
+        if a in ("would", "'d"):
+            f.would = True
+        if a in MODAL_AUX:
+            f.modal = True
+        if a == "should":
+            f.should = True
+        if a in BE_AUX:
+            f.be = True
+        if a in PAST_AUX:
+            f.past = True
+        if a in FUTURE_AUX:
+            f.future = True
+        if a in PERFECT_AUX or a.startswith(("have", "has")):
+            f.perfect = True
+        if a == "must":
+            f.must = True
+        if a in UPDATE_AUX:
+            f.update = True
+        if a == "'ve got":
+            f.got = True
+        if a == "been":
+            f.past = False
+        f.aux = True
+        pos = m.end()
+    return rest[pos:].lstrip(), f
+
+
+# --- subjects -------------------------------------------------------------------------------------
+
+_NAME: Final = r"(?-i:[A-Z][a-z][A-Za-z'-]*(?:\s+[A-Z][a-z][A-Za-z'-]*)?)"
+
+
+def _subject_pattern(fp: str, poss: str) -> re.Pattern[str]:
+    return re.compile(
+        rf"^(?:(?P<fp>{fp})(?=[\s']|$)|(?P<user>the user)\b|(?P<poss>{poss})\s+(?P<rel>{RELATION})\b"
+        r"(?:\s+(?-i:[A-Z]\w+)(?=\s+[a-z]))?|"
+        rf"(?P<name>{_NAME})(?=[\s']))",
+        I,
+    )
+
+
+_SUBJECT: Final = _subject_pattern(r"I|we", r"my|our")
+_SUBJECT_ATTRIBUTION: Final = _subject_pattern(r"you", r"your")
+_NOUN_THEN_COPULA: Final = re.compile(
+    r"\s+(?!(?:is|are|was|were|has|have|had|and|or|will|can|may|might|must|should|would|could|does|do|did|also|"
+    r"still|really|never|always|now|just|only)\b)(?-i:[a-z][\w-]*)\s+(?:is|are|was|were|isn't|aren't|must|should|"
+    r"shall|cannot)\b",
+    I,
+)
+_LOWER_START: Final = re.compile(r"^[a-z']")
+_NP_DET: Final = re.compile(r"^(?P<det>my|our|your|the|all)\s+(?=\S)", I)
+_NP_TOKEN: Final = re.compile(r"^[\w][\w'+./-]*$")
+_PLAIN_TOKEN: Final = re.compile(r"^[A-Za-z][\w'+.-]*$")
+
+
+def _split_np(text: str, max_words: int = 5) -> tuple[str, str, str | None] | None:
+    """Split "<noun phrase> <verb/aux ...>" at the first auxiliary or known verb form.
+
+    Returns (noun phrase, rest starting at the verb, verb kind or None for an auxiliary).
+    """
+    words = text.split(" ")
+    for i, raw in enumerate(words[: max_words + 1]):
+        w = raw.lower().rstrip(",")
+        if i == 0:
+            if not _PLAIN_TOKEN.match(raw):
+                return None
+            continue
+        nxt = words[i + 1].lower() if i + 1 < len(words) else ""
+        if raw in NAME_NOT_MODAL and (nxt in COPULA_NEXT or _third_person(nxt)):
+            continue  # "my neighbour Will helps me": a capitalised name, not the modal
+        if w in NP_STOP or w.endswith("n't"):
+            return " ".join(words[:i]), " ".join(words[i:]), None
+        vf = VERB_FORM.get(w)
+        if vf is not None and vf[1] in ("s", "base") and (nxt in COPULA_NEXT or nxt in MODAL_NEXT):
+            continue  # "the iOS build is ...": a noun that shares a verb's spelling
+        if vf is not None and vf[1] in ("s", "past", "base"):
+            return " ".join(words[:i]), " ".join(words[i:]), vf[1]
+        if vf is None and nxt and nxt not in COPULA_NEXT and nxt not in NP_STOP:
+            kind = _np_verb_kind(raw, words[i - 1], words[i + 1])
+            if kind is not None:
+                return " ".join(words[:i]), " ".join(words[i:]), kind
+        if raw.endswith(",") or not (_PLAIN_TOKEN.match(raw) or _NP_TOKEN.match(raw)):
+            return None
+    return None
+
+
+def _np_verb_kind(raw: str, prev: str, nxt_raw: str) -> str | None:
+    """Kind of an unknown word that ends a noun phrase and opens its predicate, judged by shape.
+
+    "the co-op stocks oat milk" (an -s form after a singular head), "the beehives face the orchard"
+    (a bare form after a plural head, before a determiner), "the landlord renovated the flat" (-ed
+    before a determiner or a name). Anything less clear stays part of the noun phrase.
+    """
+    if not BARE_VERB.match(raw):
+        return None
+    nxt = nxt_raw.lower()
+    obj_next = nxt in DET_NEXT or nxt_raw[:1].isupper() or nxt[:1].isdigit()
+    p = prev.lower()
+    if raw.endswith("ed"):
+        g = guess_verb(raw, "any")
+        return "past" if g is not None and obj_next else None
+    if raw.endswith("s"):
+        g = guess_verb(raw, "s")
+        plural_prev = p.endswith("s") and not p.endswith(("ss", "us", "is"))
+        return "s" if g is not None and not plural_prev and nxt not in VERB_FORM else None
+    if p.endswith("s") and not p.endswith(("ss", "us", "is")) and obj_next and guess_verb(raw, "any") is not None:
+        return "base"
+    return None
+
+
+def _third_person(word: str) -> bool:
+    """A lower-case -s form right after a capitalised "Will"/"May" marks them as names ("Will helps")."""
+    vf = VERB_FORM.get(word)
+    if vf is not None:
+        return vf[1] == "s"
+    return len(word) > 3 and word.isalpha() and word.islower() and word.endswith("s") and not word.endswith(
+        ("ss", "us", "is"))
+
+
+# --- verbs the whitelist does not know ------------------------------------------------------------
+
+BARE_VERB: Final = re.compile(r"^(?-i:[a-z]{3,})$")
+
+
+def guess_verb(word: str, agree: str) -> tuple[str, str] | None:
+    """(lemma, kind) for a word the whitelist does not know, judged by shape and the subject it follows.
+
+    ``agree`` is "fp" after I/we (a bare or past form), "s" after a singular third party (an -s or -ed
+    form), "any" after an auxiliary (a bare form or a participle). The caller has already ruled out
+    every specific pattern, so this only widens the fallback parse; the validator still checks the
+    object is in the source.
+    """
+    w = word.lower()
+    known = VERB_FORM.get(w)
+    if known is not None:
+        return known
+    if not BARE_VERB.match(word) or w in NOT_GUESSED or w.endswith("ly") or w in PREPS or w in PARTICLES:
+        return None
+    if w.endswith("ed") and len(w) > 4:
+        return w, "past"
+    if w.endswith("ing"):
+        return None
+    if agree == "s":
+        if not w.endswith("s") or w.endswith(("ss", "us", "is", "ous")) or len(w) < 4:
+            return None
+        if w.endswith("ies"):
+            return w[:-3] + "y", "s"
+        return (w[:-2] if w.endswith(S_DROP_ES) else w[:-1]), "s"
+    if agree == "fp" and w.endswith("s") and not w.endswith("ss"):
+        return None  # "I tasks ...": not an agreeing verb
+    return w, "base"
+
+
+# --- objects --------------------------------------------------------------------------------------
+
+_OBJ_CUT: Final = re.compile(
+    r"\s{2,}|[,;()\[\]!?\"]|:(?!\d)|(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bMrs)(?<!\bSt)(?<!\bProf)\.(?:\s|$)|"
+    r"\s[-\u2013\u2014]+\s|\s(?:because|since|so that|so|which|who|whom|where|"
+    r"when|whenever|but|although|though|while|whereas|if|unless|provided|as long as|only if|except|until|till|"
+    r"before|after|then|with|for|in|at|on|from|during|via|instead of|rather than|over|than|now|nowadays|"
+    r"these days|anymore|any more|at the moment|right now|currently|too|as well|a lot|so much|very much|"
+    r"really|lately|recently|again|every|each|tomorrow|today|tonight|yesterday|next|last|this|by|around|almost|"
+    r"and|either|anyway|though|honestly|to be honest|as|yet|along|later|someday|soon|together|fluently|remotely|per|"
+    r"once)\b|"
+    r"\.$",
+    I,
+)
+_DET: Final = re.compile(r"^(?:(?P<no>no)|the|a|an|my|our|your|his|her|their|its|some|any|this|that|these|those)\s+", I)
+LEAD_PREP: Final = re.compile(r"^(?:to|into|in|at|on|for|with|from|about)\s+", I)
+_LIST_SPLIT: Final = re.compile(r",\s*(?:and\s+|or\s+)?|\s+(?:and|or|&)\s+", I)
+_EMPLOYER_PP: Final = re.compile(r"\s(?:at|from|with)\s+(?-i:[A-Z])\S*")
+_CLAUSE_LEVEL_END: Final = re.compile(
+    r"[;()!?\",]|:(?!\d)|\.(?:\s|$)|\s[-\u2013\u2014]+\s|\s(?:because|since|but|although|though|while|whereas|"
+    r"if|unless|provided|as long as|only if|when|which|who|so|and|or|especially|except|instead of|rather than)\b",
+    I,
+)
+
+
+def clean_object(text: str, *, keep_lists: bool = False) -> tuple[str | None, bool]:
+    """Trim a raw object phrase to its head noun phrase; returns (object, negated_by_'no')."""
+    t = text.strip()
+    t = LEAD_PREP.sub("", t, count=1)
+    negated = False
+    m = _DET.match(t)
+    if m:
+        negated = m.group("no") is not None
+        t = t[m.end() :]
+        if m.group().split()[0].lower() in DEMONSTRATIVES and _OBJ_CUT.match(" " + t):
+            return None, negated  # "using this for years": the demonstrative was the whole object
+    first = t.split(" ", 1)[0].lower()
+    if first.endswith("ing") and VERB_FORM.get(first, ("", ""))[1] == "ing":
+        # a gerund phrase keeps its own complement ("driving on motorways"), up to the clause end
+        end = _CLAUSE_LEVEL_END.search(t)
+        g = (t[: end.start()] if end else t).strip().rstrip(".!?,;:'\"").strip()
+        if g and len(g.split()) <= 6:
+            return g, negated
+    cut = _OBJ_CUT.search(" " + t if keep_lists else t)
+    if keep_lists:
+        cut = _OBJ_CUT.search(t)
+        if cut is not None and cut.group().strip() in (",",):
+            cut = None
+    if cut is not None:
+        head = t[: cut.start()]
+        pp = _EMPLOYER_PP.match(t, cut.start())
+        if pp is not None and head.split() and head.split()[-1].lower() in KEEP_PP_HEAD:
+            # "job at Figma", "offer from Stripe": the organisation is the point of the object
+            nxt = _OBJ_CUT.search(t, pp.end())
+            t = t[: nxt.start()] if nxt else t
+        else:
+            t = head
+    t = t.strip().rstrip(".!?,;:'\"")
+    t = t.strip()
+    if not t or t.lower() in BAD_OBJECT or len(t) > 80 or len(t.split()) > 6:
+        return None, negated
+    if t.split()[0].lower() in BAD_OBJECT and len(t.split()) == 1:
+        return None, negated
+    return t, negated
+
+
+def object_list(text: str) -> list[tuple[str, bool]]:
+    """Split "tea, coffee and juice" into items (each cleaned)."""
+    raw = text.strip()
+    end = re.search(
+        r"[;()!?\"]|:(?!\d)|\.(?:\s|$)|\s[-\u2013\u2014]+\s|\s(?:because|since|but|although|though|while|whereas|"
+        r"if|unless|provided|as long as|only if|when|which|who|so|especially|except)\b|"
+        r",\s+(?=(?:it|that|this|i|we|so|which|they|he|she|you|but|though)\b)",
+        raw,
+        I,
+    )
+    if end is not None:
+        raw = raw[: end.start()]
+    out: list[tuple[str, bool]] = []
+    for part in _LIST_SPLIT.split(raw):
+        obj, neg = clean_object(part)
+        if obj is not None:
+            out.append((obj, neg))
+    return out
+
+
+def strip_det(text: str) -> str:
+    m = _DET.match(text)
+    return text[m.end() :] if m else text
+
+
+LEAD_ADV: Final = re.compile(
+    r"^(?:(?:early|late|remotely|together|again|fully|finally|still|also|regularly|usually|often|always|"
+    r"mostly|only|even|just|already|now|first|back|along|up to|around|about|roughly|nearly)\s+)+", I
+)
+_OBJ_PRONOUN: Final = re.compile(r"^(?:us|me|him|her|them|you|it|myself|ourselves|himself|herself|themselves)\b\s*", I)
+GENERIC_PREP: Final = re.compile(
+    r"^(?P<p>up to|to|into|in|at|on|for|with|from|about|by|off|of|through|via|after|before|during|under|within)\s+",
+    I,
+)
+_CLAUSE_WORD: Final = re.compile(
+    r"^(?:when|whenever|if|because|since|while|until|before|after|as|so|though|although|unless|whether|"
+    r"that|which|who|where|how|why|what)\b",
+    I,
+)
+
+
+def generic_object_prep(text: str) -> tuple[str | None, str | None]:
+    """Head noun phrase of a verb complement, skipping adverbs and object pronouns; plus a leading preposition."""
+    t = text.strip()
+    prep: str | None = None
+    for _ in range(4):
+        before = t
+        t = LEAD_ADV.sub("", t)
+        m = _OBJ_PRONOUN.match(t)
+        if m is not None and t[m.end() :].strip():
+            t = t[m.end() :]
+        m = GENERIC_PREP.match(t)
+        if m is not None:
+            prep = m.group("p").lower().replace(" ", "_")
+            t = t[m.end() :]
+        if t == before:
+            break
+    bare = t.strip().rstrip(".!,;")
+    low = bare.lower()
+    if (_CLAUSE_WORD.match(t) or low in PREPS or low in PARTICLES or (prep is None and low in ADVERB_OBJECT)
+            or (bare.endswith("ly") and bare.isalpha() and bare.islower())):
+        # "feeds them when I travel", "was snowed in", "buzzes constantly": no object follows the verb
+        return None, prep
+    obj, _ = clean_object(t)
+    return obj, prep
+
+
+def generic_object(text: str) -> tuple[str | None, bool]:
+    obj, _ = generic_object_prep(text)
+    return obj, False
+
+
+# --- the clause parser ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Mode:
+    """Who the clauses' first person is, for one message."""
+
+    first_person: str  # subject for I/we (or "you" in attribution mode)
+    attribution: bool = False  # "you" is the first person (assistant restating the user)
+    speaker: str | None = None
+
+
+class ClauseParser:
+    """Parses one clause into proto claims for a given speaker mode.
+
+    This base reads what every role's clauses share: discourse openers, a hedge prefix and its
+    negation, the subject and the auxiliary group. What the rest of the clause says is the statement
+    grammar's (``_predicate``), and the clause kinds one role has and the others lack (a system
+    prompt's "You are X", a user's "remind me to ...") are tried first (``_lead``).
+    """
+
+    def __init__(self, mode: Mode) -> None:
+        self.mode = mode
+        self._subject = _SUBJECT_ATTRIBUTION if mode.attribution else _SUBJECT
+
+    # -- helpers
+    def _owner(self) -> str:
+        return self.mode.first_person
+
+    def _name_ok(self, name: str, rest: str) -> bool:
+        """"May/Will/Hope ..." is a person only when a verb or copula follows ("Will is our designer")."""
+        first = name.split()[0].lower()
+        if first not in AMBIGUOUS_NAMES:
+            return True
+        nxt = rest.split()[0].lower() if rest.split() else ""
+        if nxt.startswith("'s") or nxt in ("is", "was", "has", "had", "and", "can", "could", "will", "won't",
+                                           "can't", "should", "might", "must", "would"):
+            return True
+        vf = VERB_FORM.get(nxt)
+        return (vf is not None and vf[1] in ("s", "past")) or (
+            nxt.endswith("s") and VERB_RX.match(rest.lstrip()) is not None
+        )
+
+    def _np_subject(self, t: str) -> tuple[str, str] | None:
+        """Generic noun-phrase subjects: "my/our X", "the X", a bare "X" before an auxiliary."""
+        m = _NP_DET.match(t)
+        if m is not None:
+            det = m.group("det").lower()
+            if det == "your" and not self.mode.attribution:
+                return None
+            split = _split_np(t[m.end() :])
+            if split is None:
+                return None
+            np, rest, _ = split
+            if np.split()[0].lower() in SUBJ_STOP:
+                return None
+            if det in ("my", "our") or (det == "your" and self.mode.attribution):
+                return f"{self._owner()}'s {np}", rest
+            return np, rest
+        split = _split_np(t, max_words=3)
+        if split is None:
+            return None
+        np, rest, kind = split
+        tokens = np.lower().split()
+        if tokens[0] in AMBIGUOUS_NAMES or any(tok in SUBJ_STOP or tok in DET_WORDS for tok in tokens):
+            return None
+        if kind is None and np[:1].islower() and rest.split()[0].lower() not in BARE_NP_AUX:
+            return None
+        if kind is not None and np[:1].islower() and not (kind == "s" and len(tokens) >= 2):
+            return None  # a bare lower-case noun before a verb is usually an imperative or a fragment
+        return np, rest
+
+    def _named(self, name: str) -> str | None:
+        if name.split()[0].lower() in SUBJ_STOP:
+            return None
+        if self.mode.speaker and name.lower() == self.mode.speaker.lower():
+            return self._owner()
+        return name
+
+    # -- what the roles and the statement grammar supply
+    def _lead(
+        self, t: str, inherited: str | None, hedge: bool, flip: bool, update_cue: bool
+    ) -> tuple[list[Proto], str | None] | None:
+        """A clause kind of this role, tried before the subject is looked for; None when none fits.
+
+        ``hedge``/``flip`` come from a hedge prefix ("maybe", "I don't think"), ``update_cue`` from a
+        "now"/"these days" opener.
+        """
+        return None
+
+    def _predicate(self, subject: str, rest: str, f: Flags) -> list[Proto]:
+        """Proto claims for what ``subject`` is said to do or be in ``rest`` (after the auxiliaries)."""
+        raise NotImplementedError
+
+    def parse(self, clause: str, inherited: str | None) -> tuple[list[Proto], str | None]:
+        t = clause.strip().strip("-*\u2022 ").strip()
+        update_cue = False
+        m = _DISCOURSE.match(t)
+        if m:
+            update_cue = m.group("now") is not None
+            t = t[m.end() :]
+        m = _LEAD_PARTICIPLE.match(t)
+        if m:
+            t = t[m.end() :]
+        if not self.mode.attribution and t[:1] in _LEAD_PHRASE_INITIALS:
+            m = _LEAD_PHRASE.match(t)
+            if m:
+                t = t[m.end() :]  # "For 2027 we're capping ...": a time or setting phrase before the subject
+        hedge = False
+        flip = False
+        m = _HEDGE_PREFIX.match(t)
+        if m:
+            hedge = True
+            flip = m.group("neg") is not None or m.group("doubt") is not None
+            t = t[m.end() :]
+        if not t:
+            return [], inherited
+        led = self._lead(t, inherited, hedge, flip, update_cue)
+        if led is not None:
+            return led
+
+        sm = self._subject.match(t)
+        if sm is not None and sm.group("name") and not self._name_ok(sm.group("name"), t[sm.end() :]):
+            sm = None
+        if sm is not None and sm.group("name") and _NOUN_THEN_COPULA.match(t, sm.end()):
+            sm = None  # "Horror movies are ...": a capitalised noun phrase, not a person
+        subject: str | None
+        if sm is None and (inherited is None or _NP_DET.match(t)):
+            gen = self._np_subject(t)
+            if gen is not None:
+                subject, rest = gen
+                rest, flags = consume_aux(rest)
+                flags.hedge = flags.hedge or hedge
+                flags.update = flags.update or update_cue or ANYMORE.search(rest) is not None
+                if flip:
+                    flags.neg = not flags.neg
+                return self._predicate(subject, rest, flags), subject
+        if sm is not None:
+            if sm.group("fp"):
+                subject = self._owner()
+            elif sm.group("user"):
+                subject = "user"
+            elif sm.group("rel"):
+                subject = f"{self._owner()}'s {sm.group('rel').lower()}"
+            else:
+                subject = self._named(sm.group("name"))
+            if subject is None:
+                gen = self._np_subject(t) if inherited is None else None
+                if gen is None:
+                    return [], inherited
+                subject, rest = gen
+                rest, flags = consume_aux(rest)
+                flags.hedge = flags.hedge or hedge
+                flags.update = flags.update or update_cue or ANYMORE.search(rest) is not None
+                if flip:
+                    flags.neg = not flags.neg
+                return self._predicate(subject, rest, flags), subject
+            rest = t[sm.end() :]
+        elif inherited is not None and _LOWER_START.match(t):
+            subject, rest = inherited, t
+        else:
+            return [], inherited
+
+        rest, flags = consume_aux(rest)
+        flags.hedge = flags.hedge or hedge
+        flags.update = flags.update or update_cue or ANYMORE.search(rest) is not None
+        if flip:
+            flags.neg = not flags.neg
+        protos = self._predicate(subject, rest, flags)
+        return protos, subject

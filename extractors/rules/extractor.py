@@ -1,0 +1,132 @@
+"""The rule extractor: one message in, validated claims out; the role picks the rules.
+
+Tool messages go to :mod:`extractors.rules.tool`; the others are walked sentence by segment
+(:func:`extractors.rules.clauses.segments`) and each segment goes to its role's rules: the
+assistant's (:mod:`extractors.rules.assistant`), a system prompt's parser
+(:mod:`extractors.rules.system`) or the user's (:mod:`extractors.rules.user`). This module types
+the proposals (epistemic type, temporal intent) and hands them to the validator.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from extractors.rules.assistant import propose_assistant
+from extractors.rules.clauses import Mode, segments
+from extractors.rules.proto import Proposal
+from extractors.rules.system import SystemParser
+from extractors.rules.tool import propose_tool
+from extractors.rules.user import StatementParser, UserParser
+from extractors.validation import (
+    DEFAULT_GROUNDING_METHOD,
+    GROUNDING_POLICY_VERSION,
+    SourceText,
+    validate_with_context,
+)
+from schemas.canonical import sha256_hex
+from schemas.claims import Claim, EventRef, ExtractionResult
+from schemas.enums import EpistemicType, NodeType, Polarity, Role, TemporalIntent
+from schemas.events import ConversationEvent
+from schemas.roles import default_epistemic_type
+
+EXTRACTOR_VERSION: Final = "1.0.0"
+_RETIRING_TYPES: Final = frozenset({EpistemicType.ASSERTED, EpistemicType.OBSERVED})
+
+
+class RuleExtractor:
+    """Regex extractor; deterministic and stateless, safe to share between threads."""
+
+    name: str = "rules"
+    version: str = EXTRACTOR_VERSION
+
+    def __init__(self, grounding_method: str = DEFAULT_GROUNDING_METHOD) -> None:
+        self.grounding_method = grounding_method
+
+    def extract(self, event: ConversationEvent) -> ExtractionResult:
+        ctx = SourceText(event.content)
+        proposed = self.propose(event, ctx)
+        outcome = validate_with_context(event, proposed, ctx, grounding_method=self.grounding_method)
+        source_hash = sha256_hex(event.content)
+        # Every field below comes from an already validated event, claims the validator built, or constants,
+        # so re-validating them would only cost time (about a tenth of the per-message budget).
+        ref = EventRef.of(event, content_sha256=source_hash, trusted=True)
+        return ExtractionResult.model_construct(
+            event=ref,
+            extractor=self.name,
+            extractor_version=self.version,
+            grounding_policy_version=GROUNDING_POLICY_VERSION,
+            source_hash=source_hash,
+            claims=tuple(outcome.accepted),
+            rejected=tuple(outcome.rejected),
+        )
+
+    # -- proposing ---------------------------------------------------------------------
+    def propose(self, event: ConversationEvent, ctx: SourceText | None = None) -> list[Claim]:
+        ctx = ctx or SourceText(event.content)
+        proposals = propose_tool(event) if event.role is Role.TOOL else self._conversational(event, ctx)
+        claims: list[Claim] = []
+        seen: set[tuple[str, str, str | None, bool]] = set()
+        for prop in proposals:
+            p = prop.proto
+            key = (p.subject.lower(), p.predicate, (p.object or "").lower(), p.negative)
+            if key in seen:
+                continue
+            seen.add(key)
+            claims.append(self._to_claim(event, prop))
+        return claims
+
+    def _to_claim(self, event: ConversationEvent, prop: Proposal) -> Claim:
+        p = prop.proto
+        if prop.condition:
+            etype = EpistemicType.CONDITIONAL
+        elif prop.uncertain or p.hedge:
+            etype = EpistemicType.HYPOTHETICAL
+        elif p.epistemic is not None:
+            etype = p.epistemic
+        elif event.role is Role.ASSISTANT:
+            etype = EpistemicType.INFERRED
+        else:
+            etype = default_epistemic_type(event.role, p.node_type)
+            if event.role in (Role.USER, Role.HUMAN, Role.PARTICIPANT) and p.node_type is not NodeType.INSTRUCTION:
+                # A speaker's own attempt/plan/need is first-hand (PRME-FACTS §8.8 recovery): OBSERVED.
+                etype = EpistemicType.OBSERVED if p.speech_act else EpistemicType.ASSERTED
+        return Claim(
+            node_type=p.node_type,
+            subject=p.subject,
+            predicate=p.predicate,
+            object=p.object,
+            polarity=Polarity.NEGATIVE if p.negative else Polarity.POSITIVE,
+            epistemic_type=etype,
+            condition=prop.condition,
+            temporal_intent=TemporalIntent.UPDATE if p.update else TemporalIntent.ASSERTION,
+            # only settled claims can retire anything (§8.9); a hedged or inferred one names no old value
+            replaces_object=p.replaces if p.update and etype in _RETIRING_TYPES else None,
+            evidence_quote=prop.quote,
+            source_type=prop.source_type,
+            quantity=p.quantity,
+            classification_confidence=0.7 if etype is EpistemicType.HYPOTHETICAL else 0.8,
+            metadata=p.metadata,
+        )
+
+    def _conversational(self, event: ConversationEvent, ctx: SourceText) -> list[Proposal]:
+        out: list[Proposal] = []
+        if event.role is Role.ASSISTANT:
+            for seg in segments(ctx):
+                out.extend(Proposal(p, seg.quote, seg.condition, seg.uncertain) for p in propose_assistant(seg.text))
+            return out
+        parser = _parser(event)
+        for seg in segments(ctx):
+            protos = parser.segment(seg.text, seg.conditional)
+            out.extend(Proposal(p, seg.quote, seg.condition, seg.uncertain) for p in protos)
+        return out
+
+
+def _parser(event: ConversationEvent) -> StatementParser:
+    role = event.role
+    if role in (Role.USER, Role.HUMAN):
+        return UserParser(Mode("user", speaker=event.speaker))
+    if role is Role.PARTICIPANT:
+        return UserParser(Mode(event.speaker or "participant", speaker=event.speaker))
+    # what is left is a system prompt (tool and assistant messages have their own rules); it speaks to the
+    # assistant: "you"/"your" are the assistant ("Your name is Tui")
+    return SystemParser(Mode("assistant", attribution=True))

@@ -1,0 +1,940 @@
+"""Statements: the grammar of what a clause says, and the user's own clause kinds.
+
+The statement grammar (:class:`StatementParser`) reads facts, preferences, decisions, tasks, updates
+and speech acts after a clause's subject and auxiliaries; every conversational role's statements go
+through it. :class:`UserParser` adds what only a user's, human's or participant's message holds:
+subjectless negations, instructions to the assistant and reminders. The instruction pieces are
+shared with system prompts (:mod:`extractors.rules.system`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import ClassVar, Final
+
+from extractors.rules.clauses import (
+    ANYMORE,
+    BARE_VERB,
+    CLAUSE_SPLIT,
+    GENERIC_PREP,
+    INVERTED,
+    LEAD_ADV,
+    ClauseParser,
+    Flags,
+    clean_object,
+    generic_object,
+    generic_object_prep,
+    guess_verb,
+    object_list,
+    split_and_verb,
+)
+from extractors.rules.lexicon import (
+    ADJECTIVES,
+    AS_ROLE_VERBS,
+    ATTR_STOP,
+    BAD_OBJECT,
+    BE_A_STOP,
+    CHOICE_ACTIONS,
+    EN_PARTICIPLES,
+    EVALUATIVE,
+    GENERIC_BE_ADJ,
+    GENERIC_PREDICATES,
+    GERUND,
+    GIVE_UP_VERBS,
+    NOT_A_VERB,
+    NOT_GUESSED,
+    NOT_GUESSED_ING,
+    PARTICLES,
+    PAST_FORMS,
+    PREPS,
+    STATIVE_FUTURE,
+    THIRD_PERSON,
+    VERB_FORM,
+    VERB_RX,
+    VERBS,
+)
+from extractors.rules.proto import Proto, snake
+from extractors.text import SPEECH_ACT_FORMS
+from extractors.validation import POINTER_WORDS
+from schemas.claims import Quantity
+from schemas.enums import NodeType
+
+I: Final = re.IGNORECASE  # noqa: E741 - reads like a regex flag
+
+
+# --- instructions ---------------------------------------------------------------------------------
+
+_INSTRUCTION: Final = re.compile(
+    r"^(?:please\s+)?(?:"
+    r"(?P<pos>always|from now on,?|going forward,?|in (?:the )?future,?|make sure (?:to|you)|be sure to|only|"
+    r"(?:I\s+(?:really\s+)?(?:want|need|expect|would like|'d like)\s+you\s+to\s+always))"
+    r"|(?P<neg>never|don't|do not|dont|avoid|(?:I\s+(?:don't|do not)\s+want\s+you\s+to)|"
+    r"(?:under\s+no\s+circumstances|at\s+no\s+(?:point|time)|in\s+no\s+case)(?:\s+(?:should|may|must|can|will|"
+    r"are)\s+you(?:\s+to)?)?,?|"
+    r"(?:I\s+(?:want|need|would like|'d like)\s+you\s+to\s+never)))"
+    r"\s+(?P<body>.+)$",
+    I,
+)
+_PERSISTENT_TAIL: Final = re.compile(
+    r"^(?:please\s+)?(?P<body>.+?),?\s+(?:from now on|going forward|in (?:the )?future|every time|at all times)$", I
+)
+#: A leading vocative before an instruction word ("Nia, always copy me ...").
+_VOCATIVE: Final = re.compile(
+    r"^(?-i:[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?),\s+(?=(?:please\s+)?(?:always|never|don't|do not|from now on|"
+    r"going forward|make sure|be sure|avoid|only)\b)",
+    I,
+)
+#: "Please keep replies short", "Keep the summaries under 200 words, please": a standing style instruction.
+_STYLE_VERB: Final = (
+    r"(?:keep|answer|reply|respond|write|format|address|call me|limit|stick to|speak|cite|use)\b"
+    r"(?!\s+(?:that|this|it|those|these)\s+in\s+mind)"
+)
+_POLITE_STYLE: Final = re.compile(
+    rf"^(?P<b>{_STYLE_VERB}[^,]*?),?\s+please[.!]*$|^please\s+(?P<b2>{_STYLE_VERB}.*)$",
+    I,
+)
+_INSTRUCTION_SKIP: Final = re.compile(
+    r"^(?:worry|mind|forget|hesitate|be afraid|apologi[sz]e|bother|sweat|panic|get me wrong|been|had|seen|done|"
+    r"gone|tried|heard|met|liked|used)\b",
+    I,
+)
+IMPERATIVE: Final = re.compile(
+    r"^(?:answer|respond|reply|write|use|keep|be|act|speak|format|include|cite|refuse|decline|address|greet|"
+    r"provide|follow|limit|stay|treat|prefer|call|send|remind|summari[sz]e|translate|explain|show|list|avoid|"
+    r"refer|escalate|forward|direct|mention|notify|tell|suggest|offer|share|ask|redirect|recommend|add|log)\b",
+    I,
+)
+#: "Never X, always Y": a second instruction after a comma.
+_INSTR_PAIR_START: Final = re.compile(r"^(?:please\s+)?(?:always|never|don't|do not)\s", I)
+_INSTR_PAIR_SPLIT: Final = re.compile(r",\s+(?:and\s+|but\s+)?(?=(?:please\s+)?(?:always|never|don't|do not)\s)", I)
+
+
+def strip_vocative(t: str) -> str:
+    """"Tadeo, please never ...": the addressee's name is not part of the instruction."""
+    v = _VOCATIVE.match(t)
+    return t[v.end() :] if v is not None else t
+
+
+def marked_instruction(t: str) -> tuple[str, bool] | None:
+    """(body, negative) of an instruction marked as one: "always/never/make sure ...", "... from now on"."""
+    m = _INSTRUCTION.match(t)
+    if m is not None:
+        return m.group("body"), m.group("neg") is not None
+    m2 = _PERSISTENT_TAIL.match(t)
+    if m2 is not None and IMPERATIVE.match(m2.group("body")):
+        return m2.group("body"), False
+    return None
+
+
+def polite_instruction(t: str) -> tuple[str, bool] | None:
+    """(body, False) of a standing style request: "Please keep replies short", "Cite sources, please"."""
+    ps = _POLITE_STYLE.match(t)
+    return (ps.group("b") or ps.group("b2"), False) if ps is not None else None
+
+
+def instruction(body: str, negative: bool) -> Proto | None:
+    """The instruction claim for an instruction's body: subject "assistant", predicate "should"."""
+    body = re.sub(r"^(?:always|ever|please)\s+", "", body.strip(), flags=I)
+    if _INSTRUCTION_SKIP.match(body):
+        return None
+    tail = re.search(r",?\s+(?:from now on|going forward|in (?:the )?future|please|at all times|ever again)?"
+                     r"\s*[.!]*$", body, I)
+    if tail is not None:
+        body = body[: tail.start()]
+    body = body.strip().rstrip(".!,;")
+    if not body or len(body.split()) > 20:
+        return None
+    return Proto("assistant", "should", body, NodeType.INSTRUCTION, negative=negative)
+
+
+def user_instruction(t: str) -> Proto | None:
+    """An instruction in a user's message: marked by its wording, or a polite style request."""
+    t = strip_vocative(t)
+    found = marked_instruction(t) or polite_instruction(t)
+    return instruction(*found) if found is not None else None
+
+
+# --- speech acts, tasks and other cue-keeping actions ---------------------------------------------
+
+#: A "want" needs no "to" ("wanna go", "want pizza").
+_TO_OPTIONAL: Final = frozenset({"wants_to"})
+
+
+def _cue_pattern() -> re.Pattern[str]:
+    forms: dict[str, list[str]] = {}
+    for f in SPEECH_ACT_FORMS:
+        if "rule" in f.constructions:
+            forms.setdefault(f.cue, []).append(f.form)
+    alternatives = []
+    for cue, words in forms.items():
+        to = r"(?:to\s+)?" if cue in _TO_OPTIONAL else r"to\s+"
+        alternatives.append(f"(?P<{cue}>^(?:{'|'.join(words)})\\s+{to})")
+    return re.compile("|".join(alternatives), I)
+
+
+#: Predicates that keep a speech act: "<cue form> to <action>" -> ``<cue>_<action>`` ("planning to use X" ->
+#: ``plans_to_use``), for the forms ``extractors.text.SPEECH_ACT_FORMS`` gives the rule parser; one
+#: named group per cue, so ``match().lastgroup`` is the cue.
+_CUE_RX: Final = _cue_pattern()
+_ACTION: Final = re.compile(
+    r"^(?P<verb>[a-z]+)(?:\s+(?P<part>up|out|off|back|over|down|away|into|rid of|started with|started on|"
+    r"used to|familiar with))?(?=\s|$)\s*(?P<rest>.*)$",
+    I,
+)
+
+
+def action(body: str, prefix: str) -> tuple[str, str] | None:
+    """``prefix`` + first action word (+ particle) and the remaining text, for cue-keeping predicates."""
+    m = _ACTION.match(body.strip())
+    if m is None:
+        return None
+    verb = m.group("verb").lower()
+    rest = m.group("rest")
+    if verb in POINTER_WORDS:
+        return None  # "I'll do that tomorrow" with "do" read as emphasis: "that" is no action
+    if rest.lower().startswith(("if ", "whether ", "what ", "how ", "why ", "where ", "when ", "who ")):
+        return None
+    part = m.group("part")
+    if part is None and verb in ("know", "see", "say", "ask", "think"):
+        return None  # "want to know if ...", "need to see": no object worth a claim
+    return snake(prefix, verb, part or ""), rest
+
+
+_DUE: Final = re.compile(
+    r"\s(?P<due>(?:by|before|until|till|on|next|this|tomorrow|today|tonight|later|soon|asap|at|in)\b.*)$", I
+)
+_LEAD_OBJ_PRONOUN: Final = re.compile(r"^(?:you|me|him|her|them|us|it)\s+(?=\S)", I)
+#: What follows a verb's object rather than being one: after "call them" / "do it", a time or manner.
+ADJUNCT_START: Final = re.compile(
+    r"^(?:by|before|until|till|on|next|this|tomorrow|today|tonight|later|soon|asap|at|in|again|now|first|"
+    r"right|every|after|once|when)\b",
+    I,
+)
+
+
+def _mk(subject: str, predicate: str, obj: str | None, node: NodeType, f: Flags, *,
+        lexneg: bool = False, update: bool = False, replaces: str | None = None) -> Proto | None:
+    """The proto claim for a parsed verb phrase, with the negation, hedge and update its auxiliaries carry."""
+    if lexneg and f.neg:
+        return None  # "don't hate": double negation is not a claim we can type
+    negative = lexneg or f.neg
+    is_update = update or f.update
+    if negative and f.update and replaces is None:
+        replaces = obj
+    return Proto(subject, predicate, obj, node, negative=negative, hedge=f.hedge or (f.would and not f.future),
+                 update=is_update, replaces=replaces)
+
+
+def cue_claim(
+    subject: str, act: tuple[str, str] | None, f: Flags, node: NodeType, *, speech_act: bool = True
+) -> list[Proto]:
+    """The claim of a cue-keeping action (``act`` from :func:`action`): a task, a wish, a commitment."""
+    if act is None:
+        return []
+    predicate, rest = act
+    rest = rest.strip()
+    bare = _LEAD_OBJ_PRONOUN.sub("", rest)
+    if bare != rest and rest.split()[0].lower() in THIRD_PERSON and ADJUNCT_START.match(bare):
+        return []  # "need to do it by Friday": the pronoun was the object, and it is named elsewhere
+    rest = bare
+    due = None
+    if node is NodeType.TASK:
+        dm = _DUE.search(" " + rest)
+        if dm is not None:
+            due = dm.group("due").strip().rstrip(".!")
+    obj, det_neg = clean_object(rest) if rest else (None, False)
+    if rest.strip() and obj is None and rest.split()[0].lower() in BAD_OBJECT:
+        return []  # an action with an unusable object ("want to call you") is not a claim
+    p = _mk(subject, predicate, obj, node, f)
+    if p is None:
+        return []
+    if predicate.startswith("wants_to") and f.would:
+        p.hedge = f.hedge and not f.would
+    # Only the §8.8 cue verbs (try/plan/want/need/...) are speech acts; "have to", "must" and
+    # "remind me to" are plain obligations, typed by the role table like any statement.
+    p.speech_act = speech_act and not predicate.startswith("will_")
+    if due:
+        p.metadata["due"] = due
+    p.negative ^= det_neg
+    return [p]
+
+
+# --- statement patterns ---------------------------------------------------------------------------
+
+_NUMBER: Final = re.compile(r"^(?P<n>[+-]?\d{1,3}(?:,\d{3})+(?:\.\d+)?|[+-]?\d+(?:\.\d+)?)(?:\s*(?P<u>[A-Za-z%]+))?")
+_ATTR: Final = re.compile(
+    r"^(?P<own>my|our|your|the user's|(?-i:[A-Z][a-z]+)'s)\s+(?P<attr>[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2}?)\s+"
+    r"(?P<cop>is|are|was|'s)\s+(?P<neg>not\s+)?(?P<val>.+)$",
+    I,
+)
+_ATTR_LEAD: Final = re.compile(r"^(?:(?P<upd>now|currently|no longer)|still|also|actually)\s+", I)
+_INSTEAD_OF: Final = re.compile(r"\s+instead of\s+(?P<old>.+)$", I)
+#: "Y instead of X" anywhere after the object: one claim on Y that names X as the value it replaces.
+_INSTEAD_OF_OLD: Final = re.compile(r"\b(?:instead\s+of|rather\s+than)\s+(?P<old>[^,;!?()]+)", I)
+
+
+def _instead_of(text: str) -> str | None:
+    if "instead" not in text and "rather" not in text:
+        return None
+    m = _INSTEAD_OF_OLD.search(text)
+    if m is None:
+        return None
+    old, _ = clean_object(m.group("old"))
+    return old
+
+
+_PREFERENCE_ATTR: Final = re.compile(r"\b(?:favou?rite|preferred|fave)\b", I)
+_STOPPED: Final = re.compile(r"^(?:stopped|quit|gave up)\s+(?P<g>[a-z]+ing)\b\s*(?P<rest>.*)$", I)
+#: A passive participle after "must be": "double-checked", "approved", "filed", "written".
+_PARTICIPLE: Final = re.compile(
+    r"^(?:[a-z]+-)?[a-z]{2,}(?:ed|en|wn)$|^(?:kept|sent|paid|held|built|made|set|put|sold)$"
+)
+_CONSIDER: Final = re.compile(
+    r"^(?:considering|weighing|thinking\s+(?:about|of)|leaning\s+(?:towards?|toward))\s+(?P<rest>.+)$", I
+)
+_A_SWITCH: Final = re.compile(
+    r"^(?:a|the|an)\s+(?:possible\s+|potential\s+)?(?:switch|move|change|transition|migration|shift|jump|upgrade|"
+    r"return)\s+(?:(?:back\s+)?from\s+.+?\s+)?to\s+(?P<new>\S.*)$",
+    I,
+)
+_TO_FROM: Final = re.compile(r"^\s*\S[^,;]{0,60}?\s+from\s+(?P<old>[^,;]+)", I)
+_USED_TO: Final = re.compile(r"^used\s+to\s+(?P<rest>[a-z].*)$", I)
+_GOING_TO: Final = re.compile(r"^going\s+to\s+(?!(?:the|a|an|my|our|be)\b)(?=(?-i:[a-z]))", I)
+_HAVE_TO: Final = re.compile(r"^(?:have|has|had|'ve got|got|gotta)\s+(?:to\s+)?(?=[a-z])", I)
+_RATHER: Final = re.compile(r"^rather\s+(?P<x>.+?)(?:\s+than\s+(?P<y>.+))?$", I)
+_RATHER_VERB: Final = re.compile(
+    r"^(?P<v>[a-z]+)\s+(?:(?:up|out|in|on|with|to|for|by|at|from)\s+)?(?=(?:the|a|an|my|our|some|\w+)\b)", I
+)
+#: "moved the repo from GitLab to GitHub", "changed my gym from X to Y": attribute <thing> updated to Y.
+_CHANGED_THING: Final = re.compile(
+    r"^(?:moved|changed|switched|migrated|upgraded|swapped)\s+(?:the|my|our|your)\s+(?P<what>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)"
+    r"\s+from\s+(?P<old>.+?)\s+to\s+(?P<new>.+)$",
+    I,
+)
+#: The same with the old value last: "moved the offsite to Nagarkot from Dhulikhel".
+_CHANGED_THING_TO_FROM: Final = re.compile(
+    r"^(?:moved|changed|switched|migrated|upgraded|swapped)\s+(?:the|my|our|your)\s+"
+    r"(?P<what>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)\s+to\s+(?P<new>.+?)\s+from\s+(?P<old>.+)$",
+    I,
+)
+_PREFER: Final = re.compile(
+    r"^(?:prefer|prefers|preferred)\s+(?P<x>.+?)(?:\s+(?:over|to|rather than|instead of)\s+(?P<y>.+))?$", I
+)
+_LIKE_TO_WANT: Final = re.compile(r"^(?:like|love)\s+to\s+", I)
+_DECIDE: Final = re.compile(
+    r"^(?:decided|agreed|committed)\s+(?P<not>not\s+)?to\s+(?P<body>.+)$|"
+    r"^(?:decided|agreed|settled)\s+(?P<on>on|against|upon)\s+(?P<obj>.+)$|"
+    r"^(?:chose|chosen|selected|picked|opted\s+for)\s+(?P<obj2>.+)$|"
+    r"^(?:opted)\s+(?P<not2>not\s+)?to\s+(?P<body2>.+)$|"
+    r"^(?:rejected|ruled out|turned down)\s+(?P<obj3>.+)$",
+    I,
+)
+#: "212 MB", "40 kg": a measurement, not an age.
+_UNIT_AFTER: Final = re.compile(r"\s*(?:%|(?!(?:and|or|but|now|yo|so)\b)[A-Za-z]{1,3}\b)")
+#: "Appointments are 45 minutes long": a number followed by a noun is a measure, not an age.
+_NOT_AGE_AFTER: Final = re.compile(
+    r"\s+(?!(?:and|or|but|now|so|next|this|today|in|on|at|since|until|with|already|soon|too|yet|years?|yo)\b)"
+    r"[a-z]{2,}\b"
+)
+_FOR_ME: Final = re.compile(r"^(?:for me|my (?:thing|cup of tea|jam|style))\s*$", I)
+_BE_A: Final = re.compile(r"^(?:an?)\s+(?P<obj>.+)$", I)
+_AGE: Final = re.compile(r"^(?P<n>\d{1,3})(?:\s+(?:years?\s+old|yo|y/o))?(?=[\s,!;]|\.(?:\s|$)|$)", I)
+_FAN_OF: Final = re.compile(r"^an?\s+(?:(?:big|huge|massive)\s+)?fan\s+of\b", I)
+_AS_ROLE: Final = re.compile(
+    r"\bas\s+(?:an?\s+)?(?P<role>(?!(?:well|much|long|soon|far|usual|before|always)\b)[^,;.!?]+)", I
+)
+_GOT_DONE: Final = re.compile(
+    r"^(?P<np>(?:my|our|the|his|her|their|a|an)\s+[\w'-]+(?:\s+[\w'-]+){0,2}?)\s+"
+    r"(?P<pp>[a-z]+(?:ed|built|done|made|fixed|cut|set|sold|paid|sent))(?:\s|$)",
+    I,
+)
+_ING: Final = re.compile(r"^[a-z]{3,}[^aeiou\W]ing$")
+_GOT_THING: Final = re.compile(r"^(?:(?:a|an|my|our|the|two|three|\d+)\s|(?-i:[A-Z]))", I)
+_SEE_MYSELF: Final = re.compile(r"^(?:myself|ourselves)\s+(?=\w+ing\b)", I)
+_OBJECT_HEAD: Final = re.compile(r"^[\w\d$\u00a3\u20ac]", re.UNICODE)
+#: ", pescatarian now" after a negated update ("I'm not vegetarian anymore, pescatarian now"): the new value,
+#: stated without repeating subject and verb.
+_ELLIPTIC_NEW: Final = re.compile(
+    r",\s+(?:(?:but|and)\s+)?(?!(?:I|we|my|our|you|your|he|she|they|it|this|that|there|always|never|please|"
+    r"don't|do)\b)"
+    r"(?:(?:now|these days|nowadays)\s+(?P<a>[^,;]{1,40}?)|(?P<b>[^,;]{1,40}?)\s+(?:now|instead|these days|nowadays))"
+    r"\s*$",
+    I,
+)
+
+
+# --- the statement grammar ------------------------------------------------------------------------
+
+
+class StatementParser(ClauseParser):
+    """What a clause states once its subject and auxiliaries are read: facts, preferences, decisions,
+    tasks, updates and speech acts, for first-person and third-party subjects alike.
+
+    Every role's statements go through it: the user's own, a system prompt's ("This workspace belongs
+    to X"), and the assistant's restatements of the user ("you told me you live in Berlin").
+    """
+
+    #: A system prompt states policy: its "should" is a rule rather than a suggestion, and only lasting,
+    #: present-tense statements are facts.
+    speaks_policy: ClassVar[bool] = False
+
+    def _lead(
+        self, t: str, inherited: str | None, hedge: bool, flip: bool, update_cue: bool
+    ) -> tuple[list[Proto], str | None] | None:
+        return self._attribute_clause(t, inherited, hedge, flip)
+
+    def _attribute_clause(
+        self, t: str, inherited: str | None, hedge: bool, flip: bool
+    ) -> tuple[list[Proto], str | None] | None:
+        attr = self._attribute(t)
+        if attr is None:
+            return None
+        attr.hedge = attr.hedge or hedge
+        attr.negative ^= flip
+        # "My partner is called Sam and works as a nurse": the next clause is about the partner.
+        carried = attr.subject if attr.predicate == "name" else inherited
+        return [attr], carried
+
+    def segment(self, seg: str, conditional: bool) -> list[Proto]:
+        """Every clause of one segment (see :func:`extractors.rules.clauses.segments`), the subject carried over."""
+        protos: list[Proto] = []
+        subject: str | None = None
+        if conditional:
+            seg = INVERTED.sub(lambda m: f"{m.group('s')} {m.group('a')} ", seg, count=1)
+        elliptic = None
+        if "," in seg:
+            low = seg.lower()
+            if "now" in low or "instead" in low or "these days" in low:
+                elliptic = _ELLIPTIC_NEW.search(seg)
+        if elliptic is not None:
+            seg = seg[: elliptic.start()]
+        parts = CLAUSE_SPLIT.split(seg)
+        if _INSTR_PAIR_START.match(seg) and "," in seg:
+            parts = _INSTR_PAIR_SPLIT.split(seg)
+        for part in parts:
+            for clause in split_and_verb(part):
+                got, subject = self.parse(clause, subject)
+                protos.extend(got)
+        if elliptic is not None and protos and protos[-1].negative and protos[-1].update:
+            new, _ = clean_object(LEAD_ADV.sub("", elliptic.group("a") or elliptic.group("b")))
+            if new is not None:
+                old = protos[-1]
+                protos.append(Proto(old.subject, old.predicate, new, old.node_type, hedge=old.hedge, update=True))
+        return protos
+
+    # -- "my X is Y"
+    def _attribute(self, t: str) -> Proto | None:
+        m = _ATTR.match(t)
+        if m is None:
+            return None
+        own = m.group("own").lower()
+        if own == "your" and not self.mode.attribution:
+            return None
+        if any(w[:1].isupper() for w in m.group("attr").split()):
+            return None  # "My brother Will is ...": a relative and their name, not an attribute called "brother will"
+        attr = m.group("attr").lower()
+        if attr.split()[-1] in ATTR_STOP or attr.split()[0] in ATTR_STOP:
+            return None
+        if own in ("my", "our", "your"):
+            subject = self._owner()
+        elif own == "the user's":
+            subject = "user"
+        else:
+            named = self._named(m.group("own")[:-2])
+            if named is None:
+                return None
+            subject = named
+        val = m.group("val")
+        update = False
+        lead = _ATTR_LEAD.match(val)
+        if lead is not None:
+            update = lead.group("upd") is not None
+            val = val[lead.end() :]
+        replaces = None
+        inst = _INSTEAD_OF.search(val)
+        if inst is not None:
+            replaces, _ = clean_object(inst.group("old"))
+            val = val[: inst.start()]
+            update = True
+        num = _NUMBER.match(val.strip())
+        if m.group("cop").lower() == "was" and num is None:
+            return None
+        obj, _ = clean_object(val)
+        if obj is None:
+            return None
+        node = NodeType.PREFERENCE if _PREFERENCE_ATTR.search(attr) else NodeType.FACT
+        pred = snake(attr)
+        called = re.match(r"^(?:called|named)\s+(?P<n>.+)$", obj, I)
+        if called is not None and subject == self._owner():
+            subject, pred, obj = f"{subject}'s {attr}", "name", called.group("n")
+        proto = Proto(subject, pred, obj, node, negative=m.group("neg") is not None, update=update,
+                      replaces=replaces)
+        if num is not None and obj.startswith(num.group("n")):
+            proto.quantity = Quantity(value=num.group("n"), unit=num.group("u") or "1", source_text=num.group("n"))
+        return proto
+
+    # -- main predicate dispatch
+    def _predicate(self, subject: str, rest: str, f: Flags) -> list[Proto]:
+        low = rest.lower()
+        if not rest:
+            return []
+        if f.should and not self.speaks_policy:
+            # "We should migrate X" is a suggestion, not a settled fact (system "should" is policy)
+            f.hedge = f.modal = True
+        if f.be and _GOING_TO.match(rest):
+            rest = rest[_GOING_TO.match(rest).end() :]  # type: ignore[union-attr]
+            f.future = True
+            low = rest.lower()
+        m = _USED_TO.match(rest)
+        if m is not None:
+            f2 = replace(f, neg=not f.neg, update=True)
+            protos = self._predicate(subject, m.group("rest"), f2)
+            for used in protos:
+                used.replaces = used.object
+            return protos
+        # wants_to from "would like/love to"
+        if f.would and _LIKE_TO_WANT.match(rest):
+            act = action(rest[_LIKE_TO_WANT.match(rest).end() :], "wants_to")  # type: ignore[union-attr]
+            f.hedge = False
+            return cue_claim(subject, act, f, NodeType.FACT)
+        if f.would:
+            m = _RATHER.match(rest)
+            if m is not None:
+                # "I'd rather X than Y" states a preference; "would" here is not a hedge
+                x = m.group("x")
+                vm = _RATHER_VERB.match(x)
+                if vm is not None and guess_verb(vm.group("v"), "fp") is not None:
+                    x = x[vm.end() :]  # "I'd rather take the train than fly": the preference is the train
+                return self._prefers(subject, x, m.group("y"), replace(f, hedge=False, would=False))
+            if low.startswith(("prefer ", "like ", "love ")) and not f.hedge:
+                return []
+        m = _CUE_RX.match(rest)
+        if m is not None:
+            cue = m.lastgroup or ""
+            if cue in ("working_to", "looking_to") and not (f.be or f.perfect):
+                return []  # "I work to live" is not "working to"
+            if cue == "needs_to" and f.past:
+                return []
+            node = NodeType.TASK if cue == "needs_to" else NodeType.FACT
+            return cue_claim(subject, action(rest[m.end() :], cue), f, node)
+        m = _HAVE_TO.match(rest)
+        if m is not None and re.match(r"^(?:have|has|had|'ve got|got|gotta)\s+to\s|^gotta\s", low):
+            return cue_claim(subject, action(rest[m.end() :], "needs_to"), f, NodeType.TASK, speech_act=False)
+        if f.must and f.be and subject not in (self._owner(), "user", "assistant"):
+            w0 = rest.split(" ", 1)[0].lower()
+            if _PARTICIPLE.match(w0):
+                # "Controlled substances must be double-checked by two nurses": a standing constraint, not a to-do
+                obj, prep = generic_object_prep(rest[len(w0) :])
+                p = _mk(subject, snake("must_be", w0, prep or ""), obj, NodeType.FACT, f) if obj else None
+                return [p] if p else []
+        if f.must:
+            return cue_claim(subject, action(rest, "needs_to"), f, NodeType.TASK, speech_act=False)
+
+        m = _DECIDE.match(rest)
+        if m is not None:
+            return self._decision(subject, m, f)
+        m = _CHANGED_THING.match(rest) or _CHANGED_THING_TO_FROM.match(rest)
+        if m is not None:
+            new, _ = clean_object(m.group("new"))
+            old, _ = clean_object(m.group("old"))
+            if new is None:
+                return []
+            p = _mk(subject, snake(m.group("what")), new, NodeType.FACT, f, update=True, replaces=old)
+            return [p] if p else []
+        m = _PREFER.match(rest)
+        if m is not None:
+            if f.past and not f.perfect:
+                return []
+            return self._prefers(subject, m.group("x"), m.group("y"), f)
+
+        if f.future and not f.would and rest.split()[0].lower() in STATIVE_FUTURE:
+            # "we won't need a maintenance window", "I'll assume X": a state, not an action of the speaker
+            act = action(rest, "will")
+            return [] if act is None else cue_claim(subject, act, f, NodeType.FACT, speech_act=False)
+        if f.future and not f.would:
+            act = action(rest, "will")
+            if act is None or act[0] in ("will_be", "will_have", "will_see", "will_think", "will_let", "will_do"):
+                return []
+            if act[0].startswith("will_try"):
+                return []
+            own = subject in (self._owner(), "user", "assistant")
+            return cue_claim(subject, act, f, NodeType.TASK if own else NodeType.FACT, speech_act=False)
+
+        m = _CONSIDER.match(rest)
+        if m is not None:
+            f2 = replace(f, hedge=True, be=False)
+            sw = _A_SWITCH.match(m.group("rest"))
+            if sw is not None:
+                # "weighing a switch from Lightroom to Darktable": what is being considered is the target
+                obj, _ = clean_object(sw.group("new"))
+                p = _mk(subject, "considering", obj, NodeType.FACT, f2) if obj else None
+                return [p] if p else []
+            inner = self._predicate(subject, m.group("rest"), f2)
+            if inner:
+                return inner
+            obj, _ = clean_object(m.group("rest"))
+            considered = _mk(subject, "considering", obj, NodeType.FACT, f2) if obj else None
+            return [considered] if considered else []
+
+        m = _STOPPED.match(rest)
+        if m is not None and m.group("g").lower() in GERUND:
+            obj, _ = clean_object(m.group("rest")) if m.group("rest") else (None, False)
+            stopped = _mk(subject, GERUND[m.group("g").lower()], obj, NodeType.FACT, f, lexneg=True,
+                          update=True, replaces=obj)
+            return [stopped] if stopped else []
+
+        if f.be:
+            complement = self._be_complement(subject, rest, f)
+            if complement is not None:
+                return complement
+
+        first_hit = VERB_RX.match(rest)
+        if first_hit is None:
+            return self._generic(subject, rest, f)
+        for verb in VERBS[int((first_hit.lastgroup or "v0")[1:]) :]:
+            m = verb.pattern.match(rest)
+            if m is None:
+                continue
+            if (verb.needs_be and not f.be) or (verb.needs_perfect and not (f.perfect or f.got)):
+                continue
+            first = low.split()[0] if low.split() else ""
+            if first in PAST_FORMS and not (f.perfect or verb.past_ok):
+                return []
+            if f.past and not (f.perfect or verb.past_ok or (verb.needs_be and verb.predicate == "born_in")):
+                return []
+            if verb.predicate == "has" and (f.be or re.match(r"^(?:have|has|got)\s+(?:to|been)\b", low)):
+                continue
+            obj_text = rest[m.end() :]
+            old = m.groupdict().get("old")
+            if old is None and verb.update and " from " in obj_text:
+                fm = _TO_FROM.search(obj_text)  # "moved to Hetzner from DigitalOcean": the old value comes last
+                old = fm.group("old") if fm is not None else None
+            old_obj = clean_object(old)[0] if old else None
+            instead = _instead_of(obj_text) if not (verb.lexneg or f.neg) else None
+            if instead is not None:
+                old_obj = old_obj or instead
+            if verb.listy:
+                items = object_list(obj_text)
+            else:
+                o, n = clean_object(obj_text)
+                items = [(o, n)] if o is not None else []
+            out: list[Proto] = []
+            for obj, det_neg in items:
+                if verb.predicate == "has" and obj.split()[0].lower() in ("question", "questions", "idea", "problem",
+                                                                          "problems", "issue", "issues", "feeling",
+                                                                         "look", "minute", "second", "chance",
+                                                                         "clue", "doubt", "doubts", "time", "fun"):
+                    continue
+                replaces = old_obj
+                is_update = verb.update or instead is not None
+                negative_lex = verb.lexneg
+                if (negative_lex or f.neg) and (is_update or f.update):
+                    replaces = replaces or obj
+                made = _mk(subject, verb.predicate, obj, verb.node_type, f, lexneg=negative_lex ^ det_neg,
+                           update=is_update, replaces=replaces)
+                if made is None:
+                    continue
+                if verb.predicate == "has":
+                    num = _NUMBER.match(obj)
+                    if num is not None and num.group("u") is not None:
+                        made.quantity = Quantity(value=num.group("n"), unit=num.group("u"), source_text=num.group("n"))
+                out.append(made)
+            return out
+        return self._generic(subject, rest, f)
+
+    # -- generic "<subject> <verb> <object>" fallback
+    def _generic(self, subject: str, rest: str, f: Flags) -> list[Proto]:
+        """Any whitelisted verb (or a copula complement) with an object, when no specific rule fits.
+
+        Predicates are the verb lemma plus a leading preposition ("expire_in"); the object is the head
+        noun phrase. Third-party subjects need subject-verb agreement ("Memory sync completed" is a
+        log line, not a claim) and system messages only state lasting, present-tense facts.
+        """
+        words = rest.split()
+        if not words:
+            return []
+        w0 = words[0].lower().rstrip(".,!;:")
+        after = rest.strip()[len(words[0]) :].strip()
+        system = self.speaks_policy
+        if system and (f.past or f.perfect):
+            return []
+        if f.be:
+            vf = VERB_FORM.get(w0)
+            if vf is not None and vf[1] == "ing":
+                return self._generic_verb(subject, vf[0], after, f)
+            if w0 in NOT_GUESSED_ING:
+                return []  # "I'm hoping so", "I'm wondering about X", "I'm asking for a friend": talk, not a state
+            if vf is None and _ING.match(w0) and after and w0 not in NOT_GUESSED:
+                # "the landlord is repainting the stairwell": a progressive of a verb the whitelist lacks
+                stem = w0[:-3]
+                if len(stem) > 3 and stem[-1] == stem[-2] and stem[-1] not in "aeiouls":
+                    stem = stem[:-1]
+                elif stem[-1] in "zvc" and stem[-2] in "aeiou":
+                    stem += "e"  # "freezing" -> freeze, "reserving" -> reserve
+                return self._generic_verb(subject, stem, after, f)
+            if f.perfect and w0 == "to":
+                obj, det_neg = generic_object(after)
+                p = _mk(subject, "visited", obj, NodeType.FACT, f) if obj else None
+                return [p] if p else []
+            if w0 in PREPS:
+                obj, det_neg = generic_object(after)
+                if obj is None:
+                    return []
+                p = _mk(subject, snake("is", w0), obj, NodeType.FACT, f)
+                return [p] if p else []
+            if (vf is not None and vf[1] == "past") or (w0.endswith("ed") and len(w0) > 4) or (
+                    w0 in EN_PARTICIPLES and GENERIC_PREP.match(after)):
+                obj, prep = generic_object_prep(after)
+                if obj is None:
+                    if after.strip() or not BARE_VERB.match(words[0]) or w0 in NOT_GUESSED:
+                        return []
+                    # "The bridge is probably warped": the participle is the state
+                    p = _mk(subject, "is", words[0], NodeType.FACT, f)
+                    return [p] if p else []
+                p = _mk(subject, snake(w0, prep or ""), obj, NodeType.FACT, f)
+                return [p] if p else []
+            if w0 in GENERIC_BE_ADJ:
+                p = _mk(subject, "is", w0, NodeType.FACT, f)
+                return [p] if p else []
+            obj, det_neg = clean_object(rest)
+            if obj is None or len(obj.split()) > 4 or obj.split()[0].lower() in BE_A_STOP:
+                return []
+            if obj.split()[0].lower() in EVALUATIVE:
+                return []  # "May is such a lovely month": an exclamation, not a fact
+            if not _OBJECT_HEAD.match(obj):
+                return []
+            p = _mk(subject, "is", obj, NodeType.FACT, f, lexneg=det_neg)
+            num = _NUMBER.match(obj)
+            if p is not None and num is not None and num.group("u") is not None and obj.startswith(num.group("n")):
+                p.quantity = Quantity(value=num.group("n"), unit=num.group("u"), source_text=num.group("n"))
+            return [p] if p else []
+        if w0 in ("need", "needs") and not f.aux and after and not after.lower().startswith("to "):
+            if subject in (self._owner(), "user", "assistant"):
+                return []  # "I need a break": a want, not a fact worth keeping
+            # "Expense claims above £200 need a receipt": a standing requirement
+            obj, _ = generic_object_prep(after)
+            p = _mk(subject, "needs", obj, NodeType.FACT, f) if obj else None
+            return [p] if p else []
+        vf = VERB_FORM.get(w0)
+        if vf is None and f.modal and BARE_VERB.match(words[0]) and w0 not in NOT_A_VERB:
+            # "We could partition X", "I might swap X": after a modal the next word is a bare verb,
+            # so the whitelist is not needed to tell it from a noun.
+            vf = (w0, "base")
+        if vf is None:
+            vf = self._guess(subject, words[0], f)
+        if vf is None:
+            return []
+        lemma, kind = vf
+        if kind == "ing":
+            return []
+        if lemma == "have" and kind == "past" and not f.perfect:
+            return []  # "I had a dog": a past state, not a current one
+        if system and kind == "past":
+            return []
+        third_party = subject.lower() not in ("user", "assistant") and subject != self._owner()
+        if third_party and not f.aux and kind == "base":
+            head = subject.split()[-1].lower()
+            if not head.endswith("s") or head.endswith("ss"):
+                return []  # "Tool call timed out": no agreement, not a clause
+        return self._generic_verb(subject, lemma, after, f, habitual=kind == "s", kind=kind)
+
+    def _guess(self, subject: str, word: str, f: Flags) -> tuple[str, str] | None:
+        """Shape-based verb guess for the fallback parse when the whitelist does not know the word."""
+        own = subject == self._owner() or subject in ("user", "assistant")
+        if own:
+            return guess_verb(word, "any" if f.aux else "fp")
+        g = guess_verb(word, "s")
+        head = subject.split()[-1].lower()
+        plural = head.endswith("s") and not head.endswith(("ss", "us", "is"))
+        if g is None and (f.aux or plural) and not word.lower().endswith("s"):
+            g = guess_verb(word, "any")  # "Lena doesn't babysit ...", "the beehives face ..."
+        return g
+
+    def _generic_verb(
+        self, subject: str, lemma: str, after: str, f: Flags, *, habitual: bool = False, kind: str = ""
+    ) -> list[Proto]:
+        role = _AS_ROLE.search(after) if lemma in AS_ROLE_VERBS else None
+        if role is not None:
+            # "I work night shifts as a paramedic", "spent 30 years as a civil engineer": the role is the point
+            obj, _ = clean_object(role.group("role"))
+            p = _mk(subject, "works_as", obj, NodeType.FACT, f) if obj else None
+            if p is not None and (f.past or lemma == "spend"):
+                p.predicate = "worked_as"
+            return [p] if p else []
+        if lemma in ("get", "have"):
+            gm = _GOT_DONE.match(after)
+            if gm is not None:
+                # "got my motorbike rebuilt": the thing is the object, the participle names what happened
+                obj, _ = clean_object(gm.group("np"))
+                p = _mk(subject, snake("got", gm.group("pp")), obj, NodeType.FACT, f) if obj else None
+                return [p] if p else []
+            if lemma == "get" and _GOT_THING.match(after) is None:
+                return []  # "I got distracted", "got home late": a state or a trip, not a thing obtained
+        part = ""
+        aw = after.split()
+        if aw and aw[0].lower() in PARTICLES:
+            part = aw[0].lower()
+            after = after[len(aw[0]) :].strip()
+            if part == "up" and after.lower().startswith("on "):
+                after = after[3:]
+        sm = _SEE_MYSELF.match(after) if lemma == "see" else None
+        if sm is not None:
+            return self._predicate(subject, after[sm.end() :], replace(f, be=False))
+        obj, prep = generic_object_prep(after)
+        if obj is None:
+            return []
+        # "sold the camper" gives it up; "the bakery (no longer) sells momos" is a habit, negated only by the aux
+        # a bare present without an auxiliary ("you sell the honey at the market") is a habit too
+        bare_present = kind == "base" and not f.aux
+        lexneg = (lemma in GIVE_UP_VERBS and not habitual and not bare_present) or (lemma == "give" and part == "up")
+        pred = snake(lemma, part, prep or "")
+        instead = None if lexneg or f.neg else _instead_of(after)
+        p = _mk(subject, GENERIC_PREDICATES.get(pred, pred), obj, NodeType.FACT, f, lexneg=lexneg,
+                update=lexneg or instead is not None, replaces=obj if lexneg else instead)
+        return [p] if p else []
+
+    def _prefers(self, subject: str, x: str, y: str | None, f: Flags) -> list[Proto]:
+        obj, _ = clean_object(x)
+        if obj is None:
+            return []
+        p = _mk(subject, "prefers", obj, NodeType.PREFERENCE, f)
+        if p is None:
+            return []
+        if y:
+            other, _ = clean_object(y)
+            if other:
+                p.metadata["over"] = other
+        return [p]
+
+    def _decision(self, subject: str, m: re.Match[str], f: Flags) -> list[Proto]:
+        negative = False
+        body = m.group("body") or m.group("body2")
+        if body is not None:
+            negative = bool(m.group("not") or m.group("not2"))
+            act = action(body, "decided_to")
+            if act is None:
+                return []
+            predicate, rest = act
+            verb = predicate[len("decided_to_") :].split("_")[0]
+            update = verb in ("switch", "move")
+            if verb in CHOICE_ACTIONS:
+                predicate = "chose"
+                rest = re.sub(r"^(?:with|to|for|on)\s+", "", rest.strip(), flags=I)
+            obj, _ = clean_object(rest)
+            if obj is None:
+                return []
+            p = _mk(subject, predicate, obj, NodeType.DECISION, f, lexneg=negative, update=update)
+            return [p] if p else []
+        if m.group("on") is not None:
+            negative = m.group("on").lower() == "against"
+            raw = m.group("obj")
+        elif m.group("obj2") is not None:
+            raw = m.group("obj2")
+        else:
+            negative = True
+            raw = m.group("obj3")
+        obj, _ = clean_object(raw)
+        if obj is None:
+            return []
+        p = _mk(subject, "chose", obj, NodeType.DECISION, f, lexneg=negative)
+        return [p] if p else []
+
+    def _be_complement(self, subject: str, rest: str, f: Flags) -> list[Proto] | None:
+        if _FOR_ME.match(rest) and subject not in (self._owner(), "user", "assistant"):
+            p = _mk(self._owner(), "likes", subject, NodeType.PREFERENCE, f)
+            return [p] if p else []
+        m = _AGE.match(rest)
+        if m is not None and _UNIT_AFTER.match(rest, m.end()) is None and _NOT_AGE_AFTER.match(rest, m.end()) is None:
+            n = m.group("n")
+            obj = rest[: m.end()].strip()
+            p = _mk(subject, "age", obj, NodeType.FACT, f)
+            if p is None:
+                return []
+            p.quantity = Quantity(value=n, unit="years", source_text=n)
+            return [p]
+        first = rest.split()[0].lower().rstrip(".,!") if rest.split() else ""
+        if first in ADJECTIVES:
+            obj = rest.split()[0].rstrip(".,!")
+            p = _mk(subject, "is", obj, NodeType.FACT, f)
+            return [p] if p else []
+        if _FAN_OF.match(rest):
+            return None  # handled by the verb table
+        m = _BE_A.match(rest)
+        if m is not None:
+            noun, _ = clean_object(m.group("obj"))
+            if noun is None or noun.split()[0].lower() in BE_A_STOP or len(noun.split()) > 3:
+                return []
+            p = _mk(subject, "is_a", noun, NodeType.FACT, f)
+            return [p] if p else []
+        return None
+
+
+# --- the user's own clauses -----------------------------------------------------------------------
+
+_REMIND_ME: Final = re.compile(
+    r"^(?:please\s+)?(?:remind me to|don't let me forget to)\s+|^(?:todo|to-do|to do|reminder to self)\s*:\s*", I
+)
+#: Subjectless first-person negations after "nope"/"nah" ("Not a fan of horror films", "Not into golf").
+_ELLIPTIC_NOT: Final = re.compile(
+    r"^not\s+(?:really\s+|that\s+|too\s+|much\s+of\s+)?(?P<rest>(?:a\s+(?:big\s+|huge\s+)?fan\s+of|into|"
+    r"(?:keen|big|mad|crazy)\s+(?:on|about)|(?:using|living|working|eating|drinking|playing|driving|running|"
+    r"speaking|studying)\b|on\b(?=.*\b(?:anymore|any more|these days|nowadays)\b))\s+\S.*)$",
+    I,
+)
+#: Subjectless "never been to X" / "not been to X": the speaker has not visited X.
+_ELLIPTIC_BEEN: Final = re.compile(r"^(?:never|not\s+yet|not)\s+been\s+(?=(?:to|in)\s+\S)", I)
+#: "No more X (for me)": the speaker gave X up; a negative update that names its own object.
+_NO_MORE: Final = re.compile(
+    r"^no\s+more\s+(?!(?:questions?|worries|problems?|issues?|excuses|comments?|complaints?|need)\b)"
+    r"(?P<x>.+?)(?:\s+for\s+(?:me|us)\b.*)?$",
+    I,
+)
+
+
+class UserParser(StatementParser):
+    """A user's, a human's or a participant's clauses: statements, plus what only the speaker's own
+    messages hold: subjectless negations ("Not a fan of horror films", "No more coffee for me"),
+    instructions to the assistant, and reminders ("remind me to call the bank")."""
+
+    def _lead(
+        self, t: str, inherited: str | None, hedge: bool, flip: bool, update_cue: bool
+    ) -> tuple[list[Proto], str | None] | None:
+        if t[0] in "nN":
+            found = self._elliptic(t, hedge, flip, update_cue)
+            if found is not None:
+                return found
+        instr = user_instruction(t)
+        if instr is not None:
+            instr.hedge = instr.hedge or hedge
+            return [instr], inherited
+        rm = _REMIND_ME.match(t)
+        if rm is not None:
+            act = action(t[rm.end() :], "needs_to")
+            return cue_claim(self._owner(), act, Flags(), NodeType.TASK, speech_act=False), inherited
+        return self._attribute_clause(t, inherited, hedge, flip)
+
+    def _elliptic(self, t: str, hedge: bool, flip: bool, update_cue: bool) -> tuple[list[Proto], str | None] | None:
+        em = _ELLIPTIC_NOT.match(t)
+        if em is not None:
+            f = Flags(neg=not flip, be=True, aux=True, hedge=hedge,
+                      update=update_cue or ANYMORE.search(t) is not None)
+            return self._predicate(self._owner(), em.group("rest"), f), self._owner()
+        bm = _ELLIPTIC_BEEN.match(t)
+        if bm is not None:
+            f = Flags(neg=not flip, be=True, perfect=True, aux=True, hedge=hedge)
+            return self._predicate(self._owner(), t[bm.end() :], f), self._owner()
+        nm = _NO_MORE.match(t)
+        if nm is not None:
+            obj, _ = clean_object(nm.group("x"))
+            made = _mk(self._owner(), "uses", obj, NodeType.FACT, Flags(hedge=hedge), lexneg=True,
+                       update=True, replaces=obj) if obj else None
+            return ([made] if made else []), self._owner()
+        return None
+
+    def segment(self, seg: str, conditional: bool) -> list[Proto]:
+        if conditional and IMPERATIVE.match(seg):
+            # "If I ask for code, use Python": the main clause is an instruction under the condition
+            body = seg.strip().rstrip(".!")
+            return [Proto("assistant", "should", body, NodeType.INSTRUCTION)]
+        return super().segment(seg, conditional)
