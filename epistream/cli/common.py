@@ -70,7 +70,7 @@ err_console = Console(stderr=True)
 
 
 class WorkerRole(StrEnum):
-    """``streams.faust_app.ROLES`` (kept equal by a test; faust is imported only by the worker command)."""
+    """``streams.worker.options.ROLES`` (kept equal by a test; faust is imported only by the worker command)."""
 
     ALL = "all"
     CORE = "core"

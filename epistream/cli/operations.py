@@ -135,7 +135,8 @@ def worker(
     ] = WorkerRole.ALL,
 ) -> None:
     """Run the stream agents on Kafka (extract, materialize, ClickHouse and OpenSearch sinks) until stopped."""
-    from streams.faust_app import WorkerOptions, run_worker
+    from streams.worker.options import WorkerOptions
+    from streams.worker.run import run_worker
 
     settings = settings_for(data_dir)
     run_worker(
@@ -206,7 +207,7 @@ def dlq_list_command(
     """Dead letters on the DLQ topics: where each came from, the reason code, the original bytes."""
     import base64
 
-    from streams.faust_app import dlq_list
+    from streams.worker.operations import dlq_list
 
     settings = load_settings()
     records = dlq_list(
@@ -243,7 +244,7 @@ def dlq_replay_command(
     json_output: JsonOut = False,
 ) -> None:
     """Re-drive fixed events; still-broken lines are reported, not looped back into the DLQ."""
-    from streams.faust_app import dlq_replay
+    from streams.worker.operations import dlq_replay
 
     settings = load_settings()
     lines, _ = read_lines(file)

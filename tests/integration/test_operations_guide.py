@@ -414,9 +414,10 @@ def test_the_log_matcher_tells_real_lines_from_altered_ones() -> None:
 
 def test_sink_open_lines_are_logged_below_the_workers_default_level() -> None:
     """The guide says the sink-open lines are info lines, seen only with ``--loglevel info``."""
-    tree = ast.parse((ROOT / "streams" / "faust_app.py").read_text("utf-8"))
+    trees = [ast.parse(path.read_text("utf-8")) for path in sorted((ROOT / "streams" / "worker").glob("*.py"))]
     levels = {
         node.args[0].value: node.func.attr
+        for tree in trees
         for node in ast.walk(tree)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args
         and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)

@@ -1,0 +1,96 @@
+"""Dead letters: records a stage cannot process, sent to a DLQ topic with why, and stored in ClickHouse.
+
+A dead-letter record's value is the original bytes; its headers say where it came from and why it
+was refused (:func:`letter_headers`, read back by :func:`letter_from_record`). Every dead letter of
+a stage passes :meth:`DeadLetters.counted`, so the metrics count each one once. The
+``oplog_dead_letters`` agent reads every DLQ topic into ClickHouse's dead-letter table, keyed by
+source topic/partition/offset, so a redelivered dead letter is stored once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from schemas.records import DeadLetter
+from streams import topics as tn
+from streams.worker.clickhouse_log import ClickHouseLog
+from streams.worker.context import WorkerContext
+from streams.worker.timestamps import received_at
+
+if TYPE_CHECKING:
+    from faust.types import TopicT
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+KEY_MISMATCH_MESSAGE = "the record key is not the input's tenant/owner/scope (see streams.agents.keyed_correctly)"
+
+
+def letter_headers(letter: DeadLetter) -> list[tuple[str, bytes]]:
+    return [
+        (tn.H_REASON, letter.reason_code.encode()),
+        (tn.H_SOURCE, letter.source.encode()),
+        (tn.H_PARTITION, str(letter.partition if letter.partition is not None else -1).encode()),
+        (tn.H_OFFSET, str(letter.offset if letter.offset is not None else -1).encode()),
+        (tn.H_MESSAGE, letter.message.encode("utf-8")),
+        (tn.H_RECEIVED, letter.received_at.isoformat().encode()),
+    ]
+
+
+def letter_from_record(value: bytes, headers: Iterable[tuple[str, bytes]] | dict[str, bytes] | None) -> DeadLetter:
+    """Rebuild a :class:`DeadLetter` from a DLQ record (value = original bytes)."""
+    items = headers.items() if isinstance(headers, dict) else (headers or [])
+    h = {k: (v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v)) for k, v in items}
+    partition = int(h.get(tn.H_PARTITION, "-1"))
+    offset = int(h.get(tn.H_OFFSET, "-1"))
+    return DeadLetter(
+        source=h.get(tn.H_SOURCE, "unknown"),
+        partition=None if partition < 0 else partition,
+        offset=None if offset < 0 else offset,
+        reason_code=h.get(tn.H_REASON, "unknown"),
+        message=h.get(tn.H_MESSAGE, ""),
+        original_bytes=value or b"",
+        received_at=datetime.fromisoformat(h[tn.H_RECEIVED]) if tn.H_RECEIVED in h else _EPOCH,
+    )
+
+
+def bad_record(raw: bytes, msg: Any, code: str, message: str) -> DeadLetter:
+    """The dead letter of a consumed record (``msg``: faust's message, for its topic/partition/offset)."""
+    return DeadLetter(
+        source=msg.topic,
+        partition=msg.partition,
+        offset=msg.offset,
+        reason_code=code,
+        message=message[:4000],
+        original_bytes=raw or b"",
+        received_at=received_at(msg.timestamp),
+    )
+
+
+class DeadLetters:
+    """Sends dead letters to their DLQ topic, and stores what the DLQ topics hold (the ``oplog_dead_letters`` agent)."""
+
+    def __init__(self, ctx: WorkerContext, clickhouse: ClickHouseLog) -> None:
+        self.ctx = ctx
+        self.clickhouse = clickhouse
+
+    def counted(self, letter: DeadLetter, stage: str) -> DeadLetter:
+        """Every dead letter passes here on its way out, so the metrics count each one once."""
+        self.ctx.metrics.inc("epistream_dead_letters_total", stage=stage, reason=letter.reason_code)
+        return letter
+
+    async def send(self, letter: DeadLetter, key: bytes | None, target: TopicT, stage: str) -> None:
+        self.counted(letter, stage)
+        await target.send(key=key, value=letter.original_bytes, headers=letter_headers(letter))
+
+    async def store(self, letters: list[DeadLetter]) -> None:
+        """Into ClickHouse's dead-letter table (awaited: the batch is acked only after the write)."""
+        await self.clickhouse.write(self.clickhouse.write_dead_letters, letters)
+
+    async def oplog_dead_letters(self, stream: Any) -> None:
+        opts = self.ctx.options
+        async for batch in stream.take_events(opts.sink_batch, within=opts.sink_within_s):
+            letters = [letter_from_record(ev.value or b"", ev.message.headers) for ev in batch]
+            if letters:
+                await self.store(letters)

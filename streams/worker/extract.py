@@ -1,0 +1,140 @@
+"""The ``extract`` agent: conversation.events -> admit -> extraction -> memory.extractions (or the DLQ).
+
+Its raw events and extraction journals go to ClickHouse behind the stream; the extraction records
+do not wait for that write (the path to the index holds no ClickHouse insert). A batch's input
+records are acknowledged only once its rows are stored *and* its extraction records are on the
+broker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from extractors.base import Extractor, get_extractor
+from schemas.claims import ExtractionResult
+from schemas.events import ConversationEvent
+from schemas.settings import Settings
+from streams import agents, extraction_records
+from streams.delivery import delivered
+from streams.extract_pool import ExtractionPool
+from streams.record_size import split_to_fit
+from streams.worker.clickhouse_log import ClickHouseLog, write_behind
+from streams.worker.context import Sent, WorkerContext
+from streams.worker.dead_letters import KEY_MISMATCH_MESSAGE, DeadLetters, bad_record
+from streams.worker.timestamps import enrich, received_at
+from streams.write_behind import WriteBehind
+
+#: An extract take on its way to ClickHouse: its events, their extraction results, the records sent.
+Extracted = tuple[list[ConversationEvent], list[ExtractionResult], list[Sent]]
+
+
+class ExtractionRunner:
+    """Where extraction runs: a process pool, a thread pool (the I/O-bound LLM extractor), or the loop."""
+
+    def __init__(self, settings: Settings, *, runs_core: bool, extractor: Extractor | None = None) -> None:
+        # The rule extractor is pure CPU: in processes of its own it runs beside the event loop instead of
+        # taking a quarter of its core (an extractor passed in, or the I/O-bound LLM one, stays here).
+        self.procs = (
+            ExtractionPool(settings.extractor, settings, settings.extract_processes)
+            if runs_core and extractor is None and settings.extractor != "llm" and settings.extract_processes > 0
+            else None
+        )
+        self.extractor = (
+            None
+            if self.procs is not None or not runs_core
+            else extractor or get_extractor(settings.extractor, settings)
+        )
+        concurrency = settings.llm_concurrency if settings.extractor == "llm" else 1
+        self.pool = (
+            ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="extract") if concurrency > 1 else None
+        )
+
+    async def run(self, events: Sequence[ConversationEvent]) -> list[ExtractionResult]:
+        if self.procs is not None:
+            return await self.procs.extract(events)
+        extractor_here = self.extractor
+        if extractor_here is None:  # only a worker without the core agents has none, and it never extracts
+            raise RuntimeError("this worker does not run extraction")
+        if self.pool is None:
+            return [agents.extract(extractor_here, e) for e in events]
+        loop = asyncio.get_running_loop()
+        futures = [loop.run_in_executor(self.pool, agents.extract, extractor_here, e) for e in events]
+        return list(await asyncio.gather(*futures))  # gather keeps input order: per-key order holds
+
+
+class ExtractStage:
+    def __init__(
+        self, ctx: WorkerContext, runner: ExtractionRunner, clickhouse: ClickHouseLog, dead_letters: DeadLetters
+    ) -> None:
+        self.ctx = ctx
+        self.runner = runner
+        self.clickhouse = clickhouse
+        self.dead_letters = dead_letters
+        self.writes: WriteBehind[Extracted] = write_behind(ctx, self._write_extracted)
+
+    async def _write_extracted(self, items: list[Extracted]) -> list[bool]:
+        first: dict[tuple[str, str], ConversationEvent] = {}  # a repeated event id keeps its first copy
+        for evs, _results, _sent in items:
+            for e in evs:
+                first.setdefault((e.tenant_id, e.event_id), e)
+        events = list(first.values())
+        results = [r for _e, rs, _s in items for r in rs]
+        if events:
+            await self.clickhouse.write(self.clickhouse.write_events, events)
+        if results:
+            await self.clickhouse.write(self.clickhouse.write_journals, results)
+        # An event is done when its raw row is stored *and* its extraction records are on the
+        # broker: committing it earlier would lose its memory with a crash of this worker.
+        await delivered(f for _e, _r, sent in items for f in sent)
+        return [True] * len(items)
+
+    async def extract(self, stream: Any) -> None:
+        ctx, metrics = self.ctx, self.ctx.metrics
+        events_dlq = ctx.channels.events_dlq
+        async for batch in stream.take_events(ctx.options.batch, within=ctx.options.extract_within_s):
+            valid: list[tuple[ConversationEvent, Any]] = []
+            metrics.inc("epistream_events_received_total", len(batch))
+            for ev in batch:
+                msg = ev.message
+                admitted = agents.admit(
+                    ev.value or b"",
+                    source=msg.topic,
+                    received_at=received_at(msg.timestamp),
+                    partition=msg.partition,
+                    offset=msg.offset,
+                    max_content_bytes=ctx.settings.max_content_bytes,
+                )
+                if isinstance(admitted, agents.Rejected):
+                    await self.dead_letters.send(admitted.letter, msg.key, events_dlq, "extract")
+                elif not agents.keyed_correctly(msg.key, admitted):
+                    letter = bad_record(ev.value or b"", msg, agents.KEY_MISMATCH, KEY_MISMATCH_MESSAGE)
+                    await self.dead_letters.send(letter, msg.key, events_dlq, "extract")
+                else:
+                    event = enrich(admitted, msg.timestamp)
+                    valid.append((event, msg))
+            events = [e for e, _ in valid]
+            now = time.time()
+            metrics.observe("epistream_event_age_seconds", (now - (m.timestamp or now) for _e, m in valid))
+            results = await self.runner.run(events)
+            metrics.inc("epistream_events_admitted_total", len(events))
+            metrics.count_each("epistream_extractions_total", "status", (r.status for r in results))
+            metrics.inc("epistream_claims_total", sum(len(r.claims) for r in results), outcome="accepted")
+            metrics.inc("epistream_claims_total", sum(len(r.rejected) for r in results), outcome="rejected")
+            # One record per partition of the batch (see streams.extraction_records), in input order.
+            by_partition: dict[int, list[ExtractionResult]] = {}
+            for (_event, msg), result in zip(valid, results, strict=True):
+                by_partition.setdefault(msg.partition, []).append(result)
+            sent: list[Sent] = []
+            for partition, group in by_partition.items():
+                key = group[0].event.partition_key.encode()
+                for record in split_to_fit(group, extraction_records.dumps):
+                    sent.append(ctx.send(ctx.channels.extractions, key=key, value=record, partition=partition))
+            # The raw events and journals are written behind the stream, together with later
+            # takes' (a repeated event is stored once, see _write_extracted); the batch's records
+            # are acknowledged only once they are durable.
+            self.writes.add((events, results, sent), batch, size=len(events) + len(results))
+            await self.writes.room()
