@@ -14,10 +14,8 @@ and Python lines run in processes of their own.
 
 from __future__ import annotations
 
-import ast
 import contextlib
 import functools
-import importlib.util
 import json
 import os
 import re
@@ -78,9 +76,6 @@ pytestmark = pytest.mark.integration
 
 README = read("README.md")
 _HTTP_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
-#: Paths the layout page names that the `layout` branch adds (work in progress there); each must exist
-#: once that work is merged, and is then checked like every other path.
-_LANDING_WITH_THE_LAYOUT_WORK = {"epistream/memory.py", "sinks/documents.py", "tests/unit/test_layers.py"}
 #: Paths of the layout before it moved (README and docs must not send anyone there).
 _STALE_PATHS = (
     "retrieval/api", "retrieval/client.py", "streams/embedded.py", "retrieval/models.py", "retrieval/backend.py",
@@ -299,10 +294,7 @@ def test_the_tour_runs_on_the_bundled_demo(tmp_path: Path) -> None:
 def test_the_python_surface_runs(tmp_path: Path) -> None:
     """The README's Python lines, as written, in a fresh process; and the methods the README names exist."""
     (snippet,) = fenced(section(README, "From Python"), "python")
-    ast.parse(snippet)
-    if importlib.util.find_spec("epistream.memory") is None:
-        pytest.skip("epistream/memory.py comes with the layout work; the snippet runs once it is merged")
-    from epistream.memory import Memory
+    from epistream import Memory
 
     named = set(spans(section(README, "From Python"))) | set(re.findall(r"memory\.(\w+)\(", snippet))
     for name in sorted(n for n in named if re.fullmatch(r"[a-z_]+", n)):
@@ -348,8 +340,6 @@ def test_files_and_tests_the_pages_point_to_exist() -> None:
         alternatives = brace.group(1).split(",") if brace else [""]
         for alternative in alternatives:
             path = ref[: brace.start()] + alternative + ref[brace.end() :] if brace else ref
-            if path in _LANDING_WITH_THE_LAYOUT_WORK and not (ROOT / path).exists():
-                continue
             assert (ROOT / path).exists(), f"{name} points to {path}, which does not exist"
     tests_text = "\n".join(p.read_text("utf-8") for p in (ROOT / "tests").rglob("*.py"))
     for name, text in all_docs().items():
