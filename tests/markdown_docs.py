@@ -1,8 +1,9 @@
-"""Reading the project's Markdown guides the way their readers do, for the tests that hold them to the code.
+"""Reading the project's Markdown the way its readers do, for the tests that hold it to the code.
 
-README.md and deploy/OPERATIONS.md name commands, options and files; these helpers pull those
-names out (code spans, fenced blocks, shell commands, table cells) and resolve an
-``epistream …`` usage against the real typer app, so each guide's test states only its facts.
+README.md (the front door) and the pages of docs/ name commands, options, files, routes and
+settings; these helpers pull those names out (code spans, fenced blocks, shell commands, table
+cells, links) and resolve an ``epistream …`` usage against the real typer app, so each page's
+test states only its facts.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import shlex
 import typing
 from dataclasses import dataclass, field
 from enum import Enum
+from pathlib import Path
 from typing import Any
 
 from typer.main import get_command
@@ -20,10 +22,65 @@ from typer.testing import CliRunner
 
 from epistream.cli import app as cli_app
 
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.M | re.S)
 # "``" (an empty span, as in the README's configuration table) is consumed whole so it cannot pair with a later
 # backtick.
 SPAN = re.compile(r"``|`([^`]+)`")
+
+
+def doc_names() -> list[str]:
+    """README.md and every page of docs/, as paths relative to the repository root."""
+    return ["README.md", *(f"docs/{p.name}" for p in sorted(DOCS.glob("*.md")))]
+
+
+@functools.cache
+def read(name: str) -> str:
+    """The text of ``README.md`` or ``docs/<page>.md``."""
+    return (ROOT / name).read_text("utf-8")
+
+
+def all_docs() -> dict[str, str]:
+    return {name: read(name) for name in doc_names()}
+
+
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def links(text: str) -> list[str]:
+    """Targets of Markdown links outside fenced blocks."""
+    return LINK.findall(FENCE.sub("", text))
+
+
+def anchor(heading: str) -> str:
+    """GitHub's id of a heading: lower case, punctuation dropped, spaces to hyphens."""
+    text = re.sub(r"[`*_]", "", heading.strip().lower())
+    return re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
+
+
+def anchors(text: str) -> set[str]:
+    return {anchor(h) for h in re.findall(r"^#{1,6} (.+)$", FENCE.sub("", text), flags=re.M)}
+
+
+def tables(text: str) -> list[list[list[str]]]:
+    """Each Markdown table of ``text`` (outside fenced blocks) as its rows of cells, header row first."""
+    found: list[list[list[str]]] = []
+    current: list[list[str]] = []
+    for line in [*FENCE.sub("", text).splitlines(), ""]:
+        if line.startswith("|"):
+            if not re.fullmatch(r"\|[-| :]+\|", line.strip()):
+                current.append(table_cells(line))
+        elif current:
+            found.append(current)
+            current = []
+    return found
+
+
+def table_rows(text: str) -> list[list[str]]:
+    """Body rows of every table in ``text`` (header rows left out)."""
+    return [row for table in tables(text) for row in table[1:]]
 
 
 def section(text: str, title: str, doc: str = "README") -> str:
@@ -128,6 +185,8 @@ def check_usages(usages: typing.Iterable[Usage], doc: str = "README") -> set[tup
         seen.add(path)
         params = {opt: p for p in command.params for opt in p.opts}
         for option, value in usage.options:
+            if option == "--help":  # every command has it (click adds it; it is no parameter)
+                continue
             assert option in params, f"`epistream {' '.join(path)}` has no {option} ({doc}: {usage.text!r})"
             enum = enum_of(command, params[option].name)
             # "--to ASSERTED" names a real value; "--signal S" is a placeholder.

@@ -1,4 +1,4 @@
-"""deploy/OPERATIONS.md, read from the file itself and held to the code it describes.
+"""docs/operations.md, read from the file itself and held to the code it describes.
 
 Operators act on the guide's names without reading the code: they set the ``EPISTREAM_*``
 variables it names, run its ``epistream`` commands, alert on its metric names, grep worker logs
@@ -41,8 +41,8 @@ from tests.markdown_docs import Usage, check_usages, command_options, resolve, s
 pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
-DOC = "OPERATIONS.md"
-GUIDE = (ROOT / "deploy" / DOC).read_text("utf-8")
+DOC = "docs/operations.md"
+GUIDE = (ROOT / DOC).read_text("utf-8")
 SOURCE_PACKAGES = ("schemas", "engine", "extractors", "streams", "sinks", "retrieval", "epistream")
 _ANY = "\x00"  # a wildcard in a glob of quoted and logged text (never in either text itself)
 

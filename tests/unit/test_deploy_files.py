@@ -71,7 +71,7 @@ def test_dockerfile_compiles_the_c_module_in_a_build_stage_only() -> None:
 
 
 def test_operations_guide_names_the_real_topics() -> None:
-    guide = (ROOT / "deploy" / "OPERATIONS.md").read_text()
+    guide = (ROOT / "docs" / "operations.md").read_text()
     for name in (topics.EVENTS, topics.COMMANDS, topics.EXTRACTIONS, topics.OPERATIONS, topics.NODES):
         assert f"`{name}`" in guide
 
