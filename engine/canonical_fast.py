@@ -16,7 +16,6 @@ written by earlier engines; only the cost differs.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import itertools
 import math
@@ -131,12 +130,13 @@ class _Texts:
         return hit[1] if hit is not None and hit[0]() is obj else None
 
     def put(self, obj: object, text: bytes) -> None:
+        if not type(obj).__weakrefoffset__:  # a class whose instances take no weak reference: not kept
+            return
         entries = self._entries
         if len(entries) >= self.limit:
             for stale in list(itertools.islice(entries, self.limit // 8)):
                 entries.pop(stale, None)
-        with contextlib.suppress(TypeError):  # a class whose instances take no weak reference: not kept
-            entries[id(obj)] = (weakref.ref(obj), text)
+        entries[id(obj)] = (weakref.ref(obj), text)
 
     def clear(self) -> None:
         self._entries.clear()
