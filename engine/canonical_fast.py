@@ -175,54 +175,63 @@ def encoded_json(model: Any) -> tuple[dict[str, Any], bytes]:
     return data, canonical_bytes(data)
 
 
-def _snapshot(model: Any, cls: type) -> orjson.Fragment | None:
-    if model is None:
-        return None
-    if type(model) is not cls:  # pydantic writes a subclass by the declared class's fields
-        raise TypeError
-    return orjson.Fragment(model_bytes(model))
+def _snapshot(model: MemoryNode | Edge | None) -> orjson.Fragment | None:
+    return None if model is None else orjson.Fragment(model_bytes(model))
 
 
 #: Stands for the checksum's value while an operation is written: 0xFF is never part of UTF-8
 #: text, so its one occurrence marks the checksum's place whatever the payload or snapshots hold.
 _MARK = orjson.Fragment(b"\xff")
 _MEMBER = b',"checksum":'  # what precedes the mark ("checksum" sorts after "caused_by")
-#: An operation's own members are checked by type below; its datetime is orjson's to write
-#: (it writes every zone, and naive times, as pydantic's JSON mode does: tested).
+#: Each Operation field's declared types, in declaration order. Values of exactly these types are
+#: written below as pydantic's JSON mode writes them (a subclass of a snapshot class, say, pydantic
+#: writes by the declared class's fields): anything else is left to the reference.
+_DECLARED: dict[str, tuple[type, ...]] = {
+    "tenant_id": (str,), "owner_id": (str,), "scope": (Scope,), "scope_id": (str, type(None)),
+    "schema_version": (int,), "op_id": (str,), "op_type": (OpType,), "op_index": (int,),
+    "target_id": (str,), "target_type": (TargetType,), "actor": (ActorRef,), "payload": (dict,),
+    "before": (MemoryNode, type(None)), "after": (MemoryNode, type(None)), "edge": (Edge, type(None)),
+    "evidence_ids": (tuple,), "request_id": (str, type(None)), "caused_by": (str,),
+    "occurred_at": (datetime,), "policy_version": (str,), "checksum": (str,),
+}
+assert tuple(_DECLARED) == tuple(Operation.model_fields), "an Operation field was added, removed or moved"
+_ALLOWED = tuple(frozenset(kinds) for kinds in _DECLARED.values())
+_allows = frozenset.__contains__
+#: orjson writes an operation's datetime (every zone, and naive times) as pydantic's JSON mode does: tested.
 _OP_OPTIONS = _OPTIONS | orjson.OPT_UTC_Z
 
 
 def _marked(f: dict[str, Any], payload_text: bytes | None) -> tuple[bytes, int] | None:
     """An operation's canonical text with :data:`_MARK` for its checksum, and the mark's offset.
 
-    ``f`` is the operation's field values, written as pydantic's JSON mode writes their declared
-    types; a value of another type (or a payload orjson would write otherwise) makes this
-    return None, and the reference writes the whole operation.
+    ``f`` is the operation's field values. None when one is not of its declared type (see
+    :data:`_DECLARED`), or the payload holds what orjson would write otherwise: the reference
+    then writes the whole operation.
     """
     try:
-        actor, occurred, evidence, payload = f["actor"], f["occurred_at"], f["evidence_ids"], f["payload"]
-        if not (
-            type(actor) is ActorRef and type(actor.actor_id) is str and type(actor.actor_type) is ActorType
-            and type(f["tenant_id"]) is str and type(f["owner_id"]) is str and type(f["scope"]) is Scope
-            and (f["scope_id"] is None or type(f["scope_id"]) is str) and type(f["schema_version"]) is int
-            and type(f["op_id"]) is str and type(f["op_type"]) is OpType and type(f["op_index"]) is int
-            and type(f["target_id"]) is str and type(f["target_type"]) is TargetType
-            and type(evidence) is tuple and all(type(e) is str for e in evidence)
-            and (f["request_id"] is None or type(f["request_id"]) is str) and type(f["caused_by"]) is str
-            and type(occurred) is datetime and type(f["policy_version"]) is str
-            and (payload_text is not None or (type(payload) is dict and _plain(payload)))
-        ):
+        if len(f) != len(_ALLOWED) or not all(map(_allows, _ALLOWED, map(type, map(f.__getitem__, _DECLARED)))):
             return None
+    except KeyError:  # a field missing: the reference names it
+        return None
+    actor: ActorRef = f["actor"]
+    evidence: tuple[Any, ...] = f["evidence_ids"]
+    payload: dict[str, Any] = f["payload"]
+    if not (
+        type(actor.actor_id) is str and type(actor.actor_type) is ActorType
+        and all(type(e) is str for e in evidence) and (payload_text is not None or _plain(payload))
+    ):
+        return None
+    try:
         text = orjson.dumps(
             {
                 "actor": {"actor_id": actor.actor_id, "actor_type": actor.actor_type._value_},
-                "after": _snapshot(f["after"], MemoryNode),
-                "before": _snapshot(f["before"], MemoryNode),
+                "after": _snapshot(f["after"]),
+                "before": _snapshot(f["before"]),
                 "caused_by": f["caused_by"],
                 "checksum": _MARK,
-                "edge": _snapshot(f["edge"], Edge),
+                "edge": _snapshot(f["edge"]),
                 "evidence_ids": evidence,
-                "occurred_at": occurred,
+                "occurred_at": f["occurred_at"],
                 "op_id": f["op_id"],
                 "op_index": f["op_index"],
                 "op_type": f["op_type"]._value_,
@@ -239,9 +248,7 @@ def _marked(f: dict[str, Any], payload_text: bytes | None) -> tuple[bytes, int] 
             },
             option=_OP_OPTIONS,
         )
-    # a field missing (the reference names it), a snapshot of another class than declared, a
-    # payload orjson refuses (an int beyond 64 bits, a key that is not a str)
-    except (KeyError, TypeError, RecursionError):
+    except (TypeError, RecursionError):  # a payload orjson refuses (an int beyond 64 bits, a key not a str)
         return None
     return text, text.index(b"\xff")
 
