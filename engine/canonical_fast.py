@@ -16,6 +16,7 @@ written by earlier engines; only the cost differs.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import math
@@ -113,12 +114,12 @@ def canonical_text(value: Any) -> str:
 class _Texts:
     """Canonical texts of immutable objects, by object, for as long as the object lives.
 
-    Keyed by ``id`` with a weak reference to check the hit: an object nobody holds any more is
-    released at once (holding 16k operations and their snapshots alive cost the reducer ~12%),
-    and a new object at a reused address does not match the dead one's entry. Bounded: the
-    oldest eighth is dropped when full. Shared by the reducer and the threads that store its
-    output; every step is one dict operation, atomic under the GIL, and an entry another thread
-    dropped is simply written again.
+    Keyed by ``id``; each entry holds its object weakly and leaves when the object is released,
+    so the texts kept are those of objects still held (a node's current version, an operation a
+    sink has yet to store), and holding them never keeps an object alive (holding 16k operations
+    and their snapshots alive cost the reducer ~12%). Bounded: the oldest eighth is dropped when
+    full. Shared by the reducer and the threads that store its output; every step is one dict
+    operation, atomic under the GIL, and an entry another thread dropped is simply written again.
     """
 
     def __init__(self, limit: int) -> None:
@@ -136,7 +137,9 @@ class _Texts:
         if len(entries) >= self.limit:
             for stale in list(itertools.islice(entries, self.limit // 8)):
                 entries.pop(stale, None)
-        entries[id(obj)] = (weakref.ref(obj), text)
+        key = id(obj)
+        # the callback runs as the object is released, before its address can be reused
+        entries[key] = (weakref.ref(obj, functools.partial(entries.pop, key)), text)
 
     def clear(self) -> None:
         self._entries.clear()

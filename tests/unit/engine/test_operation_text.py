@@ -49,9 +49,12 @@ def test_the_caches_do_not_keep_operations_or_snapshots_alive() -> None:
     snapshots = [op.after for op in ops if op.after is not None]
     assert snapshots and all(fast._snapshots.get(s) is not None for s in snapshots)
     refs = [weakref.ref(x) for x in (*ops, *snapshots)]
+    addresses = [id(x) for x in (*ops, *snapshots)]
     del ops, snapshots, store
     gc.collect()
     assert [r() for r in refs] == [None] * len(refs)
+    # and their texts left with them: the entries kept are those of objects still held
+    assert not any(a in fast._records._entries or a in fast._snapshots._entries for a in addresses)
 
 
 def test_a_new_operation_at_a_released_ones_address_is_not_taken_for_it() -> None:
