@@ -13,13 +13,15 @@ from typing import Any, Final, Literal
 from pydantic import Field, JsonValue, ValidationError, ValidationInfo, field_validator
 
 from schemas.canonical import sha256_hex
-from schemas.common import ExternalId, ScopeRef, UtcDatetime
+from schemas.common import Contract, ExternalId, ScopeRef, UtcDatetime, added_field
 from schemas.enums import Role
 from schemas.errors import InvalidEvent
 
 DEFAULT_MAX_CONTENT_BYTES: Final = 32 * 1024
 MAX_METADATA_BYTES: Final = 16 * 1024
 MAX_METADATA_KEYS: Final = 64
+#: Attachments a message may describe (shared photos, files): their captions are part of its text.
+MAX_ATTACHMENTS: Final = 16
 #: Hard ceiling on one serialized event, whatever the content limit says.
 MAX_EVENT_BYTES: Final = 1024 * 1024
 
@@ -45,6 +47,27 @@ class EventCodes:
     SCHEMA_VIOLATION = "schema_violation"
 
 
+class Attachment(Contract):
+    """Something shared with a message, as the platform describes it (the bytes never come here).
+
+    Its ``caption`` (or ``alt_text``) is part of what the message says: "look 👇" with a photo
+    captioned "our new puppy, a beagle" tells memory about a beagle.
+    """
+
+    kind: str = Field(default="file", min_length=1, max_length=32, description="image, file, audio, video, link…")
+    caption: str | None = Field(default=None, max_length=2000)
+    alt_text: str | None = Field(default=None, max_length=2000)
+    name: str | None = Field(default=None, max_length=256, description="File name, if any.")
+
+    @property
+    def description(self) -> str | None:
+        """The text that describes it: the caption, else the alt text (blank counts as none)."""
+        for value in (self.caption, self.alt_text):
+            if value is not None and value.strip():
+                return value.strip()
+        return None
+
+
 class ConversationEvent(ScopeRef):
     """One message in a conversation, as published to ``conversation.events``."""
 
@@ -53,13 +76,17 @@ class ConversationEvent(ScopeRef):
     conversation_id: ExternalId | None = None
     session_id: ExternalId | None = None
     role: Role
+    #: Who wrote the message, as the platform names them: a display name (``speaker``) and a stable
+    #: id (``speaker_id``). Taken as given, never inferred from the text.
     speaker: str | None = Field(default=None, max_length=200)
+    speaker_id: ExternalId | None = added_field()
     content: str
     occurred_at: UtcDatetime
     #: Set by the ingestion edge (API, publisher) when the event was accepted;
     #: the reducer uses it as ``recorded_at`` (knowledge time).
     received_at: UtcDatetime | None = None
     metadata: dict[str, JsonValue] = Field(default_factory=dict)
+    attachments: tuple[Attachment, ...] = added_field((), max_length=MAX_ATTACHMENTS)
 
     @field_validator("content")
     @classmethod
@@ -81,6 +108,17 @@ class ConversationEvent(ScopeRef):
     @property
     def content_sha256(self) -> str:
         return sha256_hex(self.content)
+
+    @property
+    def text(self) -> str:
+        """What the message says: its content, then one line per described attachment (``[image: …]``).
+
+        Extraction quotes from this text and the message's excerpt shows it, so a claim taken from a
+        caption cites the caption.
+        """
+        described = [(a.kind, a.description) for a in self.attachments]
+        lines = [f"[{kind}: {text}]" for kind, text in described if text]
+        return "\n".join([self.content, *lines]) if lines else self.content
 
     @property
     def recorded_at(self) -> UtcDatetime:
