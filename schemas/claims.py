@@ -54,6 +54,8 @@ class Claim(Contract):
     quantity: Quantity | None = None
     suggested_scope: str | None = None
     metadata: dict[str, JsonValue] = Field(default_factory=dict)
+    #: Dates the claim's sentence refers to, resolved against the message's time (set by validation).
+    event_dates: tuple[str, ...] = added_field((), max_length=8)
 
     @model_validator(mode="after")
     def _shape(self) -> Claim:

@@ -8,9 +8,10 @@ reason code, so dead-letter records and API errors say the same thing.
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from typing import Any, Final, Literal
 
-from pydantic import Field, JsonValue, ValidationError, ValidationInfo, field_validator
+from pydantic import Field, JsonValue, ValidationError, ValidationInfo, field_validator, model_validator
 
 from schemas.canonical import sha256_hex
 from schemas.common import Contract, ExternalId, ScopeRef, UtcDatetime, added_field
@@ -82,11 +83,23 @@ class ConversationEvent(ScopeRef):
     speaker_id: ExternalId | None = added_field()
     content: str
     occurred_at: UtcDatetime
+    #: The sender's UTC offset when the message was written, taken from ``occurred_at`` as sent
+    #: (times are kept in UTC): "yesterday" at 21:30 -04:00 is the sender's day, not UTC's.
+    utc_offset_minutes: int | None = added_field(ge=-18 * 60, le=18 * 60)
     #: Set by the ingestion edge (API, publisher) when the event was accepted;
     #: the reducer uses it as ``recorded_at`` (knowledge time).
     received_at: UtcDatetime | None = None
     metadata: dict[str, JsonValue] = Field(default_factory=dict)
     attachments: tuple[Attachment, ...] = added_field((), max_length=MAX_ATTACHMENTS)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _sender_offset(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("utc_offset_minutes") is None:
+            offset = _offset_minutes(data.get("occurred_at"))
+            if offset is not None:
+                data = {**data, "utc_offset_minutes": offset}
+        return data
 
     @field_validator("content")
     @classmethod
@@ -123,6 +136,19 @@ class ConversationEvent(ScopeRef):
     @property
     def recorded_at(self) -> UtcDatetime:
         return self.received_at or self.occurred_at
+
+
+def _offset_minutes(value: Any) -> int | None:
+    """The UTC offset of a timestamp as sent (None when it has none or cannot be read)."""
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value.replace("Z", "+00:00").replace("z", "+00:00"))
+        except ValueError:
+            return None
+    if isinstance(value, datetime):
+        offset = value.utcoffset()
+        return None if offset is None else int(offset.total_seconds() // 60)
+    return None
 
 
 def _code_for(error: ValidationError) -> tuple[str, str]:

@@ -27,7 +27,7 @@ from schemas.canonical import sha256_hex
 from schemas.claims import ExtractionResult
 from schemas.enums import OpType, Role, Scope
 from schemas.errors import BackendUnavailable, IntegrityError, QueryRejected, ValidationFailed
-from schemas.events import ConversationEvent
+from schemas.events import Attachment, ConversationEvent
 from schemas.nodes import Edge, MemoryNode
 from schemas.operations import Operation, verify_operation
 from schemas.records import DeadLetter, StoredEvent
@@ -59,6 +59,42 @@ class LogCursor(NamedTuple):
     @classmethod
     def of(cls, op: Operation) -> LogCursor:
         return cls(op.occurred_at, op.caused_by, op.op_index, op.op_id)
+
+
+def _attachments_json(event: ConversationEvent, mask: Callable[[str], str] | None) -> str:
+    if not event.attachments:
+        return "[]"
+    rows = []
+    for a in event.attachments:
+        row = a.model_dump(mode="json", exclude_none=True)
+        if mask is not None:
+            row = {k: mask(v) if isinstance(v, str) and k != "kind" else v for k, v in row.items()}
+        rows.append(row)
+    return canonical_text(rows)
+
+
+def _stored_event(r: dict[str, Any]) -> StoredEvent:
+    offset = r.get("utc_offset_minutes")
+    return StoredEvent(
+        event_id=r["event_id"],
+        tenant_id=r["tenant_id"],
+        owner_id=r["owner_id"],
+        scope=Scope(r["scope"]),
+        scope_id=_none(r["scope_id"]),
+        conversation_id=_none(r["conversation_id"]),
+        session_id=_none(r["session_id"]),
+        role=Role(r["role"]),
+        speaker=_none(r["speaker"]),
+        speaker_id=_none(r.get("speaker_id", "")),
+        content=r["content"],
+        content_sha256=r["content_sha256"],
+        occurred_at=r["occurred_at"],
+        recorded_at=r["recorded_at"],
+        metadata=json.loads(r["metadata"]),
+        ingested_seq=int(r["ingested_seq"]),
+        attachments=tuple(Attachment.model_validate(a) for a in json.loads(r.get("attachments") or "[]")),
+        utc_offset_minutes=None if offset is None else int(offset),
+    )
 
 
 def chdb_engine_path(data_dir: str | os.PathLike[str]) -> Path:
@@ -238,6 +274,9 @@ class OperationLog:
                     e.recorded_at,
                     canonical_text(e.metadata) if e.metadata else "{}",
                     int(seqs[i]) if seqs is not None else 0,
+                    _opt(e.speaker_id),
+                    _attachments_json(e, mask),
+                    e.utc_offset_minutes,
                 ]
             )
             ids.append(f"{e.tenant_id}/{e.owner_id}/{e.event_id}:{digest}:{stored}")
@@ -631,28 +670,31 @@ class OperationLog:
             " ORDER BY recorded_at, ingested_seq LIMIT 1 BY event_id) ORDER BY occurred_at, event_id"
         )
         rows = self.client.query(sql, parameters={"tenant": tenant, "owner": owner, "ids": list(event_ids)})
-        out: list[StoredEvent] = []
-        for r in rows.named_results():
-            out.append(
-                StoredEvent(
-                    event_id=r["event_id"],
-                    tenant_id=r["tenant_id"],
-                    owner_id=r["owner_id"],
-                    scope=Scope(r["scope"]),
-                    scope_id=_none(r["scope_id"]),
-                    conversation_id=_none(r["conversation_id"]),
-                    session_id=_none(r["session_id"]),
-                    role=Role(r["role"]),
-                    speaker=_none(r["speaker"]),
-                    content=r["content"],
-                    content_sha256=r["content_sha256"],
-                    occurred_at=r["occurred_at"],
-                    recorded_at=r["recorded_at"],
-                    metadata=json.loads(r["metadata"]),
-                    ingested_seq=int(r["ingested_seq"]),
-                )
+        return [_stored_event(r) for r in rows.named_results()]
+
+    def stream_events(self, *, page_size: int = READ_PAGE) -> Iterator[StoredEvent]:
+        """Every stored event once (the first stored copy of an id), in (tenant, owner, event) order.
+
+        What the excerpt collection is rebuilt from: raw events are the log of what was said.
+        """
+        cols = ", ".join(_EVENT_COLUMNS)
+        after = ("", "", "")
+        while True:
+            sql = (
+                f"SELECT {cols} FROM (SELECT {cols} FROM {self._t('raw_events')} FINAL"
+                " WHERE (tenant_id, owner_id, event_id) > ({t:String}, {o:String}, {e:String})"
+                " ORDER BY tenant_id, owner_id, event_id, recorded_at, ingested_seq"
+                " LIMIT 1 BY tenant_id, owner_id, event_id LIMIT {n:UInt32})"
+                " ORDER BY tenant_id, owner_id, event_id"
             )
-        return out
+            page = list(self.client.query(sql, parameters={"t": after[0], "o": after[1], "e": after[2],
+                                                           "n": page_size}).named_results())  # fmt: skip
+            for r in page:
+                yield _stored_event(r)
+            if len(page) < page_size:
+                return
+            last = page[-1]
+            after = (last["tenant_id"], last["owner_id"], last["event_id"])
 
     def list_dead_letters(
         self,
@@ -858,6 +900,9 @@ _EVENT_COLUMNS: Final = (
     "recorded_at",
     "metadata",
     "ingested_seq",
+    "speaker_id",
+    "attachments",
+    "utc_offset_minutes",
 )
 _OP_COLUMNS: Final = (
     "op_id",

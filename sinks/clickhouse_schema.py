@@ -294,7 +294,21 @@ _M5 = Migration(
     ),
 )
 
-MIGRATIONS: Final[tuple[Migration, ...]] = (_M1, _M2, _M3, _M4, _M5)
+#: Migration 6: what a message's excerpt needs beyond its content: the speaker's id as the platform
+#: gives it, the attachments (kind and caption, as JSON; their text is part of what was said) and the
+#: sender's UTC offset (relative dates in the text are the sender's days). Rows written before it read
+#: back with no speaker id, no attachments and an unknown offset.
+_M6 = Migration(
+    6,
+    "excerpt_columns",
+    (
+        "ALTER TABLE {db}.raw_events ADD COLUMN IF NOT EXISTS speaker_id String DEFAULT ''",
+        "ALTER TABLE {db}.raw_events ADD COLUMN IF NOT EXISTS attachments String DEFAULT '[]' CODEC(ZSTD(1))",
+        "ALTER TABLE {db}.raw_events ADD COLUMN IF NOT EXISTS utc_offset_minutes Nullable(Int16)",
+    ),
+)
+
+MIGRATIONS: Final[tuple[Migration, ...]] = (_M1, _M2, _M3, _M4, _M5, _M6)
 
 
 

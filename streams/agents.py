@@ -17,12 +17,14 @@ from engine.reducer import Reducer
 from engine.results import ApplyResult
 from engine.store import StateStore
 from extractors.base import Extractor
+from extractors.dates import event_dates, local_time
 from extractors.secrets import mask
 from schemas.claims import EventRef, ExtractionResult, event_input_id
 from schemas.commands import CommandBase
 from schemas.common import ScopeRef
 from schemas.errors import InvalidEvent
 from schemas.events import DEFAULT_MAX_CONTENT_BYTES, ConversationEvent, parse_event
+from schemas.excerpts import Excerpt, excerpt_id_for
 from schemas.nodes import MemoryNode
 from schemas.operations import Operation
 from schemas.records import DeadLetter
@@ -112,6 +114,28 @@ def latest_nodes(operations: Iterable[Operation]) -> list[MemoryNode]:
             if current is None or op.after.version >= current.version:
                 latest[op.after.node_id] = op.after
     return list(latest.values())
+
+
+def excerpt_for(event: ConversationEvent, *, masked: bool = True) -> Excerpt:
+    """The excerpt of an admitted event: its text (with captions), speaker, times, and the dates it names."""
+    text = masked_content(event.text) if masked else event.text
+    return Excerpt(
+        tenant_id=event.tenant_id,
+        owner_id=event.owner_id,
+        scope=event.scope,
+        scope_id=event.scope_id,
+        excerpt_id=excerpt_id_for(event.tenant_id, event.event_id),
+        event_id=event.event_id,
+        conversation_id=event.conversation_id,
+        session_id=event.session_id,
+        role=event.role,
+        speaker=event.speaker,
+        speaker_id=event.speaker_id,
+        text=text,
+        occurred_at=event.occurred_at,
+        recorded_at=event.recorded_at,
+        event_dates=event_dates(text, local_time(event.occurred_at, event.utc_offset_minutes)),
+    )
 
 
 def masked_content(text: str) -> str:

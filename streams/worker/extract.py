@@ -1,5 +1,9 @@
 """The ``extract`` agent: conversation.events -> admit -> extraction -> memory.extractions (or the DLQ).
 
+Each admitted message's source excerpt (what was said, see ``schemas.excerpts``) goes to
+``memory.nodes`` beside the claims' snapshots, as a document of the node shape keyed by its own
+id: the index sink writes it to the deployment's excerpt collection.
+
 Its raw events and extraction journals go to ClickHouse behind the stream; the extraction records
 do not wait for that write (the path to the index holds no ClickHouse insert). A batch's input
 records are acknowledged only once its rows are stored *and* its extraction records are on the
@@ -18,6 +22,7 @@ from extractors.base import Extractor, get_extractor
 from schemas.claims import ExtractionResult
 from schemas.events import ConversationEvent
 from schemas.settings import Settings
+from sinks.documents import excerpt_document
 from streams import agents, extraction_records
 from streams.delivery import delivered
 from streams.extract_pool import ExtractionPool
@@ -128,7 +133,16 @@ class ExtractStage:
             by_partition: dict[int, list[ExtractionResult]] = {}
             for (_event, msg), result in zip(valid, results, strict=True):
                 by_partition.setdefault(msg.partition, []).append(result)
-            sent: list[Sent] = []
+            sent: list[Sent] = [
+                ctx.send(
+                    ctx.channels.nodes,
+                    key=f"{event.partition_key}/{doc.node_id}".encode(),
+                    value=doc.model_dump_json().encode(),
+                    partition=msg.partition,
+                )
+                for event, msg in valid
+                if (doc := excerpt_document(agents.excerpt_for(event, masked=not ctx.settings.retain_raw_secrets)))
+            ]
             for partition, group in by_partition.items():
                 key = group[0].event.partition_key.encode()
                 for record in split_to_fit(group, extraction_records.dumps):
