@@ -153,15 +153,15 @@ def run(data: Path, embedder: str, limit_questions: int | None) -> dict[str, Any
     def mean(values: Sequence[float]) -> float | None:
         return round(statistics.fmean(values), 3) if values else None
 
-    table = {
-        v: {
-            c: {f"R@{k}": mean(scores[v][c][k]) for k in KS} | {f"hit@{k}": mean(hits[v][c][k]) for k in KS}
-            for c in CATEGORIES
-        }
-        | {"overall": {f"R@{k}": mean([x for c in CATEGORIES for x in scores[v][c][k]]) for k in KS}
-           | {f"hit@{k}": mean([x for c in CATEGORIES for x in hits[v][c][k]]) for k in KS}}  # fmt: skip
-        for v in (*VARIANTS, "bm25")
-    }
+    def cell(rs: dict[int, list[float]], hs: dict[int, list[bool]]) -> dict[str, float | None]:
+        return {f"R@{k}": mean(rs[k]) for k in KS} | {f"hit@{k}": mean([float(h) for h in hs[k]]) for k in KS}
+
+    table: dict[str, dict[str, dict[str, float | None]]] = {}
+    for v in (*VARIANTS, "bm25"):
+        table[v] = {c: cell(scores[v][c], hits[v][c]) for c in CATEGORIES}
+        every_r = {k: [x for c in CATEGORIES for x in scores[v][c][k]] for k in KS}
+        every_h = {k: [x for c in CATEGORIES for x in hits[v][c][k]] for k in KS}
+        table[v]["overall"] = cell(every_r, every_h)
     latency.sort()
     return {
         "data": str(data),
@@ -183,15 +183,17 @@ def _print(result: dict[str, Any]) -> None:
           f"embedder {result['embedder']}")  # fmt: skip
     print(f"ingest {result['ingest_msgs_per_s']} msgs/s ({result['embedded_texts_per_s']} embedded texts/s, "
           f"{result['claims']} claims); retrieval p50 {result['query_p50_ms']} ms, p95 {result['query_p95_ms']} ms")
-    header = f"{'category':14}" + "".join(f"{v + ' R@5/10/20':>22}" for v in ("bm25", *VARIANTS)) + f"{'fused-bm25 R@10':>17}"
-    print(header)
+    print(f"{'category':14}" + "".join(f"{v + ' R@5/10/20':>22}" for v in ("bm25", *VARIANTS))
+          + f"{'fused-bm25 R@10':>17}")  # fmt: skip
     for cat in (*CATEGORIES[:-1], "overall"):
         row = f"{cat:14}"
         for v in ("bm25", *VARIANTS):
-            cell = result["recall"][v][cat]
-            row += f"{'/'.join('-' if cell[f'R@{k}'] is None else f'{cell[f'R@{k}']:.2f}' for k in KS):>22}"
+            values = result["recall"][v][cat]
+            shown = ["-" if values[f"R@{k}"] is None else format(values[f"R@{k}"], ".2f") for k in KS]
+            row += f"{'/'.join(shown):>22}"
         fused, base = result["recall"]["all"][cat]["R@10"], result["recall"]["bm25"][cat]["R@10"]
-        row += f"{'' if fused is None or base is None else f'{fused - base:+.2f}':>17}"
+        delta = "" if fused is None or base is None else format(fused - base, "+.2f")
+        row += f"{delta:>17}"
         print(row)
     print(f"{'hit@10':14}" + "".join(f"{result['recall'][v]['overall']['hit@10']:>22.2f}" for v in ("bm25", *VARIANTS)))
 

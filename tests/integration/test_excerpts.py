@@ -86,8 +86,10 @@ def test_excerpts_link_to_the_claims_taken_from_them(runner: Any) -> None:
 
 def test_a_question_naming_a_person_meets_what_they_said(runner: Any) -> None:
     response = _ask(runner, "where does Jon work?")
-    top = response.items[0]
-    assert top.kind == "excerpt" and top.event_id == "x-1" and top.speaker == "Jon"
+    top = response.items[0]  # his claim (about Jon, not "user") or his words
+    assert top.speaker == "Jon" and (top.event_id or top.label.evidence_event_ids[0]) == "x-1"
+    said = _excerpts(_ask(runner, "where does Jon work?", sources="excerpts"))
+    assert next(iter(said)) == "x-1"
 
 
 def test_a_caption_is_part_of_what_was_said(runner: Any) -> None:
