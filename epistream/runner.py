@@ -291,6 +291,8 @@ class EmbeddedRunner:
             self.reads_shared = self.settings.api_mode == "distributed"
             self.embedder = embedder or default_embedder(self.settings.embedder)
             self._rebuild: set[str] = set()
+            #: The last turns of each session, for the excerpts' context (see ``agents.ConversationContext``).
+            self._conversations = agents.ConversationContext(self.settings.excerpt_context_turns)
             self.index: RunnerIndex = search_index or self._open_index()
             #: Source excerpts (what was said), a collection of their own beside the claims.
             self.excerpts: RunnerIndex = excerpt_index or self._open_index(excerpts=True)
@@ -350,8 +352,9 @@ class EmbeddedRunner:
         """Index the excerpt of every stored event again (from ``raw_events``); returns how many."""
         count = 0
         batch: list[MemoryNode] = []
-        for stored in self.log.stream_events():
-            batch.append(excerpt_document(agents.excerpt_for(stored.as_event(), masked=False)))
+        context = agents.ConversationContext(self.settings.excerpt_context_turns, sessions=1)  # one after the other
+        for stored in self.log.stream_events(by_session=True):
+            batch.append(excerpt_document(context.excerpt(stored.as_event(), masked=False)))
             if len(batch) >= 1024:
                 count += self._upsert_in_chunks(self.excerpts, batch)
                 batch = []
@@ -595,7 +598,8 @@ class EmbeddedRunner:
             if g.operations:
                 self.index.upsert(g.nodes)
         if fresh:
-            self.excerpts.upsert([excerpt_document(agents.excerpt_for(e, masked=mask is not None)) for e in fresh])
+            said = [self._conversations.excerpt(e, masked=mask is not None) for e in fresh]
+            self.excerpts.upsert([excerpt_document(x) for x in said])
 
     def _write_log(self, operations: Sequence[Operation], nodes: Sequence[MemoryNode]) -> None:
         if operations:

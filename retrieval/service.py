@@ -66,6 +66,25 @@ def excerpt_search_filter(request: RetrievalRequest) -> SearchFilter:
     )
 
 
+def _one_slot_per_message(ranked: Sequence[Fused], claim_ids: dict[str, tuple[str, ...]]) -> list[Fused]:
+    """A message's excerpt is left out below a claim taken from it: the claim already cites the message.
+
+    Claims are never left out (a conflict must be shown whole); an excerpt above its claims stays,
+    and so do they.
+    """
+    covered: set[str] = set()
+    out: list[Fused] = []
+    for f in ranked:
+        event = f.node.evidence_refs[0] if f.node.evidence_refs else None
+        if f.node.node_id in claim_ids:  # an excerpt
+            if event is not None and event in covered:
+                continue
+        elif event is not None:
+            covered.add(event)
+        out.append(f)
+    return out
+
+
 def _in_ranking_order(presented: list[Presented], position: dict[str, int]) -> list[Presented]:
     """Presented claims by the ranking position of their group's first member (a group stays together)."""
     def key(item: tuple[int, Presented]) -> tuple[int, int]:
@@ -84,9 +103,14 @@ class RetrieverConfig:
     vector_k: int = 100
     #: Candidates per channel of the excerpt collection.
     excerpt_k: int = 100
-    #: An excerpt's fused score is weighed by this against a claim's at the same ranks: what was said,
-    #: verbatim, is worth about as much as a claim taken from it.
-    excerpt_weight: float = 1.0
+    #: An excerpt's fused score is weighed by this against a claim's. Messages found by their words and
+    #: meaning (with the turns before them) proved the better evidence on long conversations: at 2.5
+    #: they lead the ranking and the claims follow; at 1.0 claims taken from the same messages pushed
+    #: the messages that answer a question out of the first ten (``bench/conversation_recall.py``).
+    excerpt_weight: float = 2.5
+    #: RRF of the excerpts' two channels: a smaller k than the claims' (60) lets the top of each channel
+    #: count for more (R@10 on the dev conversations: 0.70 at k=10 against 0.66 at 60).
+    excerpt_fusion: FusionConfig = field(default_factory=lambda: FusionConfig(k=10))
     unverified_threshold: float = UNVERIFIED_THRESHOLD
     fusion: FusionConfig = field(default_factory=FusionConfig)
     packing: PackingConfig = field(default_factory=PackingConfig)
@@ -165,8 +189,12 @@ class Retriever:
 
     def _excerpts_of(
         self, request: RetrievalRequest, analysis: QueryAnalysis
-    ) -> tuple[list[Fused], dict[str, tuple[str, ...]], list[Exclusion], bool]:
+    ) -> tuple[list[Fused], dict[str, tuple[str, ...]], list[Exclusion]]:
         """Excerpt candidates fused on their own channels, the claims taken from each, and what DEFAULT left out.
+
+        A message is found by its words and by its meaning with the turns before it (the excerpt's
+        lexical and vector channels). Its claims' ranks are not fused in: they are taken from the
+        same words, and on conversations they made the ranking worse (``docs/performance.md``).
 
         An excerpt whose claims are all excluded (hypothetical, superseded, an unknown condition…)
         says what memory no longer holds as current: DEFAULT leaves it out with the first claim's
@@ -176,12 +204,13 @@ class Retriever:
         assert self._excerpts is not None
         cfg = self._config
         flt = excerpt_search_filter(request)
-        cands, mismatch, _failed = self._candidates(request, flt, self._excerpts, cfg.excerpt_k)
-        if not cands:
-            return [], {}, [], mismatch
+        found, _mismatch, _failed = self._candidates(request, flt, self._excerpts, cfg.excerpt_k)
+        by_event = {c.node.evidence_refs[0]: c for c in found if c.node.evidence_refs}
+        if not by_event:
+            return [], {}, []
         claim_flt = explicit_search_filter(request).model_copy(update={"node_types": None, "source_types": None,
                                                                        "valid_at": None})  # fmt: skip
-        events = sorted({c.node.evidence_refs[0] for c in cands if c.node.evidence_refs})
+        events = sorted(by_event)
         cited: dict[str, list[MemoryNode]] = {}
         for node in self._backend.cited(events, claim_flt, limit=max(1000, 10 * len(events))):
             for ref in node.evidence_refs:
@@ -189,23 +218,25 @@ class Retriever:
         claim_ids: dict[str, tuple[str, ...]] = {}
         kept: list[Candidate] = []
         exclusions: list[Exclusion] = []
-        for cand in cands:
-            event_id = cand.node.evidence_refs[0] if cand.node.evidence_refs else ""
-            claims = cited.get(event_id, [])
-            claim_ids[cand.node.node_id] = tuple(sorted({n.node_id for n in claims}))
-            reasons = [default_exclusion_reason(n, cfg.unverified_threshold) for n in claims]
-            if claims and all(r is not None for r in reasons):
+        for event_id in events:
+            cand = by_event[event_id]
+            of_event = cited.get(event_id, [])
+            claim_ids[cand.node.node_id] = tuple(sorted({n.node_id for n in of_event}))
+            reasons = [default_exclusion_reason(n, cfg.unverified_threshold) for n in of_event]
+            if of_event and all(r is not None for r in reasons):
                 reason = f"excerpt_claims_excluded:{sorted(r for r in reasons if r is not None)[0]}"
                 if request.mode is RetrievalMode.DEFAULT:
                     exclusions.append(Exclusion(node_id=cand.node.node_id, reason=reason, stage="policy"))
                     continue
                 exclusions.append(Exclusion(node_id=cand.node.node_id, reason=reason, stage="policy", included=True))
             kept.append(cand)
-        fused = fuse(kept, current_state=analysis.current_state, time_window=analysis.time_window, config=cfg.fusion)
+        kept.sort(key=lambda c: c.node.node_id)
+        fused = fuse(kept, current_state=analysis.current_state, time_window=analysis.time_window,
+                     config=cfg.excerpt_fusion)  # fmt: skip
         weight = cfg.excerpt_weight
         for f in fused:
             f.score = round(f.score * weight, cfg.fusion.decimals)
-        return fused, claim_ids, exclusions, mismatch
+        return fused, claim_ids, exclusions
 
     def _partners(self, request: RetrievalRequest, head: list[Fused], pool: dict[str, Fused]) -> list[Fused]:
         """The other side of each CONTRADICTS pair in ``head``: from the pool, else fetched — same owner only."""
@@ -248,10 +279,9 @@ class Retriever:
             candidates, mismatch, vector_failed = self._candidates(request, flt)
         excerpts: list[Fused] = []
         claim_ids: dict[str, tuple[str, ...]] = {}
+        excerpt_exclusions: list[Exclusion] = []
         if self._excerpts is not None and request.sources != "claims":
-            excerpts, claim_ids, excerpt_exclusions, _ = self._excerpts_of(request, analysis)
-        else:
-            excerpt_exclusions = []
+            excerpts, claim_ids, excerpt_exclusions = self._excerpts_of(request, analysis)
 
         kept, exclusions = apply_policy([c.node for c in candidates], request.mode, cfg.unverified_threshold)
         kept_ids = {n.node_id for n in kept}
@@ -281,7 +311,9 @@ class Retriever:
                 excerpts = kept_excerpts
 
         # One ranking of claims and excerpts; the claims in it are presented (conflicts kept together).
-        merged = sorted([*ranked, *excerpts], key=lambda f: (-f.score, f.tie_break, f.node.node_id))[: request.limit]
+        merged = _one_slot_per_message(
+            sorted([*ranked, *excerpts], key=lambda f: (-f.score, f.tie_break, f.node.node_id)), claim_ids
+        )[: request.limit]
         position = {f.node.node_id: i for i, f in enumerate(merged)}
         head = [f for f in merged if f.node.node_id not in claim_ids]
         head_excerpts = [f for f in merged if f.node.node_id in claim_ids]

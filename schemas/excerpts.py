@@ -41,5 +41,8 @@ class Excerpt(ScopeRef):
     recorded_at: UtcDatetime
     #: Dates the text refers to ("yesterday" → the day before it was said), see ``extractors.dates``.
     event_dates: tuple[str, ...] = ()
+    #: The turns just before it in its session ("Speaker: text"), for finding it only: a reply
+    #: ("friday at sunset at the viewpoint") is found by what it answers. Never shown as said.
+    context: tuple[str, ...] = ()
     #: Claims taken from this message (filled at read time from the claims citing the event).
     claim_ids: tuple[str, ...] = Field(default=())

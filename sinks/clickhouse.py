@@ -672,29 +672,36 @@ class OperationLog:
         rows = self.client.query(sql, parameters={"tenant": tenant, "owner": owner, "ids": list(event_ids)})
         return [_stored_event(r) for r in rows.named_results()]
 
-    def stream_events(self, *, page_size: int = READ_PAGE) -> Iterator[StoredEvent]:
-        """Every stored event once (the first stored copy of an id), in (tenant, owner, event) order.
-
-        What the excerpt collection is rebuilt from: raw events are the log of what was said.
+    def stream_events(self, *, by_session: bool = False, page_size: int = READ_PAGE) -> Iterator[StoredEvent]:
+        """Every stored event once (the first stored copy of an id), in (tenant, owner, event) order, or
+        ``by_session`` in (tenant, owner, session, time) order: what the excerpts are rebuilt from, with
+        each message's preceding turns read just before it.
         """
         cols = ", ".join(_EVENT_COLUMNS)
-        after = ("", "", "")
+        session = "if(session_id = '', conversation_id, session_id)"
+        key = (f"tenant_id, owner_id, {session}, occurred_at, event_id" if by_session
+               else "tenant_id, owner_id, event_id")  # fmt: skip
+        after: tuple[Any, ...] | None = None
         while True:
+            where = f" WHERE ({key}) > {{after:Tuple(String, String, String, DateTime64(6, 'UTC'), String)}}" if (
+                by_session and after is not None) else (
+                f" WHERE ({key}) > {{after:Tuple(String, String, String)}}" if after is not None else "")
             sql = (
-                f"SELECT {cols} FROM (SELECT {cols} FROM {self._t('raw_events')} FINAL"
-                " WHERE (tenant_id, owner_id, event_id) > ({t:String}, {o:String}, {e:String})"
+                f"SELECT {cols}, {session} AS session_key FROM (SELECT {cols} FROM {self._t('raw_events')} FINAL"
                 " ORDER BY tenant_id, owner_id, event_id, recorded_at, ingested_seq"
-                " LIMIT 1 BY tenant_id, owner_id, event_id LIMIT {n:UInt32})"
-                " ORDER BY tenant_id, owner_id, event_id"
+                f" LIMIT 1 BY tenant_id, owner_id, event_id){where} ORDER BY {key} LIMIT {{n:UInt32}}"
             )
-            page = list(self.client.query(sql, parameters={"t": after[0], "o": after[1], "e": after[2],
-                                                           "n": page_size}).named_results())  # fmt: skip
+            params: dict[str, Any] = {"n": page_size}
+            if after is not None:
+                params["after"] = after
+            page = list(self.client.query(sql, parameters=params).named_results())
             for r in page:
                 yield _stored_event(r)
             if len(page) < page_size:
                 return
             last = page[-1]
-            after = (last["tenant_id"], last["owner_id"], last["event_id"])
+            after = ((last["tenant_id"], last["owner_id"], last["session_key"], last["occurred_at"], last["event_id"])
+                     if by_session else (last["tenant_id"], last["owner_id"], last["event_id"]))  # fmt: skip
 
     def list_dead_letters(
         self,

@@ -68,8 +68,12 @@ def embedded_text(node: MemoryNode) -> str:
     An excerpt's vector is of the words said together with who said them, so a question naming the
     speaker ("what did Jon say about the trip") is near it; a claim's is of its content.
     """
-    if node.metadata.get("kind") == EXCERPT_KIND and node.speaker:
-        return f"{node.speaker}: {node.content}"
+    if node.metadata.get("kind") == EXCERPT_KIND:
+        context = node.metadata.get("context")
+        said = f"{node.speaker}: {node.content}" if node.speaker else node.content
+        if isinstance(context, list) and context:
+            return "\n".join([*(str(turn) for turn in context), said])
+        return said
     return node.content
 
 
@@ -114,7 +118,7 @@ def excerpt_document(excerpt: Excerpt) -> MemoryNode:
         created_at=excerpt.recorded_at,
         updated_at=excerpt.recorded_at,
         last_reinforced_at=excerpt.recorded_at,
-        metadata={"kind": EXCERPT_KIND, "speaker_id": excerpt.speaker_id},
+        metadata={"kind": EXCERPT_KIND, "speaker_id": excerpt.speaker_id, "context": list(excerpt.context)},
     )
 
 
@@ -136,5 +140,6 @@ def excerpt_of(document: MemoryNode, claim_ids: tuple[str, ...] = ()) -> Excerpt
         occurred_at=document.valid_from,
         recorded_at=document.recorded_at,
         event_dates=document.event_dates,
+        context=tuple(str(t) for t in context) if isinstance(context := document.metadata.get("context"), list) else (),
         claim_ids=claim_ids,
     )

@@ -8,6 +8,7 @@ in-process holds on Kafka.
 
 from __future__ import annotations
 
+from collections import OrderedDict, deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -116,7 +117,34 @@ def latest_nodes(operations: Iterable[Operation]) -> list[MemoryNode]:
     return list(latest.values())
 
 
-def excerpt_for(event: ConversationEvent, *, masked: bool = True) -> Excerpt:
+class ConversationContext:
+    """The last turns of each session, so an excerpt can carry what it answers (``Excerpt.context``).
+
+    Events are taken in the order given (a log rebuild gives them in time order per session); only
+    the last ``sessions`` sessions are remembered, the least recently spoken in forgotten first.
+    """
+
+    def __init__(self, turns: int = 2, sessions: int = 10_000) -> None:
+        self.turns = turns
+        self.sessions = sessions
+        self._recent: OrderedDict[tuple[str, ...], deque[str]] = OrderedDict()
+
+    def excerpt(self, event: ConversationEvent, *, masked: bool = True) -> Excerpt:
+        """The excerpt of ``event`` with the turns before it; ``event`` becomes the last turn of its session."""
+        session = event.session_id or event.conversation_id
+        if session is None or self.turns < 1:
+            return excerpt_for(event, masked=masked)
+        key = (event.tenant_id, event.owner_id, event.scope.value, event.scope_id or "", session)
+        recent = self._recent.pop(key, None) or deque(maxlen=self.turns)
+        excerpt = excerpt_for(event, masked=masked, context=tuple(recent))
+        recent.append(f"{event.speaker}: {excerpt.text}" if event.speaker else excerpt.text)
+        self._recent[key] = recent
+        while len(self._recent) > self.sessions:
+            self._recent.popitem(last=False)
+        return excerpt
+
+
+def excerpt_for(event: ConversationEvent, *, masked: bool = True, context: tuple[str, ...] = ()) -> Excerpt:
     """The excerpt of an admitted event: its text (with captions), speaker, times, and the dates it names."""
     text = masked_content(event.text) if masked else event.text
     return Excerpt(
@@ -135,6 +163,7 @@ def excerpt_for(event: ConversationEvent, *, masked: bool = True) -> Excerpt:
         occurred_at=event.occurred_at,
         recorded_at=event.recorded_at,
         event_dates=event_dates(text, local_time(event.occurred_at, event.utc_offset_minutes)),
+        context=context,
     )
 
 
