@@ -109,8 +109,9 @@ class RetrieverConfig:
     #: the messages that answer a question out of the first ten (``bench/conversation_recall.py``).
     excerpt_weight: float = 2.5
     #: RRF of the excerpts' two channels: a smaller k than the claims' (60) lets the top of each channel
-    #: count for more (R@10 on the dev conversations: 0.70 at k=10 against 0.66 at 60).
-    excerpt_fusion: FusionConfig = field(default_factory=lambda: FusionConfig(k=10))
+    #: count for more (R@10 on the dev conversations: 0.70 at k=10 against 0.66 at 60); for a question
+    #: asking when, a message that says when weighs up to 1.5× (temporal R@10 0.79 -> 0.83).
+    excerpt_fusion: FusionConfig = field(default_factory=lambda: FusionConfig(k=10, dated_boost=0.5))
     unverified_threshold: float = UNVERIFIED_THRESHOLD
     fusion: FusionConfig = field(default_factory=FusionConfig)
     packing: PackingConfig = field(default_factory=PackingConfig)
@@ -232,7 +233,7 @@ class Retriever:
             kept.append(cand)
         kept.sort(key=lambda c: c.node.node_id)
         fused = fuse(kept, current_state=analysis.current_state, time_window=analysis.time_window,
-                     config=cfg.excerpt_fusion)  # fmt: skip
+                     config=cfg.excerpt_fusion, asks_when=analysis.asks_when)  # fmt: skip
         weight = cfg.excerpt_weight
         for f in fused:
             f.score = round(f.score * weight, cfg.fusion.decimals)
