@@ -108,6 +108,9 @@ class RetrieverConfig:
     #: they lead the ranking and the claims follow; at 1.0 claims taken from the same messages pushed
     #: the messages that answer a question out of the first ten (``bench/conversation_recall.py``).
     excerpt_weight: float = 2.5
+    #: EXPLICIT mode is for seeing how things are known (hypotheses, retired claims, their reasons):
+    #: there claims and messages weigh the same.
+    explicit_excerpt_weight: float = 1.0
     #: RRF of the excerpts' two channels: a smaller k than the claims' (60) lets the top of each channel
     #: count for more (R@10 on the dev conversations: 0.70 at k=10 against 0.66 at 60); for a question
     #: asking when, a message that says when weighs up to 1.5× (temporal R@10 0.79 -> 0.83).
@@ -234,7 +237,7 @@ class Retriever:
         kept.sort(key=lambda c: c.node.node_id)
         fused = fuse(kept, current_state=analysis.current_state, time_window=analysis.time_window,
                      config=cfg.excerpt_fusion, asks_when=analysis.asks_when)  # fmt: skip
-        weight = cfg.excerpt_weight
+        weight = cfg.explicit_excerpt_weight if request.mode is RetrievalMode.EXPLICIT else cfg.excerpt_weight
         for f in fused:
             f.score = round(f.score * weight, cfg.fusion.decimals)
         return fused, claim_ids, exclusions
