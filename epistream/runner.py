@@ -295,7 +295,7 @@ class EmbeddedRunner:
             self._conversations = agents.ConversationContext(self.settings.excerpt_context_turns)
             self.index: RunnerIndex = search_index or self._open_index()
             #: Source excerpts (what was said), a collection of their own beside the claims.
-            self.excerpts: RunnerIndex = excerpt_index or self._open_index(excerpts=True)
+            self.excerpts: RunnerIndex = excerpt_index or self._open_index(excerpts=True, beside=search_index)
             self.extractor = extractor or get_extractor(self.settings.extractor, self.settings)
             #: The configured rule extractor may run in processes of its own (see _extraction_pool);
             #: an extractor passed in (or set later) always runs here.
@@ -318,7 +318,16 @@ class EmbeddedRunner:
             raise
 
     # ---------------------------------------------------------------- lifecycle
-    def _open_index(self, *, excerpts: bool = False) -> RunnerIndex:
+    def _open_index(self, *, excerpts: bool = False, beside: RunnerIndex | None = None) -> RunnerIndex:
+        """The claims' index, or (``excerpts``) the excerpts' collection beside it: the same backend, the
+        alias ``<alias>-excerpts`` beside an OpenSearch alias, ``excerpts/`` beside ``index/``."""
+        alias_of = getattr(beside, "alias", None)
+        if excerpts and isinstance(alias_of, str):
+            from sinks.opensearch_index import OpenSearchIndex
+
+            assert isinstance(beside, OpenSearchIndex)
+            return OpenSearchIndex(beside.client, excerpt_alias(alias_of), self.embedder,
+                                   refresh_interval=self.settings.opensearch_refresh_interval)  # fmt: skip
         url = self.settings.opensearch_url
         if not url:
             path = self.data_dir / ("excerpts" if excerpts else "index")

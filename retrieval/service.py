@@ -15,9 +15,10 @@ excluded too, with that claim's reason.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from engine.decay import effective
 from retrieval.fusion import Candidate, Fused, FusionConfig, fuse
@@ -52,9 +53,14 @@ CONTRADICTION_PATH = "contradiction"
 
 
 def excerpt_search_filter(request: RetrievalRequest) -> SearchFilter:
-    """Owner, scope, the time window (on when it was said) and the knowledge cutoff; excerpts have no
-    epistemic state of their own, so nothing else is pushed down."""
+    """Owner, scope, the time window (on when it was said), the knowledge cutoff, and for ``valid_at`` only
+    what was said by then; excerpts have no epistemic state of their own, so nothing else is pushed down."""
     claims = explicit_search_filter(request)
+    said_before = claims.time_to
+    if request.valid_at is not None:
+        # half-open: said at or before valid_at
+        limit = iso(request.valid_at + timedelta(microseconds=1))
+        said_before = limit if said_before is None else min(said_before, limit)
     return SearchFilter(
         tenant_id=claims.tenant_id,
         owner_id=claims.owner_id,
@@ -62,7 +68,7 @@ def excerpt_search_filter(request: RetrievalRequest) -> SearchFilter:
         scope_id=claims.scope_id,
         recorded_before=claims.recorded_before,
         time_from=claims.time_from,
-        time_to=claims.time_to,
+        time_to=said_before,
     )
 
 
@@ -83,6 +89,23 @@ def _one_slot_per_message(ranked: Sequence[Fused], claim_ids: dict[str, tuple[st
             covered.add(event)
         out.append(f)
     return out
+
+
+def _with_claims(ranked: Sequence[Fused], claim_ids: dict[str, tuple[str, ...]], limit: int,
+                 quota: float) -> list[Fused]:  # fmt: skip
+    """The first ``limit`` of ``ranked``, the best claims of the rest taking the last places of messages
+    when fewer than ``quota`` of ``limit`` (at least one) are claims."""
+    head = list(ranked[:limit])
+    wanted = max(1, math.ceil(limit * quota)) if quota > 0 else 0
+    missing = wanted - sum(1 for f in head if f.node.node_id not in claim_ids)
+    for claim in [f for f in ranked[limit:] if f.node.node_id not in claim_ids][: max(0, missing)]:
+        if len(head) >= limit:
+            excerpts_at = [i for i, f in enumerate(head) if f.node.node_id in claim_ids]
+            if not excerpts_at:
+                break
+            del head[excerpts_at[-1]]
+        head.append(claim)
+    return head
 
 
 def _in_ranking_order(presented: list[Presented], position: dict[str, int]) -> list[Presented]:
@@ -108,9 +131,12 @@ class RetrieverConfig:
     #: they lead the ranking and the claims follow; at 1.0 claims taken from the same messages pushed
     #: the messages that answer a question out of the first ten (``bench/conversation_recall.py``).
     excerpt_weight: float = 2.5
-    #: EXPLICIT mode is for seeing how things are known (hypotheses, retired claims, their reasons):
-    #: there claims and messages weigh the same.
-    explicit_excerpt_weight: float = 1.0
+    #: In DEFAULT mode an excerpt's score is scaled between this (none of its claims is shown) and 1 (all
+    #: are): a message that also says something superseded or retracted is not the best answer.
+    excerpt_stale_weight: float = 0.5
+    #: Share of ``limit`` kept for the best claims when messages outrank them (at least one): an answer
+    #: always carries the facts memory holds, with how they are known, not only what was said.
+    claim_quota: float = 0.2
     #: RRF of the excerpts' two channels: a smaller k than the claims' (60) lets the top of each channel
     #: count for more (R@10 on the dev conversations: 0.70 at k=10 against 0.66 at 60); for a question
     #: asking when, a message that says when weighs up to 1.5× (temporal R@10 0.79 -> 0.83).
@@ -220,6 +246,7 @@ class Retriever:
             for ref in node.evidence_refs:
                 cited.setdefault(ref, []).append(node)
         claim_ids: dict[str, tuple[str, ...]] = {}
+        current: dict[str, float] = {}
         kept: list[Candidate] = []
         exclusions: list[Exclusion] = []
         for event_id in events:
@@ -227,6 +254,7 @@ class Retriever:
             of_event = cited.get(event_id, [])
             claim_ids[cand.node.node_id] = tuple(sorted({n.node_id for n in of_event}))
             reasons = [default_exclusion_reason(n, cfg.unverified_threshold) for n in of_event]
+            current[cand.node.node_id] = sum(r is None for r in reasons) / len(reasons) if reasons else 1.0
             if of_event and all(r is not None for r in reasons):
                 reason = f"excerpt_claims_excluded:{sorted(r for r in reasons if r is not None)[0]}"
                 if request.mode is RetrievalMode.DEFAULT:
@@ -237,9 +265,12 @@ class Retriever:
         kept.sort(key=lambda c: c.node.node_id)
         fused = fuse(kept, current_state=analysis.current_state, time_window=analysis.time_window,
                      config=cfg.excerpt_fusion, asks_when=analysis.asks_when)  # fmt: skip
-        weight = cfg.explicit_excerpt_weight if request.mode is RetrievalMode.EXPLICIT else cfg.excerpt_weight
+        weight, stale = cfg.excerpt_weight, cfg.excerpt_stale_weight
         for f in fused:
-            f.score = round(f.score * weight, cfg.fusion.decimals)
+            # a message that also says what memory no longer holds (a superseded value beside a current one)
+            # weighs less, down to ``excerpt_stale_weight`` when nothing it said is still shown
+            share = current[f.node.node_id] if request.mode is RetrievalMode.DEFAULT else 1.0
+            f.score = round(f.score * weight * (stale + (1.0 - stale) * share), cfg.fusion.decimals)
         return fused, claim_ids, exclusions
 
     def _partners(self, request: RetrievalRequest, head: list[Fused], pool: dict[str, Fused]) -> list[Fused]:
@@ -284,7 +315,9 @@ class Retriever:
         excerpts: list[Fused] = []
         claim_ids: dict[str, tuple[str, ...]] = {}
         excerpt_exclusions: list[Exclusion] = []
-        if self._excerpts is not None and request.sources != "claims":
+        # A request for kinds of claims (node or source types) asks for claims; an excerpt is of neither.
+        typed = request.node_types is not None or request.source_types is not None
+        if self._excerpts is not None and request.sources != "claims" and not (typed and request.sources == "all"):
             excerpts, claim_ids, excerpt_exclusions = self._excerpts_of(request, analysis)
 
         kept, exclusions = apply_policy([c.node for c in candidates], request.mode, cfg.unverified_threshold)
@@ -315,9 +348,14 @@ class Retriever:
                 excerpts = kept_excerpts
 
         # One ranking of claims and excerpts; the claims in it are presented (conflicts kept together).
-        merged = _one_slot_per_message(
-            sorted([*ranked, *excerpts], key=lambda f: (-f.score, f.tie_break, f.node.node_id)), claim_ids
-        )[: request.limit]
+        # EXPLICIT is for seeing how things are known (hypotheses, retired claims and their reasons):
+        # there every claim comes before the messages.
+        order = (lambda f: (f.node.node_id in claim_ids, -f.score, f.tie_break, f.node.node_id)) if explain and (
+            request.mode is RetrievalMode.EXPLICIT) else (lambda f: (False, -f.score, f.tie_break, f.node.node_id))
+        merged = _with_claims(
+            _one_slot_per_message(sorted([*ranked, *excerpts], key=order), claim_ids),
+            claim_ids, request.limit, cfg.claim_quota,
+        )  # fmt: skip
         position = {f.node.node_id: i for i, f in enumerate(merged)}
         head = [f for f in merged if f.node.node_id not in claim_ids]
         head_excerpts = [f for f in merged if f.node.node_id in claim_ids]

@@ -324,7 +324,9 @@ class RetrievalReceipt(Contract):
             candidates_generated=response.candidate_count,
             candidates_after_filter=max(0, response.candidate_count - len(removed)),
             included=tuple(
-                ReceiptItem(node_id=i.node_id, version=known.get(i.node_id, 0), score=i.score, in_context=i.in_context)
+                # an excerpt's document has one version: what was said does not change
+                ReceiptItem(node_id=i.node_id, version=1 if i.kind == "excerpt" else known.get(i.node_id, 0),
+                            score=i.score, in_context=i.in_context)
                 for i in response.items
             ),
             excluded=response.excluded,

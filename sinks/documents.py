@@ -44,8 +44,11 @@ def excerpt_alias(alias: str) -> str:
     return f"{alias}-excerpts"
 
 
-def context_text(speaker: str | None, event_dates: tuple[str, ...]) -> str:
+def context_text(speaker: str | None, event_dates: tuple[str, ...], predicate: str | None = None) -> str:
+    """Who said it, the relation a claim states in words ("lives in"), and the dates it refers to."""
     words = [speaker] if speaker else []
+    if predicate and predicate != SAID:
+        words.append(predicate.replace("_", " "))
     words.extend(describe(d) for d in event_dates)
     return " ".join(words)
 
@@ -57,7 +60,7 @@ def lexical_texts(node: MemoryNode) -> dict[str, str]:
         "subject": node.subject,
         "object": node.object,
         "condition": node.condition,
-        "context": context_text(node.speaker, node.event_dates),
+        "context": context_text(node.speaker, node.event_dates, node.predicate),
     }
     return {name: value for name, value in texts.items() if value}
 
