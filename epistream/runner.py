@@ -70,6 +70,13 @@ from streams.extract_pool import ExtractionPool
 from streams.extract_pool import results as extraction_results
 
 
+def excerpt_documents(log: OperationLog, turns: int) -> Iterator[MemoryNode]:
+    """The excerpt document of every stored event, each session read in time order (its turns before it)."""
+    context = agents.ConversationContext(turns, sessions=1)  # sessions come one after the other
+    for stored in log.stream_events(by_session=True):
+        yield excerpt_document(context.excerpt(stored.as_event(), masked=False))
+
+
 class RunnerIndex(SearchBackend, Protocol):
     """A search backend the runner can also flush (make searchable) and release."""
 
@@ -361,15 +368,35 @@ class EmbeddedRunner:
         """Index the excerpt of every stored event again (from ``raw_events``); returns how many."""
         count = 0
         batch: list[MemoryNode] = []
-        context = agents.ConversationContext(self.settings.excerpt_context_turns, sessions=1)  # one after the other
-        for stored in self.log.stream_events(by_session=True):
-            batch.append(excerpt_document(context.excerpt(stored.as_event(), masked=False)))
+        for doc in excerpt_documents(self.log, self.settings.excerpt_context_turns):
+            batch.append(doc)
             if len(batch) >= 1024:
                 count += self._upsert_in_chunks(self.excerpts, batch)
                 batch = []
         count += self._upsert_in_chunks(self.excerpts, batch)
         self.excerpts.commit()
         return count
+
+    def rebuild_indexes(self) -> dict[str, int]:
+        """Empty both embedded indexes and fill them again from the state and the raw events.
+
+        The indexes are projections of the log; this is what repairs one that is damaged or behind,
+        and what applies an indexing change (another embedder, another context length) to all.
+        """
+        self._require_writer()
+        for name, index in (("index", self.index), ("excerpts", self.excerpts)):
+            if not isinstance(index, EmbeddedIndex):
+                raise EpistreamError("rebuild-index of a shared OpenSearch index goes through its own command",
+                                     code="not_embedded")  # fmt: skip
+            index.close()
+            shutil.rmtree(self.data_dir / name, ignore_errors=True)
+        self.index = EmbeddedIndex(self.data_dir / "index", self.embedder)
+        self.excerpts = EmbeddedIndex(self.data_dir / "excerpts", self.embedder)
+        self.retriever = Retriever(
+            ResolvedBackend(self.index, self.store.get_node), clock=self._clock, excerpts=self.excerpts
+        )
+        claims = self._upsert_in_chunks(self.index, list(self.store.iter_nodes()))
+        return {"claims": claims, "excerpts": self.rebuild_excerpts()}
 
     @staticmethod
     def _upsert_in_chunks(index: RunnerIndex, nodes: Sequence[MemoryNode], size: int = 1024) -> int:

@@ -100,13 +100,27 @@ def test_a_caption_is_part_of_what_was_said(runner: Any) -> None:
 def test_default_leaves_out_an_excerpt_whose_claims_are_all_excluded(runner: Any) -> None:
     default = _excerpts(_ask(runner, "move to Lisbon"))
     assert "x-3" not in default  # its only claim is HYPOTHETICAL
-    explicit = _ask(runner, "move to Lisbon", RetrievalMode.EXPLICIT)
+    explicit = _ask(runner, "move to Lisbon", RetrievalMode.EXPLICIT, sources="excerpts")
     assert "x-3" in _excerpts(explicit)
     reasons = {e.node_id: e.reason for e in explicit.excluded}
     assert reasons[_excerpts(explicit)["x-3"].node_id] == "excerpt_claims_excluded:epistemic_filtered:hypothetical"
     # superseded: "I live in Paris" no longer holds, so its excerpt is not current context either
-    assert "x-4" not in _excerpts(_ask(runner, "live in Paris"))
-    assert "x-5" in _excerpts(_ask(runner, "live in Paris"))
+    assert "x-4" not in _excerpts(_ask(runner, "live in Paris", sources="excerpts"))
+    assert "x-5" in _excerpts(_ask(runner, "live in Paris", sources="excerpts"))
+    # in the full ranking an excerpt never comes below a claim taken from its message (the claim cites it)
+    for query in ("live in Berlin", "live in Paris", "Jon hospital", "pottery"):
+        cited: set[str] = set()
+        for item in _ask(runner, query).items:
+            if item.kind == "claim":
+                cited.add(item.label.evidence_event_ids[0])
+            else:
+                assert item.event_id not in cited, (query, item.event_id)
+
+
+def test_rebuilding_the_indexes_gives_the_same_answers(runner: Any) -> None:
+    before = [i.node_id for i in _ask(runner, "pottery bowl Jon Berlin").items]
+    assert runner.rebuild_indexes() == {"claims": len(runner.store), "excerpts": len(CONVERSATION)}
+    assert [i.node_id for i in _ask(runner, "pottery bowl Jon Berlin").items] == before
 
 
 def test_an_excerpt_without_claims_is_kept(runner: Any) -> None:
