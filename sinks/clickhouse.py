@@ -26,13 +26,14 @@ from engine.fastjson import model_json
 from schemas.canonical import sha256_hex
 from schemas.claims import ExtractionResult
 from schemas.enums import OpType, Role, Scope
-from schemas.errors import BackendUnavailable, IntegrityError, QueryRejected, ValidationFailed
+from schemas.errors import BackendUnavailable, IntegrityError, QueryRejected, StorageFull, ValidationFailed
 from schemas.events import Attachment, ConversationEvent
 from schemas.nodes import Edge, MemoryNode
 from schemas.operations import Operation, verify_operation
 from schemas.records import DeadLetter, StoredEvent
 from schemas.retrieval import Exclusion, ReceiptItem, RetrievalMode, RetrievalReceipt
 from sinks.clickhouse_schema import RECEIPTS_TABLE, check_database_name, migrate
+from sinks.storage import out_of_space
 
 #: Rows per INSERT; one dedup token per chunk.
 INSERT_CHUNK: Final = 20_000
@@ -222,6 +223,14 @@ class OperationLog:
 
     def _insert(self, table: str, columns: list[str], rows: list[list[Any]], ids: list[str]) -> int:
         """Insert in chunks, each with a token over its rows' identities (a repeated chunk is a no-op)."""
+        try:
+            return self._insert_chunks(table, columns, rows, ids)
+        except Exception as exc:
+            if out_of_space(exc):
+                raise StorageFull("no space left for the operation log", table=table) from None
+            raise
+
+    def _insert_chunks(self, table: str, columns: list[str], rows: list[list[Any]], ids: list[str]) -> int:
         key = (table, tuple(columns))
         for start in range(0, len(rows), INSERT_CHUNK):
             chunk = rows[start : start + INSERT_CHUNK]
@@ -590,6 +599,10 @@ class OperationLog:
         more = len(ops) > limit
         ops = ops[:limit]
         return ops, (LogCursor.of(ops[-1]) if more and ops else None)
+
+    def event_count(self) -> int:
+        """Distinct stored events (a redelivered event stored twice counts once): the excerpts expected."""
+        return int(self.client.command(f"SELECT uniqExact(tenant_id, owner_id, event_id) FROM {self._t('raw_events')}"))
 
     def count(self, table: str, *, final: bool = True) -> int:
         if table not in _ALL_TABLES:

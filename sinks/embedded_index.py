@@ -51,11 +51,12 @@ from engine.canonical_fast import model_bytes
 from engine.filters import condition_state_of
 from schemas.canonical import sha256_hex
 from schemas.enums import ConditionState, EpistemicType, LifecycleState, NodeType, Scope, SourceType
-from schemas.errors import IntegrityError
+from schemas.errors import IntegrityError, StorageFull
 from schemas.nodes import MemoryNode
 from schemas.search import SearchFilter, SearchHit, competition_ranks
 from sinks.documents import FIELD_BOOSTS, TEXT_FIELDS, embedded_text, lexical_texts
 from sinks.embedding import Embedder, embedder_identity
+from sinks.storage import out_of_space
 
 log = logging.getLogger(__name__)
 
@@ -270,6 +271,14 @@ class EmbeddedIndex:
 
     def commit(self) -> None:
         """Make every upsert searchable and durable (documents, vectors, node map)."""
+        try:
+            self._commit()
+        except (OSError, ValueError) as exc:  # tantivy reports a full disk as a ValueError
+            if out_of_space(exc):
+                raise StorageFull("no space left for the search index", index=str(self.path)) from None
+            raise
+
+    def _commit(self) -> None:
         self._soft_commit()
         if not self._unsaved:
             return
@@ -687,6 +696,11 @@ class EmbeddedIndex:
             while len(cache) > PARSED_CACHE:
                 cache.pop(next(iter(cache)))
         return [found[i] for i in node_ids if i in found]
+
+    def versions(self) -> dict[str, int]:
+        """The version of every document the index holds, by id: what a projection check compares with the log."""
+        alive, version = self._attrs["alive"], self._attrs["version"]
+        return {node_id: int(version[key]) for key, node_id in enumerate(self._ids) if alive[key]}
 
     def cited_ids(self, event_ids: Sequence[str], flt: SearchFilter, limit: int = 1000) -> list[str]:
         """Ids of the documents within ``flt`` whose evidence names one of these events (sorted)."""

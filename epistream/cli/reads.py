@@ -220,14 +220,18 @@ def state(
 @app.command()
 def replay(
     verify: Annotated[bool, typer.Option("--verify", help="Rebuild state from the log and compare.")] = True,
+    repair: Annotated[bool, typer.Option("--repair", help="Write what the indexes miss or hold stale.")] = False,
     data_dir: DataDir = None,
     json_output: JsonOut = False,
 ) -> None:
-    """Rebuild state from the operation log alone and report any difference from live state."""
-    with runner_for(data_dir) as runner:
+    """Rebuild state from the operation log alone and report any difference from live state, and any
+    drift of the search indexes from the log (a node missing or at another version, missing excerpts)."""
+    with runner_for(data_dir, repair_projections=False) as runner:
         differences = runner.verify_replay() if verify else []
+        drift = runner.verify_projections(repair=repair)
         nodes = len(runner.store)
-    result = {"nodes": nodes, "identical": not differences, "differences": differences}
+    result = {"nodes": nodes, "identical": not differences, "differences": differences,
+              "index_drift": drift, "repaired": repair and bool(drift)}  # fmt: skip
 
     def render() -> None:
         if differences:
@@ -236,9 +240,13 @@ def replay(
                 console.print(f"  {d}")
         else:
             console.print(f"[green]replay identical[/green]: {nodes} nodes rebuilt from the operation log")
+        for d in drift:
+            console.print(f"  [yellow]{'repaired' if repair else 'drift'}[/yellow] {d}")
+        if not drift:
+            console.print("[green]indexes level with the log[/green]")
 
     emit(result, json_output, render)
-    if differences:
+    if differences or (drift and not repair):
         raise typer.Exit(code=1)
 
 

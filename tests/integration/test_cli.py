@@ -136,6 +136,8 @@ def test_world_state_provenance_stats_replay(data_dir: Path) -> None:
         "nodes": stats_nodes(stats, data_dir),
         "identical": True,
         "differences": [],
+        "index_drift": [],
+        "repaired": False,
     }
 
 
