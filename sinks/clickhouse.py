@@ -33,6 +33,7 @@ from schemas.operations import Operation, verify_operation
 from schemas.records import DeadLetter, StoredEvent
 from schemas.retrieval import Exclusion, ReceiptItem, RetrievalMode, RetrievalReceipt
 from sinks.clickhouse_schema import RECEIPTS_TABLE, check_database_name, migrate
+from sinks.sql_guard import check_read_only
 from sinks.storage import out_of_space
 
 #: Rows per INSERT; one dedup token per chunk.
@@ -763,15 +764,18 @@ class OperationLog:
         ]
 
     # -------------------------------------------------------------- analytics
-    def read_only_query(self, sql: str, *, max_rows: int = 10_000, timeout_s: float = 30.0) -> QueryRows:
-        """Run an analyst's SQL against this database; ClickHouse itself refuses anything but reads.
+    def read_only_query(
+        self, sql: str, *, max_rows: int = 10_000, timeout_s: float = 30.0, max_memory_bytes: int = 1 << 30
+    ) -> QueryRows:
+        """Run an analyst's SQL against this database: one read of the documented tables.
 
-        ``readonly=1`` is enforced by the engine (writes, DDL and changing settings fail), so no
-        statement parsing is trusted here. Unqualified table names resolve to this database. At most
-        ``max_rows`` rows come back (``truncated`` says when more matched).
+        The statement is checked first (:func:`sinks.sql_guard.check_read_only`: one SELECT, no
+        ``INTO OUTFILE``, no table functions, no other database such as ``system``), then the engine
+        runs it under ``readonly=1`` (writes, DDL and setting changes fail), a memory cap and a time
+        cap. Unqualified table names resolve to this database. At most ``max_rows`` rows come back
+        (``truncated`` says when more matched).
         """
-        if not sql.strip():
-            raise QueryRejected("empty query", code="sql_error")
+        sql = check_read_only(sql, self.database)
         client = self.client
         previous = getattr(client, "database", None)
         client.database = self.database
@@ -783,6 +787,7 @@ class OperationLog:
                     "max_result_rows": max_rows + 1,
                     "result_overflow_mode": "break",
                     "max_execution_time": timeout_s,
+                    "max_memory_usage": max_memory_bytes,
                 },
             )
         except Exception as exc:  # clickhouse_connect wraps every engine error in DatabaseError

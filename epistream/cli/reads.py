@@ -273,10 +273,14 @@ def stats(
 def sql(
     query: Annotated[str, typer.Argument(help="A read-only ClickHouse SQL statement; '-' reads it from stdin.")],
     max_rows: Annotated[int, typer.Option("--max-rows", min=1, max=1_000_000)] = 1000,
+    max_memory_mb: Annotated[
+        int, typer.Option("--max-memory-mb", min=1, max=65_536, help="Memory the statement may use.")
+    ] = 1024,
     data_dir: DataDir = None,
     json_output: JsonOut = False,
 ) -> None:
-    """Ad-hoc SQL on the operation log tables (operations, raw_events, node_snapshots, ...); reads only."""
+    """Ad-hoc SQL on the operation log tables (operations, raw_events, node_snapshots, ...): one read,
+    no file output, no table functions, no system tables."""
     from epistream.runner import DataDirLock
     from sinks.clickhouse import OperationLog
 
@@ -292,7 +296,7 @@ def sql(
             settings.clickhouse_url, path=settings.data_dir, run_migrations=not settings.clickhouse_url
         )
         try:
-            result = log.read_only_query(text, max_rows=max_rows)
+            result = log.read_only_query(text, max_rows=max_rows, max_memory_bytes=max_memory_mb << 20)
         finally:
             log.close()
     finally:
