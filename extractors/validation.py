@@ -57,7 +57,15 @@ from typing import Any, Final
 from pydantic import ValidationError
 
 from extractors import reasons
-from extractors.secrets import SecretMatch, find_secrets, is_secret_predicate, mask, may_contain_secret
+from extractors.secrets import (
+    PLACEHOLDER,
+    SecretMatch,
+    find_secrets,
+    has_placeholder,
+    is_secret_predicate,
+    mask,
+    may_contain_secret,
+)
 from extractors.text import (
     ACK_THIRD_PARTY,
     ACK_YOU_ARE,
@@ -173,9 +181,12 @@ class SourceText:
             for sp in sentence_spans(content, para):
                 sentences.append(_Sentence(sp, pi, tuple(segment_spans(content, sp))))
         self.sentences = sentences
+        #: Secrets of the content: what admission masked (placeholders) and anything still secret-shaped.
         self.secrets: list[SecretMatch] = find_secrets(content)
+        if "[REDACTED:" in content:
+            self.secrets.extend(SecretMatch("masked", m.start(), m.end()) for m in PLACEHOLDER.finditer(content))
         #: No secret marker anywhere in the content, so none in any slice of it: masking slices is a no-op.
-        self.secret_free = not may_contain_secret(content)
+        self.secret_free = not may_contain_secret(content) and not self.secrets
         self._memo: dict[tuple[int, str], Any] = {}
 
     # Cue detectors memoised per event: the proposer and the validator ask about the same passages.
@@ -325,6 +336,8 @@ def _check_secrets(claim: Claim, ctx: SourceText) -> None:
     values = [claim.subject, claim.object, claim.condition, claim.replaces_object]
     if claim.quantity is not None:
         values.append(claim.quantity.source_text)
+    if any(v and has_placeholder(v) for v in values):
+        raise _Reject(reasons.SECRET_VALUE, "value is a secret masked at admission")
     if not ctx.secrets and not find_secrets("\n".join(v for v in values if v)):
         return
     secret_texts = [ctx.content[s.start : s.end] for s in ctx.secrets]

@@ -207,10 +207,9 @@ class OperationLog:
         self,
         events: Sequence[ConversationEvent],
         *,
-        mask: Callable[[str], str] | None = None,
         seqs: Sequence[int] | None = None,
     ) -> int:
-        """Store raw events; ``mask`` redacts secrets before storage, the hash is of the original text."""
+        """Store raw events as admission left them (secrets masked); the hash is of the original content."""
         if seqs is not None and len(seqs) != len(events):
             raise ValidationFailed("seqs must match events", code="invalid_batch")
         order = sorted(range(len(events)), key=lambda i: events[i].event_id)
@@ -218,9 +217,9 @@ class OperationLog:
         ids: list[str] = []
         for i in order:
             e = events[i]
-            content = mask(e.content) if mask is not None else e.content
+            content = e.content
             digest = e.content_sha256
-            stored = digest if content is e.content or content == e.content else sha256_hex(content)
+            stored = digest if e.source_sha256 is None else sha256_hex(content)
             rows.append(
                 [
                     e.event_id,
@@ -341,8 +340,10 @@ class OperationLog:
                     d.offset,
                     d.reason_code,
                     d.message,
-                    d.original_bytes,
+                    d.masked_bytes,
                     d.received_at,
+                    d.original_sha256,
+                    d.original_length,
                 ]
             )
             ids.append(f"{d.dlq_id}:{d.reason_code}:{d.received_at.isoformat()}")
@@ -686,7 +687,7 @@ class OperationLog:
             + " ORDER BY received_at DESC, dlq_id LIMIT 1 BY dlq_id)"
             + f" ORDER BY received_at, dlq_id LIMIT {int(limit)}"
         )
-        result = self.client.query(sql, parameters=params, column_formats={"original_bytes": "bytes"})
+        result = self.client.query(sql, parameters=params, column_formats={"masked_bytes": "bytes"})
         return [
             DeadLetter(
                 source=r["source"],
@@ -694,7 +695,9 @@ class OperationLog:
                 offset=r["offset"],
                 reason_code=r["reason_code"],
                 message=r["message"],
-                original_bytes=bytes(r["original_bytes"]),
+                masked_bytes=bytes(r["masked_bytes"]),
+                original_sha256=r["original_sha256"] or "0" * 64,
+                original_length=int(r["original_length"]),
                 received_at=r["received_at"],
             )
             for r in result.named_results()
@@ -919,8 +922,10 @@ _DLQ_COLUMNS: Final = (
     "offset",
     "reason_code",
     "message",
-    "original_bytes",
+    "masked_bytes",
     "received_at",
+    "original_sha256",
+    "original_length",
 )
 _RECEIPT_COLUMNS: Final = (
     "request_id",

@@ -8,6 +8,7 @@ in-process holds on Kafka.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -18,6 +19,7 @@ from engine.results import ApplyResult
 from engine.store import StateStore
 from extractors.base import Extractor
 from extractors.secrets import mask
+from extractors.secrets.admission import mask_bytes, mask_event
 from schemas.claims import EventRef, ExtractionResult, event_input_id
 from schemas.commands import CommandBase
 from schemas.common import ScopeRef
@@ -47,26 +49,56 @@ def admit(
     offset: int | None = None,
     max_content_bytes: int = DEFAULT_MAX_CONTENT_BYTES,
 ) -> ConversationEvent | Rejected:
-    """Parse raw bytes into an event, or a dead letter carrying the original bytes.
+    """Parse raw bytes into a masked event, or a dead letter carrying the masked bytes.
 
-    ``received_at`` is only used for the dead letter: events keep their own
-    ``received_at`` (or none), so a redelivered record yields identical state.
+    The one masking pass of admission (:func:`extractors.secrets.admission.mask_event`) runs here,
+    before anything is stored or extracted. ``received_at`` is only used for the dead letter:
+    events keep their own ``received_at`` (or none), so a redelivered record yields identical state.
     """
     try:
-        return parse_event(raw, max_content_bytes=max_content_bytes)
+        return mask_event(parse_event(raw, max_content_bytes=max_content_bytes))
     except InvalidEvent as exc:
-        message, _ = mask(exc.message)
         return Rejected(
-            DeadLetter(
+            dead_letter(
+                raw,
                 source=source,
                 partition=partition,
                 offset=offset,
                 reason_code=exc.code,
-                message=message,
-                original_bytes=raw,
+                message=exc.message,
                 received_at=received_at,
             )
         )
+
+
+def dead_letter(
+    raw: bytes,
+    *,
+    source: str,
+    reason_code: str,
+    message: str,
+    received_at: datetime,
+    partition: int | None = None,
+    offset: int | None = None,
+) -> DeadLetter:
+    """The dead letter of refused input: its bytes masked (and capped), the original's digest and
+    length, and where to re-read the original (topic/partition/offset, or file/line)."""
+    return DeadLetter(
+        source=source,
+        partition=partition,
+        offset=offset,
+        reason_code=reason_code,
+        message=mask(message)[0][:4000],
+        masked_bytes=mask_bytes(raw),
+        original_sha256=hashlib.sha256(raw).hexdigest(),
+        original_length=len(raw),
+        received_at=received_at,
+    )
+
+
+def admit_event(event: ConversationEvent) -> ConversationEvent:
+    """Admission for an event already validated (the API, ``ingest_events``): the masking pass."""
+    return mask_event(event)
 
 
 def keyed_correctly(key: bytes | None, scope: ScopeRef) -> bool:
@@ -115,7 +147,7 @@ def latest_nodes(operations: Iterable[Operation]) -> list[MemoryNode]:
 
 
 def masked_content(text: str) -> str:
-    """What raw-event storage keeps when raw secrets are not retained."""
+    """Text as the pipeline stores it (a retrieval query, an error message): secrets masked."""
     return mask(text)[0]
 
 

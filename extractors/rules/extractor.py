@@ -23,7 +23,6 @@ from extractors.validation import (
     SourceText,
     validate_with_context,
 )
-from schemas.canonical import sha256_hex
 from schemas.claims import Claim, EventRef, ExtractionResult
 from schemas.enums import EpistemicType, NodeType, Polarity, Role, TemporalIntent
 from schemas.events import ConversationEvent
@@ -46,7 +45,7 @@ class RuleExtractor:
         ctx = SourceText(event.content)
         proposed = self.propose(event, ctx)
         outcome = validate_with_context(event, proposed, ctx, grounding_method=self.grounding_method)
-        source_hash = sha256_hex(event.content)
+        source_hash = event.content_sha256
         # Every field below comes from an already validated event, claims the validator built, or constants,
         # so re-validating them would only cost time (about a tenth of the per-message budget).
         ref = EventRef.of(event, content_sha256=source_hash, trusted=True)

@@ -30,7 +30,7 @@ CASES = [
     ("connection_string", "db is postgres://admin:s3cr3tPass@db.internal:5432/app", "s3cr3tPass"),
     ("password", "btw my password is hunter2, don't tell", "hunter2"),
     ("password", "The wifi passcode: Blue-Fox-42", "Blue-Fox-42"),
-    ("password", "PIN is 4821.", "4821"),
+    ("pin", "PIN is 4821.", "4821"),
 ]
 
 
