@@ -19,7 +19,9 @@ UTF-8, one oversized line) that become dead letters. Then the outputs are collec
 A leak record is *withheld* when none of its secrets occurs in any of that: as the exact string,
 after normalising both sides (zero-width characters removed, NFKC, casefold), and for card
 numbers as digits only (spaces and dashes removed). A strict column also strips whitespace and
-dashes from both sides for secrets of 8+ characters. A look-alike is *kept* when every ``keep``
+dashes from both sides for secrets of 8+ characters. A secret made only of digits (a PIN, a
+code) counts where it stands as a number (no digit right before or after it): a byte scan finds
+any four digits inside the data files' 20-digit insert tokens. A look-alike is *kept* when every ``keep``
 word occurs (case-insensitively) in a stored claim of its event.
 
 Last, admission throughput with masking (``streams.agents.admit``: parse, validate, mask) on
@@ -205,6 +207,13 @@ class Corpus:
         self.strict = {k: _SEP.sub("", v) for k, v in self.norm.items()}
 
     def where(self, secret: str, digits_only: bool) -> list[str]:
+        if re.fullmatch(r"[\d\s-]+", secret):
+            # a number (a PIN, a code) counts where it stands as a number, not as four digits inside a
+            # 20-digit insert token or a hash
+            pattern = re.compile(rf"(?<![\d]){re.escape(secret)}(?![\d])")
+            return [f"{k} (number)" for k, v in self.parts.items() if pattern.search(v)] + (
+                [f"{k} (digits)" for k, v in self.strict.items() if _SEP.sub("", secret) in v] if digits_only else []
+            )
         found = [f"{k} (exact)" for k, v in self.parts.items() if secret in v]
         ns = normalised(secret)
         found += [f"{k} (normalised)" for k, v in self.norm.items() if ns in v and f"{k} (exact)" not in found]
@@ -215,6 +224,8 @@ class Corpus:
 
     def strict_where(self, secret: str) -> list[str]:
         ss = _SEP.sub("", normalised(secret))
+        if ss.isdigit():
+            return []  # numbers: see where()
         return [k for k, v in self.strict.items() if len(ss) >= 8 and ss in v]
 
 
@@ -224,9 +235,15 @@ def is_card(family: str, secret: str) -> bool:
 
 
 def throughput(seconds: float = 3.0) -> dict[str, float]:
+    from schemas.events import ConversationEvent
+
+    known = set(ConversationEvent.model_fields)
     lines: list[bytes] = []
     for path in CHAT:
-        lines += [line.encode("utf-8") for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():  # fields this version's events do not have yet are left out
+                data = {k: v for k, v in json.loads(line).items() if k in known}
+                lines.append(json.dumps(data, ensure_ascii=False).encode("utf-8"))
     now = datetime.now(UTC)
     for raw in lines[:200]:
         agents.admit(raw, source="bench", received_at=now)

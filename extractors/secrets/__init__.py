@@ -39,12 +39,15 @@ __all__ = [
     "strip_invisible",
 ]
 
-#: Predicates (snake_case) that name a credential: their object is a secret whatever its shape.
+#: Predicates (snake_case) that name a credential: their object is a secret whatever its shape. The
+#: credential word is the predicate's head (its last word, or before ``_is``/``_for``/``_of``):
+#: ``password_manager``, ``token_budget`` or ``api_key_rotation_policy`` name other things.
 _SECRET_PREDICATE: Final = re.compile(
     r"(?:^|_)(?:password|passwd|pwd|passphrase|passcode|pin|pin_code|puk|api_key|apikey|secret|secret_key|"
     r"token|access_token|auth_token|api_token|private_key|client_secret|credentials?|creds|otp|otp_code|"
     r"recovery_codes?|backup_codes?|seed_phrase|mnemonic|card_number|iban|cvv|cvc|security_code|door_code|"
-    r"alarm_code|lock_code|combination|passwort|kennwort|mot_de_passe|contrasena|contraseña|clave|senha)(?:$|_)"
+    r"alarm_code|lock_code|combination|passwort|kennwort|mot_de_passe|contrasena|contraseña|clave|senha)"
+    r"(?:$|_(?:is|was|for|of|to|at|on|in)(?:$|_))"
 )
 
 

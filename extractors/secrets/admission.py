@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterable
 from typing import Any
 
 from extractors.secrets.detectors import credential_name, value_is_secret
-from extractors.secrets.masking import mask, may_contain_secret, secret_values
+from extractors.secrets.masking import detected, finish, mask, mask_spans, secret_values, values_of
 from extractors.secrets.normalise import has_invisible
 from schemas.events import ConversationEvent
 from schemas.records import MAX_DEAD_LETTER_BYTES
@@ -27,6 +28,10 @@ from schemas.records import MAX_DEAD_LETTER_BYTES
 def _credential_kind(name: str) -> str:
     low = name.lower()
     return "password" if any(w in low for w in ("pass", "pwd", "pin")) else "api_key"
+
+
+#: Keys that only hold the value of their parent: ``{"db_password": {"value": "…"}}``.
+_GENERIC_KEYS = frozenset({"value", "values", "current", "data", "default", "secret", "plain", "plaintext"})
 
 
 def mask_json(value: Any, known: Iterable[str] = (), *, _key: str | None = None, _depth: int = 0) -> Any:
@@ -38,8 +43,13 @@ def mask_json(value: Any, known: Iterable[str] = (), *, _key: str | None = None,
     if _depth > 64:
         return "[REDACTED:nested]"
     if isinstance(value, dict):
+        inherited = _key if _key is not None and credential_name(_key) else None
         return {
-            mask(str(k), known)[0]: mask_json(v, known, _key=str(k), _depth=_depth + 1) for k, v in value.items()
+            mask(str(k), known)[0]: mask_json(
+                v, known, _key=inherited if inherited and str(k).lower() in _GENERIC_KEYS else str(k),
+                _depth=_depth + 1,
+            )
+            for k, v in value.items()
         }
     if isinstance(value, list | tuple):
         return [mask_json(v, known, _key=_key, _depth=_depth + 1) for v in value]
@@ -50,18 +60,14 @@ def _json_strings(value: Any, out: list[str], key: str | None = None, depth: int
     if isinstance(value, str):
         if key is not None and credential_name(key) and value_is_secret(value.strip()) and len(value.strip()) >= 4:
             out.append(value.strip())
-        if may_contain_secret(value):
-            out.extend(secret_values(value))
+        out.extend(secret_values(value))
     elif isinstance(value, dict) and depth < 64:
+        inherited = key if key is not None and credential_name(key) else None
         for k, v in value.items():
-            _json_strings(v, out, str(k), depth + 1)
+            _json_strings(v, out, inherited if inherited and str(k).lower() in _GENERIC_KEYS else str(k), depth + 1)
     elif isinstance(value, list | tuple) and depth < 64:
         for v in value:
             _json_strings(v, out, key, depth + 1)
-
-
-def _needs_masking(texts: Iterable[str | None]) -> bool:
-    return any(t and (may_contain_secret(t) or has_invisible(t)) for t in texts)
 
 
 def event_texts(event: ConversationEvent) -> list[str | None]:
@@ -77,29 +83,35 @@ def mask_event(event: ConversationEvent) -> ConversationEvent:
     ``source_sha256`` records the SHA-256 of the content as it was sent when masking changed it, so
     ``event.content_sha256`` (idempotency, audit, the journal) stays the original's digest.
     """
-    metadata = event.metadata
-    if not _needs_masking(event_texts(event)) and not (metadata and _metadata_needs(metadata)):
-        return event
+    found = {t: detected(t) for t in event_texts(event) if t}
     known: list[str] = []
-    for text in event_texts(event):
-        if text and may_contain_secret(text):
-            known.extend(secret_values(text))
+    for result in found.values():
+        if result[1]:
+            known.extend(values_of(result))
+    metadata = event.metadata
     if metadata:
         _json_strings(metadata, known)
+    invisible = any(has_invisible(t) for t in found)
+    if not known and not invisible and not (metadata and _metadata_invisible(metadata)):
+        return event
     known = sorted(set(known), key=len, reverse=True)
+
+    def masked(text: str) -> str:
+        return mask_spans(text, finish(text, found[text] if text in found else detected(text), known))
+
     update: dict[str, Any] = {}
-    content = mask(event.content, known)[0]
+    content = masked(event.content) if event.content else event.content
     if content != event.content:
         update["content"] = content
-        if getattr(event, "source_sha256", None) is None:
+        if event.source_sha256 is None:
             update["source_sha256"] = hashlib.sha256(event.content.encode("utf-8")).hexdigest()
     if event.speaker:
-        speaker = mask(event.speaker, known)[0]
+        speaker = masked(event.speaker)
         if speaker != event.speaker:
             update["speaker"] = speaker
     speaker_id = getattr(event, "speaker_id", None)
     if speaker_id:
-        masked_id = mask(speaker_id, known)[0]
+        masked_id = masked(speaker_id)
         if masked_id != speaker_id:
             update["speaker_id"] = masked_id
     if metadata:
@@ -110,11 +122,7 @@ def mask_event(event: ConversationEvent) -> ConversationEvent:
     if attachments:
         masked_att = tuple(
             a.model_copy(
-                update={
-                    f: mask(getattr(a, f), known)[0]
-                    for f in ("caption", "alt_text", "name")
-                    if getattr(a, f) is not None
-                }
+                update={f: masked(getattr(a, f)) for f in ("caption", "alt_text", "name") if getattr(a, f)}
             )
             for a in attachments
         )
@@ -123,16 +131,24 @@ def mask_event(event: ConversationEvent) -> ConversationEvent:
     return event.model_copy(update=update) if update else event
 
 
-def _metadata_needs(metadata: Any) -> bool:
-    found: list[str] = []
-    _json_strings(metadata, found)
-    if found:
-        return True
+_ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|([nrt\"\\/bf]))")
+_SIMPLE = {"n": "\n", "r": "\r", "t": "\t", '"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f"}
+
+
+def _unescaped(text: str) -> str:
+    def one(m: re.Match[str]) -> str:
+        if m.group(1) is not None:
+            return chr(int(m.group(1), 16))
+        return _SIMPLE[m.group(2)]
+
+    return _ESCAPE.sub(one, text)
+
+
+def _metadata_invisible(metadata: Any) -> bool:
     try:
-        text = json.dumps(metadata, ensure_ascii=False)
+        return has_invisible(json.dumps(metadata, ensure_ascii=False))
     except (TypeError, ValueError):
         return True
-    return has_invisible(text)
 
 
 def mask_bytes(raw: bytes, limit: int = MAX_DEAD_LETTER_BYTES) -> bytes:
@@ -145,17 +161,21 @@ def mask_bytes(raw: bytes, limit: int = MAX_DEAD_LETTER_BYTES) -> bytes:
     """
     head = raw[: limit * 2] if len(raw) > limit else raw
     text = head.decode("utf-8", "replace")
-    out: str
+    out: str | None = None
     if len(raw) <= limit:
-        try:
-            data = json.loads(text)
-        except (ValueError, RecursionError):
-            out = mask(text)[0]
-        else:
+        for candidate in (text, text.replace("\ufffd", "")):
+            try:
+                data = json.loads(candidate)
+            except (ValueError, RecursionError):
+                continue
             masked = mask_json(data)
-            out = text if masked == data and not has_invisible(text) else json.dumps(masked, ensure_ascii=False)
-    else:
-        out = mask(text)[0]
+            unchanged = masked == data and not has_invisible(candidate)
+            out = text if unchanged else json.dumps(masked, ensure_ascii=False)
+            break
+    if out is None:
+        # not JSON (cut, broken, not an object): masked as text, its JSON escapes read as what they
+        # stand for, so ``\n`` before a command or ``\u200b`` inside a token hides nothing
+        out = mask(_unescaped(text) if "\\" in text else text)[0]
     encoded = out.encode("utf-8")
     if len(encoded) > limit:
         encoded = encoded[:limit].decode("utf-8", "ignore").encode("utf-8")

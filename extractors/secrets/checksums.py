@@ -100,6 +100,22 @@ def _mnemonic() -> Any:
     return Mnemonic("english")
 
 
+def may_hold_seed(text: str) -> bool:
+    """Whether ``text`` has a run of 12 BIP-39 words at all (cheap: words and set lookups only)."""
+    if len(text) < 40:
+        return False
+    words = bip39_words()
+    run = 0
+    for w in _WORD.findall(text.lower()):
+        if w in words:
+            run += 1
+            if run >= SEED_LENGTHS[0]:
+                return True
+        else:
+            run = 0
+    return False
+
+
 def seed_phrases(text: str) -> Iterator[Span]:
     """Runs of 12+ BIP-39 words; masked when a window of a phrase length checks, or a cue names one."""
     words = bip39_words()

@@ -148,6 +148,9 @@ _EXTRA: Final[tuple[tuple[str, str], ...]] = (
         r"|[A-Za-z0-9+/=\s\\:,-]*)",
     ),
     ("private_key", r"PuTTY-User-Key-File-\d[\s\S]*?Private-MAC:\s*\S+"),
+    ("cookie", r"(?im)^[>< \t]*(?:set-)?cookie:[ \t]*(?P<s>\S[^\n]*)"),
+    # terraform output -json and similar: a value marked sensitive
+    ("secret", r"\"sensitive\"\s*:\s*true\s*,[^{}]{0,300}?\"value\"\s*:\s*\"(?P<s>[^\"\n]{4,})\""),
     ("private_key", r"\bAGE-SECRET-KEY-1[A-Z0-9]{50,}"),
 )
 
@@ -212,7 +215,7 @@ _NAME: Final = r"[A-Za-z_][A-Za-z0-9_.\-]{0,63}"
 #: NAME = value, NAME: value, "NAME": "value" (env files, YAML, JSON, INI, ADO.NET strings).
 _ASSIGN: Final = re.compile(
     rf"(?P<q>[\"']?)(?P<name>{_NAME})(?P=q)[ \t]*(?:=|:(?!//)|:=|=>)[ \t]*"
-    r"(?:(?P<quote>[\"'`])(?P<qv>[^\"'`\n]{1,500})(?P=quote)|(?P<v>[^\s\"'`;,]{1,500}))"
+    r"(?:(?P<quote>[\"'`])(?P<qv>[^\"'`\n]{1,500})(?P=quote)|(?P<v>[^\s\"'`;,{\[][^\s\"'`;,]{0,499}))"
 )
 _NAME_WORD: Final = re.compile(
     r"(?i)(?:^|[_\-.]|(?<=[a-z])(?=[A-Z])|\b)(?:" + "|".join(_NAME_WORDS) + r")(?:$|[_\-.]|(?=[A-Z])|\d|s\b)"
@@ -251,10 +254,40 @@ def value_is_secret(value: str) -> bool:
     return not (is_potential_uuid(value) and len(value) == 36)
 
 
+#: Words before a bare ``key``/``token`` label that make it something else ("cache key: …").
+_GENERIC_NAME: Final = frozenset({"key", "token", "secret", "pin", "code", "auth", "pass"})
+_MODIFIER_BEFORE: Final = re.compile(
+    r"(?i)\b(?:cache|primary|foreign|sort|partition|routing|idempotency|public|license|licence|product|"
+    r"registry|shard|hash|object|map|dictionary|dict|lookup|index|row|column|join|s3|bucket|kms|gpg|pgp|"
+    r"ssh|deploy\s+public|host|signing\s+public|rate[- ]limit|max|min|output|input|bus|boarding|subway|"
+    r"metro|ski|day|season|event|hall|zip|post|area|country|status|error|exit|promo|discount|coupon|"
+    r"music|piano|answer|major|minor)[ \t]+$"
+)
+#: A JSON object under a credential key whose value sits in a generic field:
+#: ``"db_password": {"sensitive": true, "type": "string", "value": "…"}``.
+_NESTED_VALUE: Final = re.compile(
+    rf"\"(?P<name>{_NAME})\"\s*:\s*\{{[^{{}}]{{0,300}}?\"(?:value|current|secret|data)\"\s*:\s*\"(?P<v>[^\"\n]{{4,}})\""
+)
+#: A shell command that reads a credential, then its output alone on the next line:
+#: ``$ kubectl get secret db -o jsonpath='{.data.password}' | base64 -d`` / ``S3cr3t!``.
+_READ_COMMAND: Final = re.compile(
+    r"(?im)^[ \t]*(?:\$|#|>|PS>|❯)[ \t]+[^\n]*?(?:passw|secret|token|api[_-]?key|credential|\bkey\b|"
+    r"private|base64\s+(?:-d|--decode)|@base64d|-field=|jsonpath)[^\n]*\n[ \t]*(?P<v>[^\s$#>][^\s]{5,})[ \t]*(?:\n|$)"
+)
+
+
 def assignments(text: str) -> Iterator[Span]:
+    for m in _NESTED_VALUE.finditer(text):
+        if credential_name(m.group("name")) and value_is_secret(m.group("v").strip()):
+            yield m.start("v"), m.end("v"), "secret"
+    for m in _READ_COMMAND.finditer(text):
+        if value_is_secret(m.group("v")) and not m.group("v").lower().startswith(("error", "usage", "warning")):
+            yield m.start("v"), m.end("v"), "secret"
     for m in _ASSIGN.finditer(text):
         name = m.group("name")
         if not credential_name(name):
+            continue
+        if name.lower() in _GENERIC_NAME and _MODIFIER_BEFORE.search(text, max(0, m.start() - 40), m.start()):
             continue
         group = "qv" if m.group("qv") is not None else "v"
         value = m.group(group)

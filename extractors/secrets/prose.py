@@ -309,8 +309,18 @@ _CREDS: Final = re.compile(
 )
 
 
+#: The code before its label, as verification texts put it: "G-482913 is your Google verification code".
+_CODE_FIRST: Final = re.compile(
+    r"(?i)(?<![\w-])(?P<v>(?:[A-Z]-)?\d{4,8}|\d{3}[ -]\d{3})\s+(?:is|est|ist|es|è|é)\s+"
+    r"(?:your|votre|ihr|dein|tu|su|il\s+tuo|o\s+seu)\s+"
+    r"(?:[\w-]+\s+){0,3}?(?:code|pin|otp|passcode|password|código|codice|code\s+de\s+\w+|bestätigungscode|einmalcode)\b"
+)
+
+
 def prose(text: str) -> Iterator[Span]:
     """Spans of credential values given in sentences (see the module docstring)."""
+    for m in _CODE_FIRST.finditer(text):
+        yield m.start("v"), m.end("v"), "otp_code"
     for m in _KEYWORD.finditer(text):
         label = _label_of(m)
         kw_start, kw_end = m.start(), m.end()
