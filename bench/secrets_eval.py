@@ -342,6 +342,7 @@ def evaluate(path: Path, keep_dir: Path | None) -> dict[str, Any]:
         if not hits and not strict:
             fam["strict_withheld"] += 1
     kept: dict[str, dict[str, Any]] = defaultdict(lambda: {"total": 0, "kept": 0, "lost": []})
+    no_claim = masked_away = 0
     for r in lookalikes:
         fam = kept[r["family"]]
         fam["total"] += 1
@@ -350,6 +351,9 @@ def evaluate(path: Path, keep_dir: Path | None) -> dict[str, Any]:
             fam["kept"] += 1
         else:
             fam["lost"].append(r["id"])
+            no_claim += not claims
+            # lost to masking: a keep word that admission masked (it is not in the stored content)
+            masked_away += any(k not in mask(r["event"]["content"])[0] for k in r["keep"])
     dead = json.loads(outputs["ingest:report"]).get("dead_letters", 0)
     return {
         "set": str(path),
@@ -358,6 +362,8 @@ def evaluate(path: Path, keep_dir: Path | None) -> dict[str, Any]:
         "strict_withheld": sum(f["strict_withheld"] for f in families.values()),
         "lookalikes": len(lookalikes),
         "lookalikes_kept": sum(f["kept"] for f in kept.values()),
+        "lookalikes_without_claims": no_claim,
+        "lookalikes_masked": masked_away,
         "dead_letters": dead,
         "sources_checked": len(parts),
         "families": dict(sorted(families.items())),
@@ -378,7 +384,9 @@ def main() -> None:
           f"{res['dead_letters']} dead letters)")  # fmt: skip
     print(f"secrets withheld: {res['withheld']}/{res['leaks']} records "
           f"(strict, whitespace and dashes stripped: {res['strict_withheld']}/{res['leaks']})")  # fmt: skip
-    print(f"look-alikes kept: {res['lookalikes_kept']}/{res['lookalikes']}")
+    print(f"look-alikes kept: {res['lookalikes_kept']}/{res['lookalikes']} (of those lost: "
+          f"{res['lookalikes_without_claims']} have no claim at all, "
+          f"{res['lookalikes_masked']} lost a word to masking)")  # fmt: skip
     print(f"\n{'leak family':28} withheld  strict")
     for name, fam in res["families"].items():
         print(f"{name:28} {fam['withheld']:>3}/{fam['total']:<3}  {fam['strict_withheld']:>3}/{fam['total']:<3}")

@@ -271,8 +271,10 @@ _NESTED_VALUE: Final = re.compile(
 #: A shell command that reads a credential, then its output alone on the next line:
 #: ``$ kubectl get secret db -o jsonpath='{.data.password}' | base64 -d`` / ``S3cr3t!``.
 _READ_COMMAND: Final = re.compile(
-    r"(?im)^[ \t]*(?:\$|#|>|PS>|❯)[ \t]+[^\n]*?(?:passw|secret|token|api[_-]?key|credential|\bkey\b|"
-    r"private|base64\s+(?:-d|--decode)|@base64d|-field=|jsonpath)[^\n]*\n[ \t]*(?P<v>[^\s$#>][^\s]{5,})[ \t]*(?:\n|$)"
+    r"(?im)^[ \t]*(?:[\w.-]+@[\w.-]+(?::[^\s$#%]*)?[ \t]*|\([\w.-]+\)[ \t]*|PS [^>\n]*)?(?:\$|#|>|%|❯)[ \t]+"
+    r"[^\n]*?(?:passw|secret|token|api[_-]?key|credential|\bkey\b|"
+    r"private|base64\s+(?:-d|--decode)|@base64d|-field=|jsonpath)[^\n]*\n[ \t]*(?P<v>[^\s$#>%][^\s$%]{5,})"
+    r"(?=[ \t]*(?:\n|$)|[$%#]|\S*[@:][^\s]*[$#%])"
 )
 
 
@@ -283,8 +285,13 @@ def assignments(text: str) -> Iterator[Span]:
     for m in _READ_COMMAND.finditer(text):
         if value_is_secret(m.group("v")) and not m.group("v").lower().startswith(("error", "usage", "warning")):
             yield m.start("v"), m.end("v"), "secret"
-    for m in _ASSIGN.finditer(text):
+    pos = 0
+    while (a := _ASSIGN.search(text, pos)) is not None:
+        m = a
         name = m.group("name")
+        # a value may hold an assignment of its own (--from-literal=password=…): look again inside it
+        group = "qv" if m.group("qv") is not None else "v"
+        pos = max(m.start(group) if "=" in m.group(group) else m.end(), m.start() + 1)
         if not credential_name(name):
             continue
         if name.lower() in _GENERIC_NAME and _MODIFIER_BEFORE.search(text, max(0, m.start() - 40), m.start()):

@@ -44,7 +44,7 @@ _CODE_WORDS: Final = (
     r"pick-up|garage|building|keypad|safe|bike(?:\s+lock)?|padlock|lock|unlock|house|front\s+door|back\s+door|"
     r"intercom|buzzer|wifi|wi-fi|gym|office)\s+)+code|"
     r"code(?:\s+(?:wifi|wi-fi|d['’]acc[èe]s|de\s+la\s+porte|porte|pin|secret|d['’]entr[ée]e))?|"
-    r"combination|combo|lock\s+combination|"
+    r"combination|combo|lock\s+combination|key\s?code|keypad|lock\s?box|key\s?safe|key\s?box|"
     r"türcode|zugangscode|zahlencode|geheimzahl|alarmcode|tor-?code|"
     r"c[óo]digo(?:\s+(?:pin|de\s+(?:acceso|la\s+puerta|seguridad|desbloqueo)))?|codice(?:\s+(?:pin|di\s+accesso))?|"
     r"digicode"
@@ -70,6 +70,7 @@ _TOKEN_WORDS: Final = (
 )
 _CREDS_WORDS: Final = (
     r"creds|credentials|login(?:\s+(?:details|info))?|logins|account|user(?:name)?|benutzer(?:name)?|"
+    r"wi-?fi|wlan|ssid|network|netzwerk|réseau|"
     r"zugangsdaten|anmeldedaten|identifiants?|usuario|credenciales|acceso|credenziali|utente|credenciais"
 )
 
@@ -84,7 +85,9 @@ _KINDS: Final = (
 _KEYWORD: Final = re.compile(
     r"(?i)(?<![\w@./])(?:" + "|".join(f"(?P<{k}>{w})" for k, w in _KINDS) + r")(?![\w-]|-(?=\s))"
 )
-_PASS_LABEL: Final = re.compile(r"(?i)(?<![\w@./-])pass(?=\s*[:=])")
+#: "SSID HomeNet pass Kastanie-2019": ``pass`` right before a value that can only be a password.
+_PASS_DIRECT: Final = re.compile(r"(?i)(?<![\w@./-])(?:pass|kennung|clave)[ \t]+(?=\S*\d)(?=\S*[A-Za-z])")
+_PASS_LABEL: Final = re.compile(r"(?i)(?<![\w@./-])pass(?=\s*[:=]|\s+(?:is|was)\s)")
 
 #: Head nouns after a credential word: the compound is about something else.
 _HEAD_NOUN: Final = re.compile(
@@ -114,16 +117,23 @@ _PREP: Final = (
     r"pour|du|de|de\s+la|des|d['’]|au|aux|"
     r"del|de|para|en|"
     r"della|dello|di|per|nel|"
-    r"do|da|dos|das|no|na"
+    r"do|da|dos|das|no|na|"
+    r"meiner|meines|deiner|deines|seiner|ihrer|unserer|eurer"
 )
 _CONNECTOR: Final = (
-    r"(?:(?:is|was|are|will\s+be|should\s+be|would\s+be|has\s+been|is\s+now|is\s+still|now\s+is|became|"
-    r"(?:is\s+)?(?:set|changed|reset|updated)\s+to|"
+    r"(?:(?:(?:(?:is|was|has\s+been|is\s+now|got|been)\s+)?(?:set|changed|reset|updated|switched)\s+to|"
+    r"is|was|are|will\s+be|should\s+be|would\s+be|has\s+been|is\s+now|is\s+still|now\s+is|became|"
     r"ist|lautet|war|wäre|ist\s+jetzt|heißt|"
     r"est|c['’]est|était|sera|"
     r"es|era|será|sería|"
     r"è|e['’]|sarà|"
-    r"é|foi)(?![\wÀ-ÿ])|=|:=|:|->|→|=>|—|–)"
+    r"é|foi)(?![\wÀ-ÿ])|['’]s(?![\w])|=|:=|:|->|→|=>|—|–)"
+)
+#: Words between a connector and the value: "is literally hunter2", "es el 4821", "c'est le 1234".
+_FILLER: Final = re.compile(
+    r"(?i)(?:(?:just|simply|literally|actually|basically|still|now|currently|always|einfach|immer\s+noch|jetzt|"
+    r"simplement|toujours|solo|sólo|ahora|siempre|ainda|ancora|el|la|le|il|lo|o|los|las|the)[ \t]+)+"
+    r"(?=\S)"
 )
 #: Connectors after which a language puts adjectives behind the noun ("mot de passe administrateur
 #: du NAS est", "la contraseña maestra es"): one such word may stand between the noun and the rest.
@@ -139,14 +149,16 @@ _CHANGED_TO: Final = re.compile(r"(?i)\b(?:changed|set|reset|updated|switched|ge
 _TO: Final = re.compile(r"(?i)\s+(?:to|auf|en|a|à|in)\s+")
 _DIRECT: Final = re.compile(r"[ \t]*(?:#|no\.?|nr\.?)?[ \t]*")
 _PAREN: Final = re.compile(r"[^\n()`]{0,60}?[(`]\s*")
-_APPOSITIVE: Final = re.compile(rf"(?i)(?:\s+(?:{_PREP})\s+[^\n,]{{0,40}}?)?,\s*")
+_APPOSITIVE: Final = re.compile(rf"(?i)(?:\s+(?:{_PREP})\s+[^\n,]{{0,40}}?|\s+[^\n,.:;]{{1,40}}?)?,\s*")
 _COLON_LATER: Final = re.compile(r"[^\n:=]{0,70}?:\s*")
 
 _OPEN_QUOTE: Final = "\"'‘“„«`‹"
 _CLOSE_FOR: Final = {'"': "\"”“", "'": "'’", "‘": "’'", "“": "”“\"", "„": "“”\"", "«": "»", "`": "`", "‹": "›"}
 _TOKEN: Final = re.compile(r"[^\s]+")
-_SPACED: Final = re.compile(r"(?:[^\s] ){4,}[^\s](?=\s*(?:$|\n|[.,;)]))")
-_GROUPS: Final = re.compile(r"(?:[A-Z0-9]{3,8}[ -]){2,}[A-Z0-9]{3,8}\b|\d{3}[ -]\d{3}\b")
+_SPACED: Final = re.compile(r"(?:(?:[^\s] ){4,}[^\s]|(?:\d ){3,}\d)(?=\s*(?:$|\n|[.,;)!?#*]|\s+\w))")
+_GROUPS: Final = re.compile(
+    r"(?:[A-Z0-9]{3,8}[ -]){2,}[A-Z0-9]{3,8}\b|\d{3}[ -]\d{3}\b|\d{2}[ .]\d{2}(?:[ .]\d{2})?\b"
+)
 _TRAIL: Final = ".,;:)]}>\"'”’»…"
 _CLAUSE_END: Final = re.compile(r"\n|[.;!?](?=\s|$)|\s[—–-]\s|,\s|\s\(|$")
 
@@ -237,6 +249,39 @@ def _clause(text: str, pos: int) -> tuple[int, int]:
 
 def _value_at(text: str, pos: int, label: str, strict: bool) -> tuple[int, int] | None:
     """The value that starts at ``pos`` (after a connector), or None when nothing secret starts there."""
+    found = _value_here(text, pos, label, strict)
+    if found is None:
+        filler = _FILLER.match(text, pos)
+        if filler is not None:
+            found = _value_here(text, filler.end(), label, strict)
+    if found is not None and label == "password":
+        found = _more_words(text, found)
+    return found
+
+
+#: Plain words that may continue an unquoted multi-word password ("purple monkey dishwasher"), up
+#: to the end of its clause; a clause that goes on ("… and my username is bob") stops it.
+_WORD_RUN: Final = re.compile(r"(?:[ ]+[A-Za-zÀ-ÿ0-9!@#$%&*_+-]{2,24}){1,4}(?=[ \t]*(?:$|\n|[.,;!?)](?:\s|$)))")
+_ENDS_RUN: Final = frozenset(
+    [
+        "and", "but", "or", "so", "because", "if", "for", "to", "in", "on", "at", "the", "my", "your", "then",
+        "which", "that", "when", "while", "with", "from",
+    ]
+)
+
+
+def _more_words(text: str, found: tuple[int, int]) -> tuple[int, int]:
+    start, end = found
+    value = text[start:end]
+    if not value.isalpha() or text[end : end + 1] != " ":
+        return found
+    m = _WORD_RUN.match(text, end)
+    if m is None or any(w.lower() in _ENDS_RUN or w.lower() in _STOPWORDS for w in m.group(0).split()):
+        return found
+    return start, m.end()
+
+
+def _value_here(text: str, pos: int, label: str, strict: bool) -> tuple[int, int] | None:
     q = _quoted(text, pos)
     if q is not None:
         start, end = q
@@ -312,8 +357,10 @@ _CREDS: Final = re.compile(
 #: The code before its label, as verification texts put it: "G-482913 is your Google verification code".
 _CODE_FIRST: Final = re.compile(
     r"(?i)(?<![\w-])(?P<v>(?:[A-Z]-)?\d{4,8}|\d{3}[ -]\d{3})\s+(?:is|est|ist|es|è|é)\s+"
-    r"(?:your|votre|ihr|dein|tu|su|il\s+tuo|o\s+seu)\s+"
-    r"(?:[\w-]+\s+){0,3}?(?:code|pin|otp|passcode|password|código|codice|code\s+de\s+\w+|bestätigungscode|einmalcode)\b"
+    r"(?:your|votre|ihr|dein|tu|su|il\s+tuo|o\s+seu|my|our|the|mon|ma|notre|le|la|mein|meine|unser|der|die|"
+    r"mi|nuestro|el|il\s+mio|o\s+meu|a\s+minha)\s+"
+    r"(?:[\w-]+\s+){0,3}?(?:code|pin|otp|passcode|password|combination|combo|puk|código|codice|"
+    r"code\s+de\s+\w+|bestätigungscode|einmalcode|türcode|geheimzahl)\b"
 )
 
 
@@ -329,16 +376,22 @@ def prose(text: str) -> Iterator[Span]:
         if label == "code_list":
             yield from _code_list(text, kw_end)
             continue
+        if label == "pin" and re.search(r"(?i)wi-?fi|wlan", m.group(0)):
+            label = "password"  # a Wi-Fi "code" is a password, not a number
         kind = _KIND_OUT[label]
         found = _after(text, kw_end, label)
         if found is not None:
             yield found[0], found[1], kind
     for m in _PASS_LABEL.finditer(text):
         c = _COMPLEMENT_CONNECTOR.match(text, m.end())
-        if c is not None:
-            v = _value_at(text, c.end(), "password", strict=False)
+        if c is not None:  # "pass is …" only with a value that could be nothing else (a bus pass is valid)
+            v = _value_at(text, c.end(), "password", strict=c.group(0).strip() in ("is", "was"))
             if v is not None:
                 yield v[0], v[1], "password"
+    for m in _PASS_DIRECT.finditer(text):
+        v = _value_at(text, m.end(), "password", strict=True)
+        if v is not None:
+            yield v[0], v[1], "password"
     for m in _CREDS.finditer(text):
         g = "p" if m.group("p") is not None else "p2"
         raw = m.group(g)
@@ -351,7 +404,10 @@ def prose(text: str) -> Iterator[Span]:
 def _after(text: str, pos: int, label: str) -> tuple[int, int] | None:
     c = _COMPLEMENT_CONNECTOR.match(text, pos)
     if c is not None:
-        v = _value_at(text, c.end(), label, strict=label == "token" or c.group(0).strip() in ("—", "–"))
+        # a dash or "'s" ("the password's length") gives a value only when it could be nothing else
+        loose = c.group(0).strip()
+        strict = label == "token" or loose in ("—", "–") or loose.endswith(("'s", "’s"))
+        v = _value_at(text, c.end(), label, strict=strict)
         if v is not None:
             return v
     if label in ("password", "pin", "otp", "token"):
