@@ -20,7 +20,7 @@ A leak record is *withheld* when none of its secrets occurs in any of that: as t
 after normalising both sides (zero-width characters removed, NFKC, casefold), and for card
 numbers as digits only (spaces and dashes removed). A strict column also strips whitespace and
 dashes from both sides for secrets of 8+ characters. A secret made only of digits (a PIN, a
-code) counts where it stands as a number (no digit right before or after it): a byte scan finds
+code) counts where it stands as a number (no letter, digit or decimal point right before or after it): a byte scan finds
 any four digits inside the data files' 20-digit insert tokens. A look-alike is *kept* when every ``keep``
 word occurs (case-insensitively) in a stored claim of its event.
 
@@ -210,7 +210,7 @@ class Corpus:
         if re.fullmatch(r"[\d\s-]+", secret):
             # a number (a PIN, a code) counts where it stands as a number, not as four digits inside a
             # 20-digit insert token or a hash
-            pattern = re.compile(rf"(?<![\d]){re.escape(secret)}(?![\d])")
+            pattern = re.compile(rf"(?<![0-9A-Za-z.]){re.escape(secret)}(?![0-9A-Za-z])")
             return [f"{k} (number)" for k, v in self.parts.items() if pattern.search(v)] + (
                 [f"{k} (digits)" for k, v in self.strict.items() if _SEP.sub("", secret) in v] if digits_only else []
             )
@@ -341,7 +341,7 @@ def evaluate(path: Path, keep_dir: Path | None) -> dict[str, Any]:
             fam["leaked"].append({"id": r["id"], "where": sorted(set(hits))[:6]})
         if not hits and not strict:
             fam["strict_withheld"] += 1
-    kept: dict[str, dict[str, Any]] = defaultdict(lambda: {"total": 0, "kept": 0, "lost": []})
+    kept: dict[str, dict[str, Any]] = defaultdict(lambda: {"total": 0, "kept": 0, "masked": 0, "lost": []})
     no_claim = masked_away = 0
     for r in lookalikes:
         fam = kept[r["family"]]
@@ -353,7 +353,9 @@ def evaluate(path: Path, keep_dir: Path | None) -> dict[str, Any]:
             fam["lost"].append(r["id"])
             no_claim += not claims
             # lost to masking: a keep word that admission masked (it is not in the stored content)
-            masked_away += any(k not in mask(r["event"]["content"])[0] for k in r["keep"])
+            lost_word = any(k not in mask(r["event"]["content"])[0] for k in r["keep"])
+            masked_away += lost_word
+            fam["masked"] += lost_word
     dead = json.loads(outputs["ingest:report"]).get("dead_letters", 0)
     return {
         "set": str(path),
@@ -393,10 +395,10 @@ def main() -> None:
         if args.show_leaks:
             for leak in fam["leaked"]:
                 print(f"    {leak['id']}: {', '.join(leak['where'])}")
-    print(f"\n{'look-alike family':28} kept")
+    print(f"\n{'look-alike family':28} kept  lost to masking")
     for name, fam in res["lookalike_families"].items():
         lost = f"  lost: {', '.join(fam['lost'])}" if fam["lost"] and args.show_leaks else ""
-        print(f"{name:28} {fam['kept']:>3}/{fam['total']:<3}{lost}")
+        print(f"{name:28} {fam['kept']:>3}/{fam['total']:<3} {fam['masked']:>3}{lost}")
     if not args.no_throughput:
         tp = throughput()
         res["throughput"] = tp

@@ -273,15 +273,27 @@ _NESTED_VALUE: Final = re.compile(
 _READ_COMMAND: Final = re.compile(
     r"(?im)^[ \t]*(?:[\w.-]+@[\w.-]+(?::[^\s$#%]*)?[ \t]*|\([\w.-]+\)[ \t]*|PS [^>\n]*)?(?:\$|#|>|%|❯)[ \t]+"
     r"[^\n]*?(?:passw|secret|token|api[_-]?key|credential|\bkey\b|"
-    r"private|base64\s+(?:-d|--decode)|@base64d|-field=|jsonpath)[^\n]*\n[ \t]*(?P<v>[^\s$#>%][^\s$%]{5,})"
+    r"private|base64\s+(?:-d|--decode)|@base64d|-field=|jsonpath)[^\n]*\n[ \t]*(?P<v>[^\s$#>%][^\s$%]{3,})"
     r"(?=[ \t]*(?:\n|$)|[$%#]|\S*[@:][^\s]*[$#%])"
 )
+
+
+#: What a decoding command prints is the decoded secret, whatever it looks like (spaces included).
+_DECODED_LINE: Final = re.compile(
+    r"(?im)^[^\n]*(?:\$|#|%|>|❯)[ \t]+[^\n]*(?:secret|passw|token|key)[^\n]*\|[ \t]*(?:base64\s+(?:-d|--decode|-D)"
+    r"|openssl\s+(?:base64|enc)\s+-d)[^\n]*\n(?P<v>[^\n$%#]+)"
+)
+_PROMPT: Final = re.compile(r"^[\w.-]*@[\w.-]+|^\S*[$#%>] ")
 
 
 def assignments(text: str) -> Iterator[Span]:
     for m in _NESTED_VALUE.finditer(text):
         if credential_name(m.group("name")) and value_is_secret(m.group("v").strip()):
             yield m.start("v"), m.end("v"), "secret"
+    for m in _DECODED_LINE.finditer(text):
+        line = m.group("v").rstrip()
+        if 4 <= len(line) <= 100 and not _PROMPT.match(line):
+            yield m.start("v"), m.start("v") + len(line), "secret"
     for m in _READ_COMMAND.finditer(text):
         if value_is_secret(m.group("v")) and not m.group("v").lower().startswith(("error", "usage", "warning")):
             yield m.start("v"), m.end("v"), "secret"
@@ -325,6 +337,15 @@ _NOT_KEY_CUE: Final = re.compile(
 )
 
 
+_SEGMENT: Final = re.compile(r"[a-z]{1,16}|[A-Z][a-z]{0,15}|[A-Z]{1,8}|[0-9a-f]{4,}|[0-9A-F]{4,}|\d{1,8}|v\d+")
+
+
+def _structured(value: str) -> bool:
+    """A name built of words, numbers and hex digests ("Linux-node-9f86d08…"): an identifier, not a key."""
+    parts = [p for p in re.split(r"[-_.:/]", value) if p]
+    return len(parts) >= 2 and all(_SEGMENT.fullmatch(p) for p in parts)
+
+
 def shannon(value: str) -> float:
     counts: dict[str, int] = {}
     for c in value:
@@ -357,7 +378,9 @@ def high_entropy(text: str) -> Iterator[Span]:
         clause = _clause_before(text, m.start())
         cued = _KEY_CUE.search(clause) is not None and _NOT_KEY_CUE.search(clause) is None
         entropy = shannon(core)
-        if (len(core) >= 32 and entropy >= 4.2) or (cued and len(core) >= 16 and entropy >= 3.5):
+        if (len(core) >= 32 and entropy >= 4.2 and not _structured(core)) or (
+            cued and len(core) >= 16 and entropy >= 3.5
+        ):
             if re.fullmatch(r"[a-z]+(?:[-_][a-z0-9]+)+", core):  # kebab/snake names
                 continue
             yield m.start(), m.end(), "secret"
