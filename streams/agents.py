@@ -19,7 +19,7 @@ from engine.results import ApplyResult
 from engine.store import StateStore
 from extractors.base import Extractor
 from extractors.secrets import mask
-from extractors.secrets.admission import mask_bytes, mask_event
+from extractors.secrets.admission import mask_bytes, mask_command, mask_event
 from schemas.claims import EventRef, ExtractionResult, event_input_id
 from schemas.commands import CommandBase
 from schemas.common import ScopeRef
@@ -131,7 +131,9 @@ def extract(extractor: Extractor, event: ConversationEvent) -> ExtractionResult:
 
 
 def materialize(store: StateStore, reducer: Reducer, item: ExtractionResult | CommandBase) -> ApplyResult:
-    """The single writer of epistemic state for one partition key."""
+    """The single writer of epistemic state for one partition key (a command's free text masked first)."""
+    if isinstance(item, CommandBase):
+        item = mask_command(item)
     return reducer.apply(store, item)
 
 

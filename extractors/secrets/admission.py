@@ -16,13 +16,16 @@ import hashlib
 import json
 import re
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, TypeVar
 
 from extractors.secrets.detectors import credential_name, value_is_secret
 from extractors.secrets.masking import detected, finish, mask, mask_spans, secret_values, values_of
 from extractors.secrets.normalise import has_invisible
+from schemas.commands import CommandBase
 from schemas.events import ConversationEvent
 from schemas.records import MAX_DEAD_LETTER_BYTES
+
+CommandT = TypeVar("CommandT", bound=CommandBase)
 
 
 def _credential_kind(name: str) -> str:
@@ -180,3 +183,19 @@ def mask_bytes(raw: bytes, limit: int = MAX_DEAD_LETTER_BYTES) -> bytes:
     if len(encoded) > limit:
         encoded = encoded[:limit].decode("utf-8", "ignore").encode("utf-8")
     return encoded
+
+
+#: Free-text fields of explicit commands (a reason, a contradiction's description, a signal's source).
+_COMMAND_TEXT = ("reason", "description", "signal_source", "policy_ref")
+
+
+def mask_command(command: CommandT) -> CommandT:
+    """A command with its free text masked (it is sealed into an operation); the same object when clean."""
+    update = {}
+    for field in _COMMAND_TEXT:
+        value = getattr(command, field, None)
+        if isinstance(value, str) and value:
+            masked = mask(value)[0]
+            if masked != value:
+                update[field] = masked
+    return command.model_copy(update=update) if update else command

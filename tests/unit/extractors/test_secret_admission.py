@@ -113,3 +113,19 @@ def test_the_removed_raw_secrets_setting_refuses_to_start(monkeypatch: pytest.Mo
     monkeypatch.setenv("EPISTREAM_RETAIN_RAW_SECRETS", value)
     with pytest.raises(ValidationFailed, match="never kept"):
         load_settings()
+
+
+def test_a_commands_free_text_is_masked_before_it_is_sealed() -> None:
+    from extractors.secrets.admission import mask_command
+    from schemas.commands import ReinforceCommand
+    from schemas.nodes import ActorRef
+
+    command = ReinforceCommand(
+        tenant_id="t1", owner_id="o1", scope="personal", command_id="c1", node_id="n1", issued_at=T,
+        actor=ActorRef(actor_id="ana", actor_type="HUMAN_USER"),
+        reason="confirmed on the phone, the door code is 7731#",
+        signal_source="note: token ghp_Xy7Qm2Rk9Lp4Zt6Wv1Bn8Cd3Fg5Hj0Kl2Mq4Ns",
+    )  # fmt: skip
+    masked = mask_command(command)
+    assert "7731" not in masked.model_dump_json() and "ghp_Xy7" not in masked.model_dump_json()
+    assert masked.input_id == command.input_id and mask_command(masked) is masked
