@@ -58,7 +58,6 @@ from pydantic import ValidationError
 
 from extractors import reasons
 from extractors.secrets import (
-    PLACEHOLDER,
     SecretMatch,
     find_secrets,
     has_placeholder,
@@ -181,12 +180,10 @@ class SourceText:
             for sp in sentence_spans(content, para):
                 sentences.append(_Sentence(sp, pi, tuple(segment_spans(content, sp))))
         self.sentences = sentences
-        #: Secrets of the content: what admission masked (placeholders) and anything still secret-shaped.
+        #: Secret-shaped values still in the content (admission masked the rest into placeholders).
         self.secrets: list[SecretMatch] = find_secrets(content)
-        if "[REDACTED:" in content:
-            self.secrets.extend(SecretMatch("masked", m.start(), m.end()) for m in PLACEHOLDER.finditer(content))
         #: No secret marker anywhere in the content, so none in any slice of it: masking slices is a no-op.
-        self.secret_free = not may_contain_secret(content) and not self.secrets
+        self.secret_free = not may_contain_secret(content) and not has_placeholder(content)
         self._memo: dict[tuple[int, str], Any] = {}
 
     # Cue detectors memoised per event: the proposer and the validator ask about the same passages.
