@@ -1,36 +1,37 @@
-"""Checksums and ids at stream speed, byte-identical to the schema definitions.
+"""Checksums, stored records and ids at stream speed, byte-identical to the schema definitions.
 
-An operation's checksum is SHA-256 of ``canonical_json(op.body())``. Canonical
-JSON sorts keys at every level, so the (large) node snapshots can be serialised
-once per node version and copied into each operation that carries them (the C
-encoder in ``engine/_canonical.c`` takes them as encoded fragments). ``fast_derive_id``
-is UUIDv5 computed by the C module. Tests assert both agree with
-``schemas.operations.verify_operation`` / ``schemas.canonical.derive_id`` on every
-operation the reducer emits; only the cost differs.
+An operation's checksum is SHA-256 of ``canonical_json(op.body())`` and its stored record is
+``op.canonical()``; both dump the whole operation through pydantic and ``json.dumps``, which
+for a record of two node snapshots costs more than the reducer's rules. Here the same bytes
+are written by orjson: canonical JSON sorts keys at every level, so a node snapshot's text is
+written once per (immutable) node version, kept, and embedded as an ``orjson.Fragment`` in
+each operation that carries it (a version is usually the ``after`` of one operation and the
+``before`` of the next). Whatever orjson would write differently goes through the reference
+(see :func:`_plain`). ``fast_derive_id`` is UUIDv5 with hashlib, formatted by hand.
 
-Snapshot texts are written by the C encoder from the model's fields (see
-:func:`engine.fastjson.model_plan`) and memoised per (immutable) model instance:
-a node version is usually the ``after`` of one operation and the ``before`` of
-the next.
-
-Sealing keeps each operation's text (without its checksum), so sinks
-get the stored record through :func:`operation_text` / :func:`operation_bytes` — the same text as
-``op.canonical()`` — without encoding the operation a second time.
+Tests compare every operation the reducer emits, and random JSON values, with
+``schemas.canonical`` / ``schemas.operations``, and ``tests/data/legacy_log`` pins records
+written by earlier engines; only the cost differs.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
+import itertools
+import math
 import weakref
-from collections.abc import Callable
+from collections.abc import Iterable
+from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel
+import orjson
 
-from engine import _canonical
-from engine.fastjson import model_json, model_plan
-from engine.snapshots import construct, shared_fields_set
-from schemas.canonical import EPISTREAM_NAMESPACE, canonical_json, derive_id, sha256_hex
+from engine.fastjson import model_json
+from engine.snapshots import construct
+from schemas.canonical import EPISTREAM_NAMESPACE, canonical_json, sha256_hex
+from schemas.common import ActorRef
+from schemas.enums import ActorType, OpType, Scope, TargetType
 from schemas.errors import ChecksumMismatch
 from schemas.nodes import Edge, MemoryNode
 from schemas.operations import Operation
@@ -38,182 +39,260 @@ from schemas.operations import Operation
 __all__ = [
     "canonical_bytes",
     "canonical_text",
-    "derive_engine_id",
     "encoded_json",
     "fast_derive_id",
     "model_bytes",
     "model_text",
     "operation_bytes",
     "operation_text",
-    "remember_operation",
-    "seal_fields",
     "seal_operation",
     "verify_fast",
 ]
 
-_NS = EPISTREAM_NAMESPACE.bytes
-_encode = _canonical.encode
-_encode_fields_split = _canonical.encode_fields_split
-_encode_model = _canonical.encode_model
-_json_data = _canonical.json_data
-_derive_id = _canonical.derive_id
-model_plan(Operation)  # registers the plans sealing uses (Operation, and the snapshots in it)
-_CACHE_LIMIT = 32768
-_OP_CACHE_LIMIT = 16384
-#: An operation's canonical text without its checksum member, and the offset where that member belongs.
-Sealed = tuple[bytes, int]
-#: id(op) -> (weak reference to op, its sealed text); a dead reference never matches a new op of the same id.
-_op_cache: dict[int, tuple[weakref.ref[Operation], Sealed]] = {}
-#: id(model) -> [weak reference to model, canonical bytes]; LRU order. Weak for the reason given
-#: in :func:`remember_operation`: superseded node versions are released when nothing holds them.
-#: Both caches are shared by the reducer and the threads that store its output (the embedded
-#: runner's store thread, the worker's ClickHouse thread): every access is one dict operation,
-#: atomic under the GIL, and an entry evicted by the other thread is simply recomputed.
-_cache: dict[int, list[Any]] = {}
+#: A dict key of a str subclass is refused too (json.dumps writes such keys by str's own methods).
+_OPTIONS = orjson.OPT_SORT_KEYS | orjson.OPT_PASSTHROUGH_SUBCLASS
+#: Leaves orjson writes exactly as json.dumps does (ints within 64 bits; beyond, orjson refuses them).
+#: Anything else, a subclass of these included (an IntEnum, a StrEnum), is written by the reference.
+_LEAVES = frozenset({str, int, bool, type(None), orjson.Fragment})
+_CONTAINERS = frozenset({dict, list, tuple})
+_INF = math.inf
+if orjson.dumps([1e16, 1.5e-4, 0.1 + 0.2, 5e-324]) != b"[1e+16,0.00015,0.30000000000000004,5e-324]":
+    # orjson before 3.11.7 (pyproject requires a later one) writes 1e16 as "1e16": its records would
+    # differ from the reference's, and verify_fast would refuse records the reference accepts
+    raise ImportError(f"orjson {orjson.__version__} writes floats otherwise than json.dumps; 3.11.7 or later is needed")
 
 
-#: ``fast_derive_id`` for parts that are exact str and int (the engine's own ids), without a Python
-#: frame; another type raises TypeError instead of being joined by its str().
-derive_engine_id: Callable[..., str] = functools.partial(_canonical.derive_id, _NS)
+def _plain(value: dict[str, Any] | list[Any] | tuple[Any, ...]) -> bool:
+    """Whether orjson writes ``value`` as ``json.dumps`` does (if it writes it at all).
+
+    Its floats are the same shortest repr with the same exponent form, except below 1e-4 in
+    magnitude ("1e-7" and "0.00001" where Python writes "1e-07" and "1e-05"); and it writes
+    NaN and infinities as null where the reference refuses them. Other types than JSON's
+    (an Enum, a UUID) it writes where json.dumps raises. Scanning the text for such floats
+    instead costs more (a two-byte ``find`` is ~1 ns a byte) and cannot see a NaN.
+    """
+    items: Iterable[Any] = value.values() if isinstance(value, dict) else value
+    for item in items:
+        kind = type(item)
+        if kind in _LEAVES:
+            continue
+        if kind is float:
+            if not (1e-4 <= abs(item) < _INF or item == 0.0):  # NaN fails both
+                return False
+        elif kind in _CONTAINERS:
+            if item and not _plain(item):
+                return False
+        else:
+            return False
+    return True
 
 
-def fast_derive_id(*parts: str | int) -> str:
-    """``schemas.canonical.derive_id``, computed in C for str and int parts (ids are made of those)."""
+def _dumps(value: Any) -> bytes | None:
+    """orjson's canonical text of ``value`` where it is the reference's, else None."""
     try:
-        return _derive_id(_NS, *parts)
-    except TypeError:  # a part of another type: the reference joins it by its str()
-        return derive_id(*parts)
+        return orjson.dumps(value, option=_OPTIONS) if _plain((value,)) else None
+    except (TypeError, RecursionError):  # orjson.JSONEncodeError is a TypeError; RecursionError: _plain's
+        return None
 
 
 def canonical_bytes(value: Any) -> bytes:
-    """UTF-8 of ``schemas.canonical.canonical_json`` — same bytes, written by the C encoder.
+    """UTF-8 of ``schemas.canonical.canonical_json`` — the same bytes, and the same errors.
 
-    A value the encoder does not take (another type, a dict subclass, a non-finite float, a
-    string that is not valid Unicode) goes through the reference, which also raises its errors.
+    Values orjson would write otherwise (see :func:`_plain`), or does not take (a key that is
+    not a str, an int beyond 64 bits, a lone surrogate, nesting beyond 255), go through the
+    reference, which also raises its errors.
     """
-    try:
-        return _encode(value)
-    except (TypeError, ValueError):
-        return canonical_json(value).encode("utf-8")
+    text = _dumps(value)
+    return canonical_json(value).encode("utf-8") if text is None else text
 
 
 def canonical_text(value: Any) -> str:
-    """``schemas.canonical.canonical_json`` — same text, usually much faster."""
+    """``schemas.canonical.canonical_json`` — the same text, usually much faster."""
     return canonical_bytes(value).decode("utf-8")
 
 
-def _snapshot_bytes(model: BaseModel) -> bytes:
-    """Canonical JSON of a model: by its plan in C when it has one and its values fit it."""
-    if model_plan(type(model)) is not None:
-        try:
-            return _encode_model(model)
-        except (TypeError, ValueError):
-            pass  # a value of another type than declared: pydantic decides how it is written
-    return canonical_bytes(model_json(model))
+class _Texts:
+    """Canonical texts of immutable objects, by object, for as long as the object lives.
+
+    Keyed by ``id``; each entry holds its object weakly and leaves when the object is released,
+    so the texts kept are those of objects still held (a node's current version, an operation a
+    sink has yet to store), and holding them never keeps an object alive (holding 16k operations
+    and their snapshots alive cost the reducer ~12%). Bounded: the oldest eighth is dropped when
+    full. Shared by the reducer and the threads that store its output; every step is one dict
+    operation, atomic under the GIL, and an entry another thread dropped is simply written again.
+    """
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._entries: dict[int, tuple[weakref.ref[Any], bytes]] = {}
+
+    def get(self, obj: object) -> bytes | None:
+        hit = self._entries.get(id(obj))
+        return hit[1] if hit is not None and hit[0]() is obj else None
+
+    def put(self, obj: object, text: bytes) -> None:
+        if not type(obj).__weakrefoffset__:  # a class whose instances take no weak reference: not kept
+            return
+        entries = self._entries
+        if len(entries) >= self.limit:
+            for stale in list(itertools.islice(entries, self.limit // 8)):
+                entries.pop(stale, None)
+        key = id(obj)
+        # the callback runs as the object is released, before its address can be reused
+        entries[key] = (weakref.ref(obj, functools.partial(entries.pop, key)), text)
+
+    def clear(self) -> None:
+        self._entries.clear()
 
 
-# The C sealing path shares both caches (and their formats) with the functions below; a snapshot
-# no plan takes is written by _snapshot_bytes.
-_OPERATION_FIELDS = shared_fields_set(Operation)
-assert _OPERATION_FIELDS is not None, "operations are frozen: their instances share one fields set"
-_canonical.configure_sealing(
-    Operation, tuple(Operation.model_fields), _OPERATION_FIELDS, _cache, _CACHE_LIMIT,
-    _op_cache, _OP_CACHE_LIMIT, _snapshot_bytes,
-)
-_seal_operation = _canonical.seal_operation
-_snapshot_text = _canonical.snapshot_bytes
-_remember = _canonical.remember_operation
+_snapshots = _Texts(32768)
+_records = _Texts(16384)
+
+
+def model_bytes(model: Any) -> bytes:
+    """UTF-8 of ``canonical_json(model.model_dump(mode="json"))``, kept per instance while it lives.
+
+    Pydantic writes the JSON-mode values (that is the definition); only the text is orjson's.
+    """
+    text = _snapshots.get(model)
+    if text is None:
+        text = canonical_bytes(model_json(model))
+        _snapshots.put(model, text)
+    return text
 
 
 def model_text(model: MemoryNode | Edge | None) -> str:
-    """Canonical JSON of a snapshot, memoised per (immutable) instance."""
-    if model is None:
-        return "null"
-    return model_bytes(model).decode("utf-8")
+    """Canonical JSON of a snapshot (``"null"`` for none), kept per instance."""
+    return "null" if model is None else model_bytes(model).decode("utf-8")
 
 
-def encoded_json(model: BaseModel) -> tuple[dict[str, Any], bytes]:
-    """``model_json(model)`` and its canonical bytes, both by the class's plan when it has one.
+def encoded_json(model: Any) -> tuple[dict[str, Any], bytes]:
+    """``model_json(model)`` and its canonical bytes.
 
     The reducer makes an extraction result's JSON the payload of its EXTRACTION_VALIDATED
-    operation: sealing and the stored operation copy these bytes (see :func:`seal_fields`)
-    instead of walking the dict twice. They are not kept for the result itself: a stream
-    worker's journal is written by another stage, so such entries would only push node texts
-    out of the snapshot cache.
+    operation and hands these bytes to :func:`seal_operation`, so the dict is written once.
+    They are not kept for the result itself: a stream worker's journal is written by another
+    stage, so such entries would only push node texts out of the cache.
     """
-    if model_plan(type(model)) is not None:
-        try:
-            return _json_data(model), _encode_model(model)
-        except (TypeError, ValueError):
-            pass  # a value of another type than declared: pydantic decides how it is written
     data = model_json(model)
     return data, canonical_bytes(data)
 
 
-def seal_fields(fields: dict[str, Any], payload_text: bytes | None = None) -> tuple[str, Sealed | None]:
-    """Checksum of the operation these (already typed) fields describe, and its sealed text.
+def _snapshot(model: MemoryNode | Edge | None) -> orjson.Fragment | None:
+    return None if model is None else orjson.Fragment(model_bytes(model))
 
-    The C encoder writes the members from ``fields`` by the Operation's plan, each snapshot as
-    its cached text. The sealed text (everything but the checksum) and the offset at which the
-    checksum member belongs let :func:`operation_bytes` write the stored record later without
-    encoding the operation again; see :func:`remember_operation`. A value the encoder does not
-    take (bytes, an unknown type) makes the reference seal it. ``payload_text``, when given, is
-    the payload's canonical bytes (:func:`encoded_json`).
+
+#: Stands for the checksum's value while an operation is written: 0xFF is never part of UTF-8
+#: text, so its one occurrence marks the checksum's place whatever the payload or snapshots hold.
+_MARK = orjson.Fragment(b"\xff")
+_MEMBER = b',"checksum":'  # what precedes the mark ("checksum" sorts after "caused_by")
+#: Each Operation field's declared types, in declaration order. Values of exactly these types are
+#: written below as pydantic's JSON mode writes them (a subclass of a snapshot class, say, pydantic
+#: writes by the declared class's fields): anything else is left to the reference.
+_DECLARED: dict[str, tuple[type, ...]] = {
+    "tenant_id": (str,), "owner_id": (str,), "scope": (Scope,), "scope_id": (str, type(None)),
+    "schema_version": (int,), "op_id": (str,), "op_type": (OpType,), "op_index": (int,),
+    "target_id": (str,), "target_type": (TargetType,), "actor": (ActorRef,), "payload": (dict,),
+    "before": (MemoryNode, type(None)), "after": (MemoryNode, type(None)), "edge": (Edge, type(None)),
+    "evidence_ids": (tuple,), "request_id": (str, type(None)), "caused_by": (str,),
+    "occurred_at": (datetime,), "policy_version": (str,), "checksum": (str,),
+}
+assert tuple(_DECLARED) == tuple(Operation.model_fields), "an Operation field was added, removed or moved"
+_ALLOWED = tuple(frozenset(kinds) for kinds in _DECLARED.values())
+_allows = frozenset.__contains__
+#: orjson writes an operation's datetime (every zone, and naive times) as pydantic's JSON mode does: tested.
+_OP_OPTIONS = _OPTIONS | orjson.OPT_UTC_Z
+
+
+def _marked(f: dict[str, Any], payload_text: bytes | None) -> tuple[bytes, int] | None:
+    """An operation's canonical text with :data:`_MARK` for its checksum, and the mark's offset.
+
+    ``f`` is the operation's field values. None when one is not of its declared type (see
+    :data:`_DECLARED`), or the payload holds what orjson would write otherwise: the reference
+    then writes the whole operation.
     """
-    before, after, edge = fields["before"], fields["after"], fields["edge"]
-    overrides: dict[str, Any] = {
-        "before": None if before is None else model_bytes(before),
-        "after": None if after is None else model_bytes(after),
-        "edge": None if edge is None else model_bytes(edge),
-    }
-    if payload_text is not None:
-        overrides["payload"] = payload_text
-    elif type(fields["payload"]) is dict:
-        overrides["payload"] = fields["payload"]  # written as json.dumps writes it (tuples as lists)
     try:
-        sealed: Sealed = _encode_fields_split(Operation, fields, overrides, "checksum")
-    except (TypeError, ValueError):
-        return Operation.model_construct(**fields).compute_checksum(), None
-    return sha256_hex(sealed[0]), sealed
+        if len(f) != len(_ALLOWED) or not all(map(_allows, _ALLOWED, map(type, map(f.__getitem__, _DECLARED)))):
+            return None
+    except KeyError:  # a field missing: the reference names it
+        return None
+    actor: ActorRef = f["actor"]
+    evidence: tuple[Any, ...] = f["evidence_ids"]
+    payload: dict[str, Any] = f["payload"]
+    if not (
+        type(actor.actor_id) is str and type(actor.actor_type) is ActorType
+        and all(type(e) is str for e in evidence) and (payload_text is not None or _plain(payload))
+    ):
+        return None
+    try:
+        text = orjson.dumps(
+            {
+                "actor": {"actor_id": actor.actor_id, "actor_type": actor.actor_type._value_},
+                "after": _snapshot(f["after"]),
+                "before": _snapshot(f["before"]),
+                "caused_by": f["caused_by"],
+                "checksum": _MARK,
+                "edge": _snapshot(f["edge"]),
+                "evidence_ids": evidence,
+                "occurred_at": f["occurred_at"],
+                "op_id": f["op_id"],
+                "op_index": f["op_index"],
+                "op_type": f["op_type"]._value_,
+                "owner_id": f["owner_id"],
+                "payload": payload if payload_text is None else orjson.Fragment(payload_text),
+                "policy_version": f["policy_version"],
+                "request_id": f["request_id"],
+                "schema_version": f["schema_version"],
+                "scope": f["scope"]._value_,
+                "scope_id": f["scope_id"],
+                "target_id": f["target_id"],
+                "target_type": f["target_type"]._value_,
+                "tenant_id": f["tenant_id"],
+            },
+            option=_OP_OPTIONS,
+        )
+    except (TypeError, RecursionError):  # a payload orjson refuses (an int beyond 64 bits, a key not a str)
+        return None
+    return text, text.index(b"\xff")
+
+
+def _body(text: bytes, at: int) -> bytes:
+    """The checksummed text: the marked text without its checksum member."""
+    return b"".join((text[: at - len(_MEMBER)], text[at + 1 :]))
+
+
+def _record(text: bytes, at: int, checksum: bytes) -> bytes:
+    """The stored record: the marked text with the checksum's JSON in the mark's place."""
+    return b"".join((text[:at], checksum, text[at + 1 :]))
 
 
 def seal_operation(fields: dict[str, Any], payload_text: bytes | None = None) -> Operation:
-    """The sealed operation these (already typed) fields describe, its text kept for the sinks.
+    """The sealed operation these (already typed) fields describe; its stored record is kept.
 
-    ``fields`` names every Operation field in declaration order (``checksum`` last-filled) and
-    becomes the instance's ``__dict__``. One C call does what the reference below does; values
-    it does not take make it raise before ``fields`` changes, and the reference seals them.
+    ``fields`` names every Operation field in declaration order (``checksum`` last, filled
+    here) and becomes the instance's ``__dict__``. ``payload_text``, when given, is the
+    payload's canonical bytes (:func:`encoded_json`).
     """
-    try:
-        sealed_op: Operation = _seal_operation(fields, payload_text)
-        return sealed_op
-    except (TypeError, ValueError):
-        pass
-    fields["checksum"], sealed = seal_fields(fields, payload_text)
-    op = construct(Operation, fields)
-    remember_operation(op, sealed)
+    marked = _marked(fields, payload_text)
+    if marked is None:  # the reference: a pydantic dump and json.dumps
+        op = construct(Operation, fields)
+        op.__dict__["checksum"] = op.compute_checksum()  # not yet seen by anyone: still being built
+        record = canonical_json(model_json(op)).encode("utf-8")
+    else:
+        fields["checksum"] = sha256_hex(_body(*marked))
+        op = construct(Operation, fields)
+        record = _record(*marked, b'"%s"' % fields["checksum"].encode())  # hex digits: no escapes
+    _records.put(op, record)
     return op
 
 
-def remember_operation(op: Operation, sealed: Sealed | None) -> None:
-    """Keep the operation's sealed text so sinks can reuse it (bounded, oldest dropped first).
-
-    The entry holds the operation weakly: an operation nobody stores any more is released at
-    once, while it is still warm, instead of when its entry is evicted (holding 16k operations
-    with their payloads and snapshots alive cost the reducer ~12% of its time). The cache's
-    policy is the C sealer's (``_canonical.remember_operation``), which keeps its entries the same way.
-    """
-    if sealed is not None:
-        _remember(op, *sealed)
-
-
 def operation_bytes(op: Operation) -> bytes:
-    """UTF-8 of ``op.canonical()`` (checksum included): the sealed text with the checksum spliced in."""
-    hit = _op_cache.get(id(op))
-    if hit is not None and hit[0]() is op:
-        text, at = hit[1]
-        return b"".join((text[:at], b',"checksum":', _encode(op.checksum), text[at:]))
-    return canonical_bytes(model_json(op))
+    """UTF-8 of ``op.canonical()``: the record kept when it was sealed, else written again."""
+    record = _records.get(op)
+    if record is not None:
+        return record
+    marked = _marked(op.__dict__, None) if type(op) is Operation else None
+    return canonical_bytes(model_json(op)) if marked is None else _record(*marked, canonical_bytes(op.checksum))
 
 
 def operation_text(op: Operation) -> str:
@@ -225,25 +304,22 @@ def verify_fast(op: Operation) -> Operation:
     """``schemas.operations.verify_operation`` at stream speed: the same check, the same error.
 
     Consumers of ``memory.operations`` verify every operation they read; the reference encoder
-    (``json.dumps`` over a full model dump) made that the largest item of the log sink. The text
-    is written from the operation's fields by the plan that sealed it; values it does not take
-    go through a pydantic dump.
+    (``json.dumps`` over a full model dump) made that the largest item of the log sink.
     """
-    checksum = op.checksum
-    try:
-        if type(op) is not Operation:
-            raise TypeError("not exactly an Operation")
-        text = _encode_fields_split(Operation, op.__dict__, {}, "checksum")[0]
-    except (TypeError, ValueError):
-        body = model_json(op)
-        body.pop("checksum", None)
-        text = canonical_bytes(body)
-    if not checksum or checksum != sha256_hex(text):
-        raise ChecksumMismatch("operation checksum does not match its content", op_id=op.op_id)
-    return op
+    if op.checksum:
+        marked = _marked(op.__dict__, None) if type(op) is Operation else None
+        if op.checksum == (op.compute_checksum() if marked is None else sha256_hex(_body(*marked))):
+            return op
+    raise ChecksumMismatch("operation checksum does not match its content", op_id=op.op_id)
 
 
-def model_bytes(model: BaseModel) -> bytes:
-    """UTF-8 of ``canonical_json(model.model_dump(mode="json"))``, kept per instance (weakly, oldest
-    dropped first); a model that takes no weak reference (a ``__slots__`` class) is not kept."""
-    return _snapshot_text(model)
+_NS = EPISTREAM_NAMESPACE.bytes
+_sha1 = hashlib.sha1
+#: RFC 4122's variant bits (10xx) set in the hex digit they share with the hash.
+_VARIANT = {c: "89ab"[int(c, 16) & 0x3] for c in "0123456789abcdef"}
+
+
+def fast_derive_id(*parts: str | int) -> str:
+    """``schemas.canonical.derive_id``: UUIDv5 (SHA-1 of namespace and name) without a UUID object."""
+    h = _sha1(_NS + "\x1f".join(map(str, parts)).encode("utf-8")).hexdigest()
+    return f"{h[:8]}-{h[8:12]}-5{h[13:16]}-{_VARIANT[h[16]]}{h[17:20]}-{h[20:32]}"

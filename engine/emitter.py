@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from engine.canonical_fast import derive_engine_id, seal_operation
+from engine.canonical_fast import fast_derive_id, seal_operation
 from engine.snapshots import construct
 from engine.store import StateStore
 from schemas.common import ActorRef, ScopeRef
@@ -67,7 +67,7 @@ class Emitter:
                 "scope": scope.scope,
                 "scope_id": scope.scope_id,
                 "schema_version": 1,
-                "op_id": derive_engine_id(self.input_id, index),
+                "op_id": fast_derive_id(self.input_id, index),
                 "op_type": op_type,
                 "op_index": index,
                 "target_id": target_id,
@@ -102,7 +102,7 @@ class Emitter:
         provenance_event_id: str | None = None,
         relation_label: str | None = None,
     ) -> Edge:
-        edge_id = derive_engine_id(self.input_id, "edge", self._edges)
+        edge_id = fast_derive_id(self.input_id, "edge", self._edges)
         self._edges += 1
         scope = self.scope
         return construct(

@@ -20,7 +20,7 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
-from engine.canonical_fast import derive_engine_id, encoded_json
+from engine.canonical_fast import encoded_json, fast_derive_id
 from engine.confidence import penalty_step, reinforce_step
 from engine.config import DEFAULT_CONFIG, EngineConfig
 from engine.emitter import Emitter
@@ -201,7 +201,7 @@ class Reducer:
     ) -> None:
         cfg = self.config
         event: EventRef = result.event
-        node_id = derive_engine_id(em.input_id, "node", index)
+        node_id = fast_derive_id(em.input_id, "node", index)
         et = claim.epistemic_type
         st = claim.source_type or source_type_for_role(event.role)
         cell = self._cells[et][st]

@@ -20,13 +20,12 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from engine import _canonical
 from schemas.common import ScopeRef
 from schemas.enums import Scope
 from schemas.nodes import MemoryNode
 
 M = TypeVar("M", bound=BaseModel)
-_construct_model = _canonical.construct_model
+_set = object.__setattr__
 #: cls -> (field names in declaration order, the set of them, whether instances may share that set)
 _FIELDS: dict[type[BaseModel], tuple[tuple[str, ...], set[str], bool]] = {}
 _NODE_FIELDS = frozenset(MemoryNode.model_fields)
@@ -46,20 +45,25 @@ def shared_fields_set(cls: type[BaseModel]) -> set[str] | None:
 
 
 def construct(cls: type[M], values: dict[str, Any], fields_set: set[str] | None = None) -> M:
-    """An instance with exactly ``values`` (which must name every field), unvalidated."""
+    """An instance with exactly ``values`` (which must name every field), unvalidated.
+
+    ``values`` becomes the instance's ``__dict__``; given out of declaration order (the order
+    a validated instance has) it is copied in that order.
+    """
     names, all_set, frozen = _fields(cls)
     if fields_set is None:
         fields_set = all_set if frozen else all_set.copy()
-    # what cls.__new__(cls) and object.__setattr__ of the four attributes do, in one C call, which
-    # also checks that ``values`` names the fields in declaration order (the __dict__ order)
-    try:
-        obj: M = _construct_model(cls, values, fields_set, names)
-        return obj
-    except TypeError:
+    if tuple(values) != names:
         if len(values) != len(names) or not all(n in values for n in names):
-            raise ValueError(f"construct({cls.__name__}) needs exactly its fields") from None
-    ordered: M = _construct_model(cls, {n: values[n] for n in names}, fields_set, names)
-    return ordered
+            raise ValueError(f"construct({cls.__name__}) needs exactly its fields")
+        values = {n: values[n] for n in names}
+    # what pydantic's model_construct does once defaults are filled in (here none are missing)
+    obj: M = cls.__new__(cls)
+    _set(obj, "__dict__", values)
+    _set(obj, "__pydantic_fields_set__", fields_set)
+    _set(obj, "__pydantic_extra__", None)
+    _set(obj, "__pydantic_private__", None)
+    return obj
 
 
 def derive_node(node: MemoryNode, changes: dict[str, Any]) -> MemoryNode:

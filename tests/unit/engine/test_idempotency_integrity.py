@@ -172,8 +172,9 @@ def test_reused_request_id_with_reused_command_id_is_still_a_conflict() -> None:
     assert retry.status == "applied" and retry.outcome.retried
 
 
-def test_fast_verification_of_parsed_operations_needs_no_pydantic_dump(monkeypatch: pytest.MonkeyPatch) -> None:
-    """What a Kafka consumer holds (validated operations) is written by the sealing plan, not dumped."""
+def test_fast_verification_of_parsed_operations_does_not_use_the_reference(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a Kafka consumer holds (validated operations) is written by orjson, not dumped whole by
+    pydantic and ``json.dumps`` (only its snapshots are dumped, once per instance)."""
     import engine.canonical_fast as fast
 
     store = new_store()
@@ -182,10 +183,11 @@ def test_fast_verification_of_parsed_operations_needs_no_pydantic_dump(monkeypat
     ops += apply(store, reinforce(node_id, issued_at=at(4))).operations
     parsed = [load_operation_unchecked(op.canonical()) for op in ops]
 
-    def no_dump(_: object) -> dict[str, object]:
-        raise AssertionError("verify_fast fell back to a pydantic dump")
+    def no_reference(*_: object) -> str:
+        raise AssertionError("verify_fast fell back to the reference encoder")
 
-    monkeypatch.setattr(fast, "model_json", no_dump)
+    monkeypatch.setattr(fast, "canonical_json", no_reference)
+    monkeypatch.setattr(Operation, "compute_checksum", no_reference)
     for op in parsed:
         assert verify_fast(op) is op
         with pytest.raises(ChecksumMismatch):

@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import engine.canonical_fast as fast
+import engine.emitter as emitter
 from engine.reducer import Reducer
 from schemas.canonical import canonical_json
 from schemas.operations import Operation, load_operation
@@ -32,8 +33,7 @@ def _reference(op: Operation) -> str:
 def test_reducer_operations_reuse_sealed_text_byte_identically() -> None:
     ops = run_steps(_golden_steps(3, 300)).ops
     assert len(ops) > 200
-    cached = sum(1 for op in ops if id(op) in fast._op_cache and fast._op_cache[id(op)][0]() is op)
-    assert cached == len(ops)  # every sealed operation kept its template
+    assert all(fast._records.get(op) is not None for op in ops)  # every sealed operation kept its record
     for op in ops:
         text = fast.operation_text(op)
         assert text == _reference(op)
@@ -47,11 +47,14 @@ def test_the_caches_do_not_keep_operations_or_snapshots_alive() -> None:
     ops = list(Reducer().apply(store, extraction(claim("s", "uses", "x"), event_id="ev-weak")).operations)
     assert all(fast.operation_bytes(op) == _reference(op).encode("utf-8") for op in ops)
     snapshots = [op.after for op in ops if op.after is not None]
-    assert snapshots and all(id(s) in fast._cache for s in snapshots)
+    assert snapshots and all(fast._snapshots.get(s) is not None for s in snapshots)
     refs = [weakref.ref(x) for x in (*ops, *snapshots)]
+    addresses = [id(x) for x in (*ops, *snapshots)]
     del ops, snapshots, store
     gc.collect()
     assert [r() for r in refs] == [None] * len(refs)
+    # and their texts left with them: the entries kept are those of objects still held
+    assert not any(a in fast._records._entries or a in fast._snapshots._entries for a in addresses)
 
 
 def test_a_new_operation_at_a_released_ones_address_is_not_taken_for_it() -> None:
@@ -61,7 +64,7 @@ def test_a_new_operation_at_a_released_ones_address_is_not_taken_for_it() -> Non
     address = id(first)
     del first
     gc.collect()
-    entry = fast._op_cache.get(address)
+    entry = fast._records._entries.get(address)
     assert entry is None or entry[0]() is None
     impostor = Reducer().apply(new_store(), extraction(claim("s", "uses", "y"), event_id="ev-2")).operations[0]
     copy = impostor.model_copy(update={"payload": {"other": 1}})
@@ -76,7 +79,7 @@ def test_uncached_and_copied_operations_fall_back_to_reference() -> None:
     for op in ops:
         copy = op.model_copy(update={"payload": {**op.payload, "extra": 1}})
         assert fast.operation_text(copy) == _reference(copy)
-    fast._op_cache.clear()
+    fast._records.clear()
     for op in ops:
         assert fast.operation_text(op) == _reference(op)
 
@@ -117,20 +120,19 @@ def test_extraction_payload_is_encoded_once_for_sealing_and_the_stored_record(
     its one encoding, and each equals the reference text."""
     result = extraction(claim("s", "uses", "x"), event_id="ev-shared")
     sealed: list[bytes | None] = []
-    seal_in_c = fast._seal_operation
+    seal = fast.seal_operation
 
-    def spy(fields: dict[str, Any], payload_text: bytes | None) -> Any:
+    def spy(fields: dict[str, Any], payload_text: bytes | None = None) -> Any:
         sealed.append(payload_text)
-        return seal_in_c(fields, payload_text)
+        return seal(fields, payload_text)
 
-    monkeypatch.setattr(fast, "_seal_operation", spy)
+    monkeypatch.setattr(emitter, "seal_operation", spy)
     op = Reducer().apply(new_store(), result).operations[0]
     payload = sealed[0]
     assert isinstance(payload, bytes)  # the shared encoding, not a second walk of the dict
     assert payload == canonical_json(result.model_dump(mode="json")).encode("utf-8")
     assert op.op_type.value == "EXTRACTION_VALIDATED"
-    entry = fast._cache.get(id(result))  # an entry there may be a released object's, at the same address
-    assert entry is None or entry[0]() is not result  # not kept for the result: nobody may read it
+    assert fast._snapshots.get(result) is None  # not kept for the result: nobody may read it
     assert op.checksum == op.compute_checksum()
     assert fast.operation_text(op) == _reference(op)
 
