@@ -486,7 +486,7 @@ def test_a_node_document_opensearch_refuses_is_dead_lettered_and_the_rest_indexe
     got = dep.run_until_idle(expect_events=len(good))
     refused = [d for d in got["dead_letters"] if d["reason_code"] == "index_rejected"]
     assert refused and all(d["source"] == dep.topics.nodes for d in refused)
-    assert {json.loads(d["original"])["node_id"] for d in refused} == conditional
+    assert {json.loads(d["masked"])["node_id"] for d in refused} == conditional
     # The log is complete (every operation and snapshot in ClickHouse) ...
     assert {(a, b) for a, b in got["operations"]} == ops
     assert got["nodes"] == nodes
