@@ -52,7 +52,7 @@ from epistream.runner import EmbeddedRunner
 from extractors.base import get_extractor
 from schemas.settings import Settings
 from sinks.clickhouse import OperationLog
-from sinks.embedded_index import embedded_text
+from sinks.documents import embedded_text, excerpt_document
 from sinks.embedding import Embedder, default_embedder, uses_all_cores
 from streams import agents
 from streams.runtime import tune_gc_for_throughput
@@ -106,20 +106,24 @@ def run_pipeline(
     start, cpu = time.perf_counter(), time.process_time()
     report = runner.ingest_lines(data, source=name)
     elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
-    texts = runner.index.embedded_texts
+    texts = runner.index.embedded_texts + getattr(runner.excerpts, "embedded_texts", 0)
     runner.close()
     assert report.events == len(data), report.as_dict()
     return elapsed, texts, timed.busy_s, cpu
 
 
 def embedded_nodes(data: list[bytes]) -> list[Any]:
-    """The node states the pipeline will have embedded (same extractor and reducer, in memory)."""
+    """The documents the pipeline will have embedded: the claims' node states (same extractor and reducer,
+    in memory) and every message's excerpt with the turns before it."""
     extractor, reducer, store = get_extractor("rules"), Reducer(), InMemoryStateStore()
+    conversations = agents.ConversationContext()
+    excerpts = []
     for raw in data:
         event = agents.admit(raw, source="bench", received_at=datetime.now(UTC))
         if not isinstance(event, agents.Rejected):
             agents.materialize(store, reducer, agents.extract(extractor, event))
-    return list(store.iter_nodes())
+            excerpts.append(excerpt_document(conversations.excerpt(event)))
+    return [*store.iter_nodes(), *excerpts]
 
 
 def _time_embedding(embedder: Embedder, texts: list[str]) -> float:

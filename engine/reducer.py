@@ -175,7 +175,8 @@ class Reducer:
         )
         skipped: list[int] = []
         if result.status == "ok":
-            speaker = _actor(event.speaker or event.role.value, actor_type_for_role(event.role))
+            # the speaker's id as the platform gives it, else its display name, else the role
+            speaker = _actor(event.speaker_id or event.speaker or event.role.value, actor_type_for_role(event.role))
             for index, claim in enumerate(result.claims):
                 try:
                     self._check_creatable(claim)
@@ -295,10 +296,12 @@ class Reducer:
             "evidence_span": claim.evidence_span,
             "asserted_by": speaker,
             "role": event.role,
+            "speaker": event.speaker,
             "session_id": event.session_id,
             "conversation_id": event.conversation_id,
             "valid_from": valid_from,
             "valid_to": valid_to,
+            "event_dates": claim.event_dates,
             "recorded_at": at,
             "created_at": at,
             "updated_at": at,

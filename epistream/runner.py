@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import shutil
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
@@ -52,7 +53,7 @@ from schemas.claims import ExtractionResult
 from schemas.commands import CommandBase
 from schemas.common import ScopeRef
 from schemas.enums import EdgeType, NodeType
-from schemas.errors import DataDirLocked, EpistreamError, ReadOnlyRunner
+from schemas.errors import DataDirLocked, EpistreamError, IntegrityError, ReadOnlyRunner
 from schemas.events import ConversationEvent
 from schemas.nodes import Edge, MemoryNode
 from schemas.operations import Operation
@@ -61,11 +62,19 @@ from schemas.retrieval import RetrievalRequest, RetrievalResponse, WorldContext
 from schemas.search import SearchBackend
 from schemas.settings import Settings
 from sinks.clickhouse import OperationLog
+from sinks.documents import excerpt_alias, excerpt_document
 from sinks.embedded_index import EmbeddedIndex
 from sinks.embedding import Embedder, default_embedder, uses_all_cores
 from streams import agents
 from streams.extract_pool import ExtractionPool
 from streams.extract_pool import results as extraction_results
+
+
+def excerpt_documents(log: OperationLog, turns: int) -> Iterator[MemoryNode]:
+    """The excerpt document of every stored event, each session read in time order (its turns before it)."""
+    context = agents.ConversationContext(turns, sessions=1)  # sessions come one after the other
+    for stored in log.stream_events(by_session=True):
+        yield excerpt_document(context.excerpt(stored.as_event()))
 
 
 class RunnerIndex(SearchBackend, Protocol):
@@ -275,6 +284,7 @@ class EmbeddedRunner:
         log: OperationLog | None = None,
         clock: Callable[[], datetime] | None = None,
         search_index: RunnerIndex | None = None,
+        excerpt_index: RunnerIndex | None = None,
     ) -> None:
         self.settings = settings or load_settings()
         self.data_dir = Path(data_dir if data_dir is not None else self.settings.data_dir).resolve()
@@ -287,7 +297,12 @@ class EmbeddedRunner:
             #: Distributed: the workers write, this runner reads the log and index they share.
             self.reads_shared = self.settings.api_mode == "distributed"
             self.embedder = embedder or default_embedder(self.settings.embedder)
+            self._rebuild: set[str] = set()
+            #: The last turns of each session, for the excerpts' context (see ``agents.ConversationContext``).
+            self._conversations = agents.ConversationContext(self.settings.excerpt_context_turns)
             self.index: RunnerIndex = search_index or self._open_index()
+            #: Source excerpts (what was said), a collection of their own beside the claims.
+            self.excerpts: RunnerIndex = excerpt_index or self._open_index(excerpts=True, beside=search_index)
             self.extractor = extractor or get_extractor(self.settings.extractor, self.settings)
             #: The configured rule extractor may run in processes of its own (see _extraction_pool);
             #: an extractor passed in (or set later) always runs here.
@@ -301,19 +316,94 @@ class EmbeddedRunner:
             self._gathered_rows = 0
             if not self.reads_shared:
                 self._load_state()
-            self.retriever = Retriever(ResolvedBackend(self.index, self.store.get_node), clock=self._clock)
+                self._repair_projections()
+            self.retriever = Retriever(
+                ResolvedBackend(self.index, self.store.get_node), clock=self._clock, excerpts=self.excerpts
+            )
         except BaseException:
             self._lock.release()
             raise
 
     # ---------------------------------------------------------------- lifecycle
-    def _open_index(self) -> RunnerIndex:
+    def _open_index(self, *, excerpts: bool = False, beside: RunnerIndex | None = None) -> RunnerIndex:
+        """The claims' index, or (``excerpts``) the excerpts' collection beside it: the same backend, the
+        alias ``<alias>-excerpts`` beside an OpenSearch alias, ``excerpts/`` beside ``index/``."""
+        alias_of = getattr(beside, "alias", None)
+        if excerpts and isinstance(alias_of, str):
+            from sinks.opensearch_index import OpenSearchIndex
+
+            assert isinstance(beside, OpenSearchIndex)
+            return OpenSearchIndex(beside.client, excerpt_alias(alias_of), self.embedder,
+                                   refresh_interval=self.settings.opensearch_refresh_interval)  # fmt: skip
         url = self.settings.opensearch_url
         if not url:
-            return EmbeddedIndex(self.data_dir / "index", self.embedder)
+            path = self.data_dir / ("excerpts" if excerpts else "index")
+            try:
+                return EmbeddedIndex(path, self.embedder)
+            except IntegrityError as exc:
+                if exc.code != "index_format":
+                    raise
+                # an index written by another version of this code: a projection, rebuilt from the log
+                shutil.rmtree(path)
+                self._rebuild.add("excerpts" if excerpts else "claims")
+                return EmbeddedIndex(path, self.embedder)
         from sinks.opensearch_index import OpenSearchIndex  # the embedded default needs no client
 
-        return OpenSearchIndex.from_settings(self.settings, self.embedder, url=url)
+        alias = excerpt_alias(self.settings.opensearch_index) if excerpts else None
+        return OpenSearchIndex.from_settings(self.settings, self.embedder, url=url, alias=alias)
+
+    def _repair_projections(self) -> None:
+        """Rebuild an index that another version's format made unreadable, or the excerpts of a data
+        directory written before excerpts existed (raw events but an empty collection)."""
+        fresh_collection = isinstance(self.excerpts, EmbeddedIndex) and not len(self.excerpts)
+        if fresh_collection and len(self.store):  # a store with nodes has events to quote
+            self._rebuild.add("excerpts")
+        if "claims" in self._rebuild:
+            self._upsert_in_chunks(self.index, list(self.store.iter_nodes()))
+        if "excerpts" in self._rebuild:
+            self.rebuild_excerpts()
+        self._rebuild.clear()
+
+    def rebuild_excerpts(self) -> int:
+        """Index the excerpt of every stored event again (from ``raw_events``); returns how many."""
+        count = 0
+        batch: list[MemoryNode] = []
+        for doc in excerpt_documents(self.log, self.settings.excerpt_context_turns):
+            batch.append(doc)
+            if len(batch) >= 1024:
+                count += self._upsert_in_chunks(self.excerpts, batch)
+                batch = []
+        count += self._upsert_in_chunks(self.excerpts, batch)
+        self.excerpts.commit()
+        return count
+
+    def rebuild_indexes(self) -> dict[str, int]:
+        """Empty both embedded indexes and fill them again from the state and the raw events.
+
+        The indexes are projections of the log; this is what repairs one that is damaged or behind,
+        and what applies an indexing change (another embedder, another context length) to all.
+        """
+        self._require_writer()
+        for name, index in (("index", self.index), ("excerpts", self.excerpts)):
+            if not isinstance(index, EmbeddedIndex):
+                raise EpistreamError("rebuild-index of a shared OpenSearch index goes through its own command",
+                                     code="not_embedded")  # fmt: skip
+            index.close()
+            shutil.rmtree(self.data_dir / name, ignore_errors=True)
+        self.index = EmbeddedIndex(self.data_dir / "index", self.embedder)
+        self.excerpts = EmbeddedIndex(self.data_dir / "excerpts", self.embedder)
+        self.retriever = Retriever(
+            ResolvedBackend(self.index, self.store.get_node), clock=self._clock, excerpts=self.excerpts
+        )
+        claims = self._upsert_in_chunks(self.index, list(self.store.iter_nodes()))
+        return {"claims": claims, "excerpts": self.rebuild_excerpts()}
+
+    @staticmethod
+    def _upsert_in_chunks(index: RunnerIndex, nodes: Sequence[MemoryNode], size: int = 1024) -> int:
+        for start in range(0, len(nodes), size):
+            index.upsert(nodes[start : start + size])
+        index.commit()
+        return len(nodes)
 
     def _load_state(self) -> None:
         """Fold the log: the same ``apply_operation`` the reducer uses, so start-up state is exact."""
@@ -322,11 +412,16 @@ class EmbeddedRunner:
             apply(op)
 
     def close(self) -> None:
+        """Flush and release everything; a second call does nothing."""
+        if getattr(self, "_closed", False):
+            return
+        self._closed = True
         try:
             if self._pool is not None:
                 self._pool.close()
-            self.index.commit()
-            self.index.close()
+            for index in (self.index, self.excerpts):
+                index.commit()
+                index.close()
             if self._owns_log:
                 self.log.close()
         finally:
@@ -355,6 +450,7 @@ class EmbeddedRunner:
             finally:  # what was reduced reaches the log, even when a later batch failed
                 writer.submit(self._write_gathered)
         self.index.commit()
+        self.excerpts.commit()
         return report
 
     def _ingest_lines(
@@ -451,6 +547,7 @@ class EmbeddedRunner:
             finally:
                 writer.submit(self._write_gathered)
         self.index.commit()
+        self.excerpts.commit()
         return report
 
     def _process(
@@ -536,6 +633,9 @@ class EmbeddedRunner:
         for g in gathered:
             if g.operations:
                 self.index.upsert(g.nodes)
+        if fresh:
+            said = [self._conversations.excerpt(e) for e in fresh]
+            self.excerpts.upsert([excerpt_document(x) for x in said])
 
     def _write_log(self, operations: Sequence[Operation], nodes: Sequence[MemoryNode]) -> None:
         if operations:

@@ -235,7 +235,7 @@ class LLMExtractor:
         self, event: ConversationEvent, proposals: Sequence[dict[str, Any]], rejected: list[RejectedClaim]
     ) -> ExtractionResult:
         try:
-            ctx = SourceText(event.content)
+            ctx = SourceText(event.text)
             outcome = validate_with_context(event, proposals, ctx, grounding_method=self.grounding_method)
             recovered = recover_speech_acts(event, proposals, outcome, ctx, grounding_method=self.grounding_method)
         except Exception as exc:

@@ -55,5 +55,5 @@ Questions, greetings and small talk state nothing: return an empty list. Never c
 def build_messages(event: ConversationEvent) -> list[dict[str, str]]:
     """System instructions plus the message, delimited so quotes come from the content only."""
     speaker = f"\nSpeaker: {event.speaker}" if event.speaker else ""
-    user = f"Role: {event.role.value}{speaker}\nMessage (between the markers):\n<<<\n{event.content}\n>>>"
+    user = f"Role: {event.role.value}{speaker}\nMessage (between the markers):\n<<<\n{event.text}\n>>>"
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]

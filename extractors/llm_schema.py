@@ -217,7 +217,7 @@ def grounding_problems(event: ConversationEvent, claims: list[LLMClaim], *, grou
     already has its own output, and these lines also reach error logs.
     """
     lines: list[str] = []
-    source = SourceText(event.content)  # segment the message once, not once per claim
+    source = SourceText(event.text)  # segment the message once, not once per claim
     for index, claim in enumerate(claims):
         outcome = validate_with_context(event, [claim.to_claim_dict()], source, grounding_method=grounding_method)
         for rejection in outcome.rejected:

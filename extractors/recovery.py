@@ -76,7 +76,7 @@ def recover_speech_acts(
     if not names:
         return []
     recovered: list[Claim] = []
-    for m in SPEECH_ACT.finditer(event.content):
+    for m in SPEECH_ACT.finditer(event.text):
         clause = m.group(0)
         cue_text = m.group("cue")
         if _NEGATED.search(clause[: m.start("cue") - m.start() + len(cue_text)]):

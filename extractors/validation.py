@@ -57,6 +57,7 @@ from typing import Any, Final
 from pydantic import ValidationError
 
 from extractors import reasons
+from extractors.dates import TimeMention, find_times, local_time
 from extractors.secrets import (
     SecretMatch,
     find_secrets,
@@ -208,6 +209,14 @@ class SourceText:
 
     def text(self, span: Span) -> str:
         return self.content[span.start : span.end]
+
+    def times(self, event: ConversationEvent) -> list[TimeMention]:
+        """The message's time expressions, resolved against its sender's local time (once per event)."""
+        key = (3, "")
+        if key not in self._memo:
+            self._memo[key] = find_times(self.content, local_time(event.occurred_at, event.utc_offset_minutes))
+        found: list[TimeMention] = self._memo[key]
+        return found
 
     def run_text(self, idxs: list[int]) -> str:
         """Exact source text from the first to the last of consecutive sentences."""
@@ -572,6 +581,12 @@ def _validate_one(
     run = _shortest_run(ctx, claim, base_idx, speaker)
     run_idx = ctx.with_qualifiers(run) if run is not None else sent_idx
     claim_text = ctx.run_text(run_idx)
+    times = ctx.times(event)
+    if times:
+        lo, hi = ctx.sentences[run_idx[0]].span.start, ctx.sentences[run_idx[-1]].span.end
+        dates = tuple(dict.fromkeys(t.resolved for t in times if t.start >= lo and t.end <= hi))
+        if dates:
+            update["event_dates"] = dates
 
     update.update(
         evidence_quote=content[q_start:q_end] if ctx.secret_free else mask(content[q_start:q_end])[0],
@@ -625,4 +640,4 @@ def validate_claims(
     grounding_method: str = DEFAULT_GROUNDING_METHOD,
 ) -> ValidationOutcome:
     """Split proposals into accepted (rewritten) and rejected claims; see the module docstring."""
-    return validate_with_context(event, proposed, SourceText(event.content), grounding_method=grounding_method)
+    return validate_with_context(event, proposed, SourceText(event.text), grounding_method=grounding_method)

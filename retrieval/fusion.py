@@ -39,6 +39,9 @@ class FusionConfig:
     temporal_lambda: float = 0.02
     tie_break_scale: float = 1e-11
     decimals: int = 10
+    #: For a question asking when: a candidate whose text says when (``event_dates``) weighs up to
+    #: ``1 + dated_boost``. 0 (the claims' RRF v2 of PRME-FACTS §6.3 has no such factor) disables it.
+    dated_boost: float = 0.0
 
     def __post_init__(self) -> None:
         if not 1 <= self.k <= 10_000:
@@ -155,6 +158,7 @@ def fuse(
     current_state: bool = False,
     time_window: TimeWindow | None = None,
     config: FusionConfig | None = None,
+    asks_when: bool = False,
 ) -> list[Fused]:
     """Score and order the pool. Candidates on no channel score 0 and stay out of the normalisation pool.
 
@@ -177,6 +181,8 @@ def fuse(
             i: 1.0 + cfg.temporal_boost * temporal_affinity(by_id[i].node, time_window, cfg.temporal_lambda)
             for i in pool
         }
+    if asks_when and cfg.dated_boost > 0:
+        factor_raw["dated"] = {i: 1.0 + cfg.dated_boost * bool(by_id[i].node.event_dates) for i in pool}
     if current_state and cfg.recency_boost > 0 and pool:
         newest = max(memory_time(by_id[i].node) for i in pool)
         boost: dict[str, float] = {}

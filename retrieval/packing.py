@@ -29,6 +29,7 @@ from engine.filters import condition_state_of
 from schemas.enums import ACTIVE_LIFECYCLE_STATES, EpistemicType, LifecycleState, NodeType, Polarity
 from schemas.nodes import MemoryNode
 from schemas.retrieval import Exclusion, Representation
+from sinks.documents import is_excerpt
 
 SECTION_ORDER = (
     "system_instructions",
@@ -38,6 +39,7 @@ SECTION_ORDER = (
     "recent_decisions",
     "active_tasks",
     "summaries",
+    "what_was_said",
     "provenance_refs",
 )
 _HEADERS = {
@@ -48,6 +50,7 @@ _HEADERS = {
     "recent_decisions": "## recent_decisions",
     "active_tasks": "## active_tasks",
     "summaries": "## summaries",
+    "what_was_said": "## what_was_said (quotes of messages, not facts: who said what, and when)",
     "provenance_refs": "## provenance_refs",
 }
 _LEVELS = (Representation.FULL, Representation.STRUCTURED, Representation.KEY_VALUE, Representation.REFERENCE)
@@ -183,8 +186,26 @@ def _structured_text(node: MemoryNode, preview: int | None = None) -> str:
     return " ".join(part for part in (node.subject, verb, obj) if part)
 
 
+def _excerpt_line(item: PackItem, level: Representation) -> str:
+    """A quote, never a claim: who said it (and as what), when, the dates it speaks of, the words."""
+    doc = item.node
+    ident = f"id:{doc.node_id}"
+    said = doc.valid_from.date().isoformat()
+    if level in (Representation.REFERENCE, Representation.KEY_VALUE):
+        return f"- excerpt {said} {ident}"
+    role = doc.role.value if doc.role is not None else "unknown"
+    who = f"{doc.speaker} ({role})" if doc.speaker else role
+    about = f" (about {', '.join(doc.event_dates)})" if doc.event_dates else ""
+    text = _clean(doc.content)
+    if level is Representation.STRUCTURED and len(text) > PREVIEW_CHARS:
+        text = text[:PREVIEW_CHARS].rstrip() + "…"
+    return f"- {who} on {said}{about}: “{text}” | {ident}"
+
+
 def render_line(item: PackItem, level: Representation) -> str:
     node = item.node
+    if is_excerpt(node):
+        return _excerpt_line(item, level)
     head = " ".join(["-", *tags(item)])
     ident = f"id:{node.node_id}"
     confidence = item.confidence if item.confidence is not None else node.confidence
@@ -212,6 +233,8 @@ def _provenance_line(item: PackItem) -> str:
 
 def _section(item: PackItem) -> str:
     node = item.node
+    if is_excerpt(node):
+        return "what_was_said"
     if item.group or item.contradicts_ids or item.conflict_flag or node.lifecycle is LifecycleState.CONTESTED:
         return "contested_claims"
     if node.node_type is NodeType.INSTRUCTION:
@@ -229,6 +252,8 @@ def _section(item: PackItem) -> str:
 
 def _tier(item: PackItem) -> int:
     node = item.node
+    if is_excerpt(node):
+        return 3  # after every claim: what was said backs the facts, it does not replace them
     if node.node_type is NodeType.INSTRUCTION:
         return 0
     if node.salience >= 1.0 or (node.node_type is NodeType.TASK and node.lifecycle in ACTIVE_LIFECYCLE_STATES):
@@ -324,7 +349,8 @@ def _place(plan: Sequence[tuple[_Unit, Sequence[Representation]]], budget: int, 
     for unit, levels in plan:
         for level in levels:
             lines = _unit_lines(unit, level)
-            refs = [_provenance_line(m) for m in unit.items if level in _TEXT_LEVELS and m.node.evidence_refs]
+            refs = [_provenance_line(m) for m in unit.items
+                    if level in _TEXT_LEVELS and m.node.evidence_refs and not is_excerpt(m.node)]  # fmt: skip
             extra = sum(cost(line) for line in lines) + sum(cost(line) for line in refs)
             if unit.section not in state.open_sections:
                 extra += cost(_HEADERS[unit.section])
@@ -339,13 +365,17 @@ def _place(plan: Sequence[tuple[_Unit, Sequence[Representation]]], budget: int, 
             if refs:
                 state.open_sections.add("provenance_refs")
                 state.body["provenance_refs"] += refs
-                state.section_ids["provenance_refs"] += [m.node.node_id for m in unit.items if m.node.evidence_refs]
+                state.section_ids["provenance_refs"] += [m.node.node_id for m in refs_of(unit)]
             for member in unit.items:
                 state.placed[member.node.node_id] = level
             break
         else:
             state.dropped.append(unit)
     return state
+
+
+def refs_of(unit: _Unit) -> list[PackItem]:
+    return [m for m in unit.items if m.node.evidence_refs and not is_excerpt(m.node)]
 
 
 def _overflow_plan(

@@ -68,6 +68,14 @@ _NAMED = re.compile(
 )
 
 
+#: A question whose answer is a time: "when did…", "what day…", "how long after…".
+_ASKS_WHEN = re.compile(
+    r"\b(?:when|what\s+(?:day|date|time|month|year|week)|which\s+(?:day|date|month|year|week)"
+    r"|how\s+long\s+(?:ago|after|before|since)|how\s+many\s+(?:days|weeks|months|years))\b",
+    re.IGNORECASE,
+)
+
+
 @dataclass(frozen=True)
 class QueryAnalysis:
     intent: Intent
@@ -75,6 +83,8 @@ class QueryAnalysis:
     time_window: TimeWindow | None
     #: Each recognised signal as ``KIND:text``, e.g. ``ABSOLUTE:2024-05-01``, ``RELATIVE:last week``.
     signals: tuple[str, ...] = field(default_factory=tuple)
+    #: The answer is a time ("when did…"): what says when something happened answers it.
+    asks_when: bool = False
 
 
 def _day_start(when: datetime) -> datetime:
@@ -175,5 +185,8 @@ def analyze_query(query: str, reference_time: datetime) -> QueryAnalysis:
         intent = Intent.SEMANTIC
     if current:
         signals = [*signals, "CURRENT_STATE"]
+    asks_when = _ASKS_WHEN.search(query) is not None
+    if asks_when:
+        signals = [*signals, "ASKS_WHEN"]
     return QueryAnalysis(intent=intent, current_state=current and window is None, time_window=window,
-                         signals=tuple(signals))
+                         signals=tuple(signals), asks_when=asks_when)

@@ -30,6 +30,10 @@ class ResolvedBackend:
     def vector(self, query: str, flt: SearchFilter, k: int) -> list[SearchHit]:
         return self._backend.vector(query, flt, k)
 
+    def cited(self, event_ids: Sequence[str], flt: SearchFilter, limit: int = 1000) -> list[MemoryNode]:
+        found = self._backend.cited(event_ids, flt, limit)
+        return [self._lookup(n.node_id) or n for n in found]
+
     def get(self, node_ids: Sequence[str]) -> list[MemoryNode]:
         found = [self._lookup(node_id) for node_id in node_ids]
         missing = [node_id for node_id, node in zip(node_ids, found, strict=True) if node is None]

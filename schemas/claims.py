@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import Field, JsonValue, model_validator
 
-from schemas.common import Contract, ExternalId, Probability, ScopeRef, UtcDatetime
+from schemas.common import Contract, ExternalId, Probability, ScopeRef, UtcDatetime, added_field
 from schemas.enums import EpistemicType, NodeType, Polarity, Role, SourceType, TemporalIntent
 from schemas.events import ConversationEvent
 
@@ -54,6 +54,8 @@ class Claim(Contract):
     quantity: Quantity | None = None
     suggested_scope: str | None = None
     metadata: dict[str, JsonValue] = Field(default_factory=dict)
+    #: Dates the claim's sentence refers to, resolved against the message's time (set by validation).
+    event_dates: tuple[str, ...] = added_field((), max_length=8)
 
     @model_validator(mode="after")
     def _shape(self) -> Claim:
@@ -87,6 +89,7 @@ class EventRef(ScopeRef):
     session_id: ExternalId | None = None
     role: Role
     speaker: str | None = None
+    speaker_id: ExternalId | None = added_field()
     occurred_at: UtcDatetime
     recorded_at: UtcDatetime
     content_sha256: str
@@ -107,6 +110,7 @@ class EventRef(ScopeRef):
             "session_id": event.session_id,
             "role": event.role,
             "speaker": event.speaker,
+            "speaker_id": event.speaker_id,
             "occurred_at": event.occurred_at,
             "recorded_at": event.recorded_at,
             "content_sha256": content_sha256 if content_sha256 is not None else event.content_sha256,

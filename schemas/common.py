@@ -28,6 +28,21 @@ UtcDatetime = Annotated[datetime, AfterValidator(to_utc)]
 Probability = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
 
 
+def added_field(default: Any = None, **kwargs: Any) -> Any:
+    """A field added to a contract after records of it were sealed: left out of its JSON while unset.
+
+    Operations are checksummed over their canonical JSON, and verifying a stored one re-encodes the
+    node snapshots, edges and payloads it holds. A new field written as ``null`` (or ``[]``) would
+    change the text of every record sealed before it existed; omitted while it holds its default,
+    old records keep their exact text and checksum, and the same input still gives the same bytes.
+    """
+    factory = kwargs.get("default_factory")
+    if factory is not None:
+        empty = factory()
+        return Field(exclude_if=lambda value: value == empty, **kwargs)
+    return Field(default=default, exclude_if=lambda value: value == default, **kwargs)
+
+
 class Contract(BaseModel):
     """Strict-ish, immutable, JSON round-trippable base for every contract."""
 

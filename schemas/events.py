@@ -8,18 +8,21 @@ reason code, so dead-letter records and API errors say the same thing.
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from typing import Any, Final, Literal
 
-from pydantic import Field, JsonValue, ValidationError, ValidationInfo, field_validator
+from pydantic import Field, JsonValue, ValidationError, ValidationInfo, field_validator, model_validator
 
 from schemas.canonical import sha256_hex
-from schemas.common import ExternalId, ScopeRef, UtcDatetime
+from schemas.common import Contract, ExternalId, ScopeRef, UtcDatetime, added_field
 from schemas.enums import Role
 from schemas.errors import InvalidEvent
 
 DEFAULT_MAX_CONTENT_BYTES: Final = 32 * 1024
 MAX_METADATA_BYTES: Final = 16 * 1024
 MAX_METADATA_KEYS: Final = 64
+#: Attachments a message may describe (shared photos, files): their captions are part of its text.
+MAX_ATTACHMENTS: Final = 16
 #: Hard ceiling on one serialized event, whatever the content limit says.
 MAX_EVENT_BYTES: Final = 1024 * 1024
 
@@ -45,6 +48,27 @@ class EventCodes:
     SCHEMA_VIOLATION = "schema_violation"
 
 
+class Attachment(Contract):
+    """Something shared with a message, as the platform describes it (the bytes never come here).
+
+    Its ``caption`` (or ``alt_text``) is part of what the message says: "look 👇" with a photo
+    captioned "our new puppy, a beagle" tells memory about a beagle.
+    """
+
+    kind: str = Field(default="file", min_length=1, max_length=32, description="image, file, audio, video, link…")
+    caption: str | None = Field(default=None, max_length=2000)
+    alt_text: str | None = Field(default=None, max_length=2000)
+    name: str | None = Field(default=None, max_length=256, description="File name, if any.")
+
+    @property
+    def description(self) -> str | None:
+        """The text that describes it: the caption, else the alt text (blank counts as none)."""
+        for value in (self.caption, self.alt_text):
+            if value is not None and value.strip():
+                return value.strip()
+        return None
+
+
 class ConversationEvent(ScopeRef):
     """One message in a conversation, as published to ``conversation.events``."""
 
@@ -53,17 +77,33 @@ class ConversationEvent(ScopeRef):
     conversation_id: ExternalId | None = None
     session_id: ExternalId | None = None
     role: Role
+    #: Who wrote the message, as the platform names them: a display name (``speaker``) and a stable
+    #: id (``speaker_id``). Taken as given, never inferred from the text.
     speaker: str | None = Field(default=None, max_length=200)
+    speaker_id: ExternalId | None = added_field()
     content: str
     occurred_at: UtcDatetime
+    #: The sender's UTC offset when the message was written, taken from ``occurred_at`` as sent
+    #: (times are kept in UTC): "yesterday" at 21:30 -04:00 is the sender's day, not UTC's.
+    utc_offset_minutes: int | None = added_field(ge=-18 * 60, le=18 * 60)
     #: Set by the ingestion edge (API, publisher) when the event was accepted;
     #: the reducer uses it as ``recorded_at`` (knowledge time).
     received_at: UtcDatetime | None = None
     metadata: dict[str, JsonValue] = Field(default_factory=dict)
+    attachments: tuple[Attachment, ...] = added_field((), max_length=MAX_ATTACHMENTS)
     #: SHA-256 of ``content`` as the platform sent it, set by admission when masking changed the
     #: content (the original is never kept). Omitted while unset, so an event without secrets
     #: serializes as before.
-    source_sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$", exclude_if=lambda v: v is None)
+    source_sha256: str | None = added_field(None, pattern=r"^[0-9a-f]{64}$")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _sender_offset(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("utc_offset_minutes") is None:
+            offset = _offset_minutes(data.get("occurred_at"))
+            if offset is not None:
+                data = {**data, "utc_offset_minutes": offset}
+        return data
 
     @field_validator("content")
     @classmethod
@@ -88,8 +128,32 @@ class ConversationEvent(ScopeRef):
         return self.source_sha256 if self.source_sha256 is not None else sha256_hex(self.content)
 
     @property
+    def text(self) -> str:
+        """What the message says: its content, then one line per described attachment (``[image: …]``).
+
+        Extraction quotes from this text and the message's excerpt shows it, so a claim taken from a
+        caption cites the caption.
+        """
+        described = [(a.kind, a.description) for a in self.attachments]
+        lines = [f"[{kind}: {text}]" for kind, text in described if text]
+        return "\n".join([self.content, *lines]) if lines else self.content
+
+    @property
     def recorded_at(self) -> UtcDatetime:
         return self.received_at or self.occurred_at
+
+
+def _offset_minutes(value: Any) -> int | None:
+    """The UTC offset of a timestamp as sent (None when it has none or cannot be read)."""
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value.replace("Z", "+00:00").replace("z", "+00:00"))
+        except ValueError:
+            return None
+    if isinstance(value, datetime):
+        offset = value.utcoffset()
+        return None if offset is None else int(offset.total_seconds() // 60)
+    return None
 
 
 def _code_for(error: ValidationError) -> tuple[str, str]:

@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import Field, JsonValue
 
 from schemas.claims import EvidenceSpan
-from schemas.common import ActorRef, Contract, ScopeRef, UtcDatetime
+from schemas.common import ActorRef, Contract, ScopeRef, UtcDatetime, added_field
 from schemas.enums import (
     ConditionState,
     DecayProfile,
@@ -61,10 +61,15 @@ class MemoryNode(ScopeRef):
     evidence_span: EvidenceSpan | None = None
     asserted_by: ActorRef
     role: Role | None = None
+    #: Who said it, as the source event names them (display name); ``asserted_by`` holds their id.
+    speaker: str | None = added_field()
     session_id: str | None = None
     conversation_id: str | None = None
     valid_from: UtcDatetime
     valid_to: UtcDatetime | None = None
+    #: Dates the claim's text refers to ("yesterday" → the day before the message), see
+    #: ``extractors.dates``; not ``valid_from``, which is when the claim starts to hold.
+    event_dates: tuple[str, ...] = added_field(())
     recorded_at: UtcDatetime
     created_at: UtcDatetime
     updated_at: UtcDatetime

@@ -11,6 +11,7 @@ from pydantic import Field, JsonValue
 from schemas.canonical import derive_id
 from schemas.common import Contract, UtcDatetime
 from schemas.enums import Role, Scope
+from schemas.events import Attachment, ConversationEvent
 
 
 class StoredEvent(Contract):
@@ -31,6 +32,19 @@ class StoredEvent(Contract):
     recorded_at: UtcDatetime
     metadata: dict[str, JsonValue] = Field(default_factory=dict)
     ingested_seq: int = 0
+    speaker_id: str | None = None
+    attachments: tuple[Attachment, ...] = ()
+    utc_offset_minutes: int | None = None
+
+    def as_event(self) -> ConversationEvent:
+        """The event as admitted (its stored, masked content): what excerpts are rebuilt from."""
+        return ConversationEvent.model_construct(
+            tenant_id=self.tenant_id, owner_id=self.owner_id, scope=self.scope, scope_id=self.scope_id,
+            event_id=self.event_id, conversation_id=self.conversation_id, session_id=self.session_id,
+            role=self.role, speaker=self.speaker, speaker_id=self.speaker_id, content=self.content,
+            occurred_at=self.occurred_at, utc_offset_minutes=self.utc_offset_minutes, received_at=self.recorded_at,
+            metadata=self.metadata, attachments=self.attachments,
+        )  # fmt: skip
 
 
 #: Largest number of (masked) bytes a dead letter keeps; its ``original_length`` says how long the input was.

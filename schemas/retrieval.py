@@ -23,6 +23,7 @@ from schemas.enums import (
     LifecycleState,
     NodeType,
     Polarity,
+    Role,
     Scope,
     SourceType,
 )
@@ -95,6 +96,8 @@ class RetrievalRequest(Contract):
     reference_time: UtcDatetime | None = None
     #: In DEFAULT mode, also explain what the epistemic filter removed (costs one extra search pass).
     debug: bool = False
+    #: What to rank: claims and source excerpts together (default), or one kind only.
+    sources: Literal["all", "claims", "excerpts"] = "all"
 
     @model_validator(mode="after")
     def _scope_id_needs_scope(self) -> RetrievalRequest:
@@ -131,6 +134,14 @@ class ScoreTrace(Contract):
 
 
 class RetrievedItem(Contract):
+    """One ranked item: a claim, or an excerpt of what was said (never a fact: ``kind`` says which).
+
+    For an excerpt, ``node_id`` is the excerpt's id, ``subject`` the speaker, ``predicate`` ``said``,
+    ``content`` the message text, ``valid_from`` when it was said, ``event_id`` the message and
+    ``claim_ids`` the claims taken from it.
+    """
+
+    kind: Literal["claim", "excerpt"] = "claim"
     node_id: str
     node_type: NodeType
     subject: str
@@ -155,6 +166,13 @@ class RetrievedItem(Contract):
     flags: tuple[str, ...] = ()
     in_context: bool = False
     representation: Representation | None = None
+    #: Who said it (the source event's display name) and the dates its text refers to.
+    speaker: str | None = None
+    role: Role | None = None
+    event_dates: tuple[str, ...] = ()
+    #: Excerpts only: the message and the claims extracted from it.
+    event_id: str | None = None
+    claim_ids: tuple[str, ...] = ()
 
 
 class Exclusion(Contract):
@@ -306,7 +324,9 @@ class RetrievalReceipt(Contract):
             candidates_generated=response.candidate_count,
             candidates_after_filter=max(0, response.candidate_count - len(removed)),
             included=tuple(
-                ReceiptItem(node_id=i.node_id, version=known.get(i.node_id, 0), score=i.score, in_context=i.in_context)
+                # an excerpt's document has one version: what was said does not change
+                ReceiptItem(node_id=i.node_id, version=1 if i.kind == "excerpt" else known.get(i.node_id, 0),
+                            score=i.score, in_context=i.in_context)
                 for i in response.items
             ),
             excluded=response.excluded,

@@ -81,6 +81,10 @@ class SearchBackend(Protocol):
 
     def get(self, node_ids: Sequence[str]) -> list[MemoryNode]: ...
 
+    def cited(self, event_ids: Sequence[str], flt: SearchFilter, limit: int = 1000) -> list[MemoryNode]:
+        """Documents within ``flt`` whose evidence names one of these events: the claims taken from them."""
+        ...
+
     @property
     def embedding_mismatch(self) -> bool:
         """True when the query embedder differs from the one that built the vectors."""

@@ -44,6 +44,14 @@ class Settings(BaseSettings):
         "when the embedder is light (hash, noop; a model keeps the cores busy itself) (0: none).",
     )
 
+    excerpt_context_turns: int = Field(
+        default=2,
+        ge=0,
+        le=8,
+        description="Turns before a message (same session) its excerpt is found by: a reply is found by what it "
+        "answers. Used for search only; never shown as said. Changing it applies to excerpts indexed afterwards.",
+    )
+
     # --- embeddings --------------------------------------------------------
     embedder: Literal["minilm", "hash", "none"] = "minilm"
 

@@ -27,7 +27,7 @@ from schemas.canonical import sha256_hex
 from schemas.claims import ExtractionResult
 from schemas.enums import OpType, Role, Scope
 from schemas.errors import BackendUnavailable, IntegrityError, QueryRejected, ValidationFailed
-from schemas.events import ConversationEvent
+from schemas.events import Attachment, ConversationEvent
 from schemas.nodes import Edge, MemoryNode
 from schemas.operations import Operation, verify_operation
 from schemas.records import DeadLetter, StoredEvent
@@ -59,6 +59,37 @@ class LogCursor(NamedTuple):
     @classmethod
     def of(cls, op: Operation) -> LogCursor:
         return cls(op.occurred_at, op.caused_by, op.op_index, op.op_id)
+
+
+def _attachments_json(event: ConversationEvent) -> str:
+    """The attachments as stored: admission masked their text already."""
+    if not event.attachments:
+        return "[]"
+    return canonical_text([a.model_dump(mode="json", exclude_none=True) for a in event.attachments])
+
+
+def _stored_event(r: dict[str, Any]) -> StoredEvent:
+    offset = r.get("utc_offset_minutes")
+    return StoredEvent(
+        event_id=r["event_id"],
+        tenant_id=r["tenant_id"],
+        owner_id=r["owner_id"],
+        scope=Scope(r["scope"]),
+        scope_id=_none(r["scope_id"]),
+        conversation_id=_none(r["conversation_id"]),
+        session_id=_none(r["session_id"]),
+        role=Role(r["role"]),
+        speaker=_none(r["speaker"]),
+        speaker_id=_none(r.get("speaker_id", "")),
+        content=r["content"],
+        content_sha256=r["content_sha256"],
+        occurred_at=r["occurred_at"],
+        recorded_at=r["recorded_at"],
+        metadata=json.loads(r["metadata"]),
+        ingested_seq=int(r["ingested_seq"]),
+        attachments=tuple(Attachment.model_validate(a) for a in json.loads(r.get("attachments") or "[]")),
+        utc_offset_minutes=None if offset is None else int(offset),
+    )
 
 
 def chdb_engine_path(data_dir: str | os.PathLike[str]) -> Path:
@@ -237,6 +268,9 @@ class OperationLog:
                     e.recorded_at,
                     canonical_text(e.metadata) if e.metadata else "{}",
                     int(seqs[i]) if seqs is not None else 0,
+                    _opt(e.speaker_id),
+                    _attachments_json(e),
+                    e.utc_offset_minutes,
                 ]
             )
             ids.append(f"{e.tenant_id}/{e.owner_id}/{e.event_id}:{digest}:{stored}")
@@ -632,28 +666,38 @@ class OperationLog:
             " ORDER BY recorded_at, ingested_seq LIMIT 1 BY event_id) ORDER BY occurred_at, event_id"
         )
         rows = self.client.query(sql, parameters={"tenant": tenant, "owner": owner, "ids": list(event_ids)})
-        out: list[StoredEvent] = []
-        for r in rows.named_results():
-            out.append(
-                StoredEvent(
-                    event_id=r["event_id"],
-                    tenant_id=r["tenant_id"],
-                    owner_id=r["owner_id"],
-                    scope=Scope(r["scope"]),
-                    scope_id=_none(r["scope_id"]),
-                    conversation_id=_none(r["conversation_id"]),
-                    session_id=_none(r["session_id"]),
-                    role=Role(r["role"]),
-                    speaker=_none(r["speaker"]),
-                    content=r["content"],
-                    content_sha256=r["content_sha256"],
-                    occurred_at=r["occurred_at"],
-                    recorded_at=r["recorded_at"],
-                    metadata=json.loads(r["metadata"]),
-                    ingested_seq=int(r["ingested_seq"]),
-                )
+        return [_stored_event(r) for r in rows.named_results()]
+
+    def stream_events(self, *, by_session: bool = False, page_size: int = READ_PAGE) -> Iterator[StoredEvent]:
+        """Every stored event once (the first stored copy of an id), in (tenant, owner, event) order, or
+        ``by_session`` in (tenant, owner, session, time) order: what the excerpts are rebuilt from, with
+        each message's preceding turns read just before it.
+        """
+        cols = ", ".join(_EVENT_COLUMNS)
+        session = "if(session_id = '', conversation_id, session_id)"
+        key = (f"tenant_id, owner_id, {session}, occurred_at, event_id" if by_session
+               else "tenant_id, owner_id, event_id")  # fmt: skip
+        after: tuple[Any, ...] | None = None
+        while True:
+            where = f" WHERE ({key}) > {{after:Tuple(String, String, String, DateTime64(6, 'UTC'), String)}}" if (
+                by_session and after is not None) else (
+                f" WHERE ({key}) > {{after:Tuple(String, String, String)}}" if after is not None else "")
+            sql = (
+                f"SELECT {cols}, {session} AS session_key FROM (SELECT {cols} FROM {self._t('raw_events')} FINAL"
+                " ORDER BY tenant_id, owner_id, event_id, recorded_at, ingested_seq"
+                f" LIMIT 1 BY tenant_id, owner_id, event_id){where} ORDER BY {key} LIMIT {{n:UInt32}}"
             )
-        return out
+            params: dict[str, Any] = {"n": page_size}
+            if after is not None:
+                params["after"] = after
+            page = list(self.client.query(sql, parameters=params).named_results())
+            for r in page:
+                yield _stored_event(r)
+            if len(page) < page_size:
+                return
+            last = page[-1]
+            after = ((last["tenant_id"], last["owner_id"], last["session_key"], last["occurred_at"], last["event_id"])
+                     if by_session else (last["tenant_id"], last["owner_id"], last["event_id"]))  # fmt: skip
 
     def list_dead_letters(
         self,
@@ -861,6 +905,9 @@ _EVENT_COLUMNS: Final = (
     "recorded_at",
     "metadata",
     "ingested_seq",
+    "speaker_id",
+    "attachments",
+    "utc_offset_minutes",
 )
 _OP_COLUMNS: Final = (
     "op_id",

@@ -294,13 +294,27 @@ _M5 = Migration(
     ),
 )
 
-#: Migration 6: dead letters keep masked bytes, never the original (which may hold a credential):
+#: Migration 6: what a message's excerpt needs beyond its content: the speaker's id as the platform
+#: gives it, the attachments (kind and caption, as JSON; their text is part of what was said) and the
+#: sender's UTC offset (relative dates in the text are the sender's days). Rows written before it read
+#: back with no speaker id, no attachments and an unknown offset.
+_M6 = Migration(
+    6,
+    "excerpt_columns",
+    (
+        "ALTER TABLE {db}.raw_events ADD COLUMN IF NOT EXISTS speaker_id String DEFAULT ''",
+        "ALTER TABLE {db}.raw_events ADD COLUMN IF NOT EXISTS attachments String DEFAULT '[]' CODEC(ZSTD(1))",
+        "ALTER TABLE {db}.raw_events ADD COLUMN IF NOT EXISTS utc_offset_minutes Nullable(Int16)",
+    ),
+)
+
+#: Migration 7: dead letters keep masked bytes, never the original (which may hold a credential):
 #: the bytes column is renamed for what it holds, the original's SHA-256 and length are added, and
 #: rows written before (which held original bytes) keep only their digest and length — their bytes
 #: are cleared, since SQL cannot mask them; ``source``/``partition``/``offset`` still say where the
 #: original can be re-read while its source retains it.
-_M6 = Migration(
-    6,
+_M7 = Migration(
+    7,
     "dead_letters_masked",
     (
         "ALTER TABLE {db}.dead_letters RENAME COLUMN IF EXISTS original_bytes TO masked_bytes",
@@ -312,7 +326,7 @@ _M6 = Migration(
     ),
 )
 
-MIGRATIONS: Final[tuple[Migration, ...]] = (_M1, _M2, _M3, _M4, _M5, _M6)
+MIGRATIONS: Final[tuple[Migration, ...]] = (_M1, _M2, _M3, _M4, _M5, _M6, _M7)
 
 
 

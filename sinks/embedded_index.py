@@ -59,7 +59,7 @@ from sinks.embedding import Embedder, embedder_identity
 
 log = logging.getLogger(__name__)
 
-FORMAT_VERSION: Final = 1
+FORMAT_VERSION: Final = 2
 #: Filtered sets up to this size are searched exactly (brute force over the set).
 EXACT_LIMIT: Final = 20_000
 #: A query word in more documents than this (and than the fraction below) is "common": it scores but
@@ -126,6 +126,7 @@ _ATTRS: Final[dict[str, Any]] = {
 def _schema() -> tantivy.Schema:
     sb = tantivy.SchemaBuilder()
     sb.add_text_field("node_id", stored=True, tokenizer_name="raw")
+    sb.add_text_field("evidence", stored=False, tokenizer_name="raw")
     sb.add_unsigned_field("key", stored=True, indexed=True, fast=True)
     for name in TEXT_FIELDS:
         sb.add_text_field(name, stored=False, tokenizer_name="en_stem")
@@ -415,6 +416,8 @@ class EmbeddedIndex:
         doc.add_unsigned("key", key)
         for name, text in lexical_texts(node).items():
             doc.add_text(name, text)
+        for ref in node.evidence_refs:
+            doc.add_text("evidence", ref)
         doc.add_text("tenant_id", node.tenant_id)
         doc.add_text("owner_id", node.owner_id)
         doc.add_text("scope", node.scope.value)
@@ -671,6 +674,21 @@ class EmbeddedIndex:
     def get(self, node_ids: Sequence[str]) -> list[MemoryNode]:
         self._soft_commit()
         return self._fetch(node_ids)
+
+    def cited(self, event_ids: Sequence[str], flt: SearchFilter, limit: int = 1000) -> list[MemoryNode]:
+        """Documents within ``flt`` whose evidence names one of these events (the claims taken from them)."""
+        wanted = sorted(set(event_ids))
+        if not wanted:
+            return []
+        self._soft_commit()
+        query = tantivy.Query.boolean_query([
+            (tantivy.Occur.Must, self._filter_query(flt)),
+            (tantivy.Occur.Must, tantivy.Query.term_set_query(self._schema, "evidence", wanted)),
+        ])
+        searcher = self._tindex.searcher()
+        hits = searcher.search(query, limit=limit, count=False).hits
+        nodes = [MemoryNode.model_validate_json(bytes(searcher.doc(address)["node"][0])) for _s, address in hits]
+        return sorted(nodes, key=lambda n: n.node_id)
 
     def _filter_query(self, flt: SearchFilter) -> tantivy.Query:
         s = self._schema

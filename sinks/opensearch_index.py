@@ -159,6 +159,7 @@ def node_document(
         "created_at": node.created_at.isoformat(),
         "updated_at": node.updated_at.isoformat(),
         "content_hash": embedded_text_hash(node),
+        "evidence_refs": list(node.evidence_refs),
         "node": node.to_json_dict(),
     }
     if vector is not None:
@@ -545,6 +546,24 @@ class OpenSearchIndex:
                 continue
             out.append(MemoryNode.model_validate(src["node"]))
         return out
+
+    def cited(self, event_ids: Sequence[str], flt: SearchFilter, limit: int = 1000) -> list[MemoryNode]:
+        """Documents within ``flt`` whose evidence names one of these events (the claims taken from them)."""
+        wanted = sorted(set(event_ids))
+        if not wanted:
+            return []
+        clauses = [*filter_clauses(flt), {"terms": {"evidence_refs": wanted}}]
+        body = {"query": {"bool": {"filter": clauses}}, "size": limit, "sort": [{"node_id": "asc"}]}
+        with guarded("cited", index=self.alias):
+            result = self.client.search(
+                index=self.alias,
+                body=body,
+                params={"filter_path": "hits.hits._source.node,timed_out", "_source_includes": "node"},
+                request_timeout=self.timeout,
+            )
+        if result.get("timed_out"):
+            raise BackendUnavailable("OpenSearch cited timed out", operation="cited", error_type="timed_out")
+        return [MemoryNode.model_validate(h["_source"]["node"]) for h in result.get("hits", {}).get("hits", [])]
 
     def owner_nodes(
         self,

@@ -24,7 +24,7 @@ from sinks.opensearch_client import guarded, server_error_type
 
 DEFAULT_ALIAS = "epistream-nodes"
 #: Increment when the mapping below changes shape; recorded in the index ``_meta``.
-MAPPING_SCHEMA = 1
+MAPPING_SCHEMA = 2
 VECTOR_FIELD = "embedding"
 VECTOR_ENGINE = "lucene"
 VECTOR_SPACE = "cosinesimil"
@@ -45,6 +45,7 @@ KEYWORD_FIELDS = (
     "content_hash",
     "embedding_model",
     "embedding_model_version",
+    "evidence_refs",
 )
 DATE_FIELDS = ("valid_from", "valid_to", "recorded_at", "created_at", "updated_at")
 
@@ -256,6 +257,7 @@ def ensure_index(
     existing = current_index(client, alias, timeout=timeout)
     if existing is not None:
         sync_refresh_interval(client, existing, refresh_interval, timeout=timeout)
+        add_new_fields(client, existing, dimension, timeout=timeout)
         return existing
     name = create_version(
         client,
@@ -274,6 +276,20 @@ def ensure_index(
             request_timeout=timeout,
         )
     return name
+
+
+def add_new_fields(client: OpenSearch, index: str, dimension: int, *, timeout: float = 30.0) -> None:
+    """Add the fields a newer mapping has to an index created by an older one (adding fields is allowed
+    in place; documents written before them lack the field until ``epistream rebuild-index``)."""
+    props = mappings(dimension)["properties"]
+    with guarded("get_mapping", index=index):
+        found = client.indices.get_mapping(index=index, request_timeout=timeout)
+    body: dict[str, Any] = next(iter(found.values()), {})
+    have: dict[str, Any] = body.get("mappings", {}).get("properties", {})
+    missing = {name: spec for name, spec in props.items() if name not in have and name != VECTOR_FIELD}
+    if missing:
+        with guarded("put_mapping", index=index):
+            client.indices.put_mapping(index=index, body={"properties": missing}, request_timeout=timeout)
 
 
 def sync_refresh_interval(client: OpenSearch, index: str, refresh_interval: str, *, timeout: float = 30.0) -> None:

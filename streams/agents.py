@@ -9,6 +9,7 @@ in-process holds on Kafka.
 from __future__ import annotations
 
 import hashlib
+from collections import OrderedDict, deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -18,6 +19,7 @@ from engine.reducer import Reducer
 from engine.results import ApplyResult
 from engine.store import StateStore
 from extractors.base import Extractor
+from extractors.dates import event_dates, local_time
 from extractors.secrets import mask
 from extractors.secrets.admission import mask_bytes, mask_command, mask_event
 from schemas.claims import EventRef, ExtractionResult, event_input_id
@@ -25,6 +27,7 @@ from schemas.commands import CommandBase
 from schemas.common import ScopeRef
 from schemas.errors import InvalidEvent
 from schemas.events import DEFAULT_MAX_CONTENT_BYTES, ConversationEvent, parse_event
+from schemas.excerpts import Excerpt, excerpt_id_for
 from schemas.nodes import MemoryNode
 from schemas.operations import Operation
 from schemas.records import DeadLetter
@@ -146,6 +149,59 @@ def latest_nodes(operations: Iterable[Operation]) -> list[MemoryNode]:
             if current is None or op.after.version >= current.version:
                 latest[op.after.node_id] = op.after
     return list(latest.values())
+
+
+class ConversationContext:
+    """The last turns of each session, so an excerpt can carry what it answers (``Excerpt.context``).
+
+    Events are taken in the order given (a log rebuild gives them in time order per session); only
+    the last ``sessions`` sessions are remembered, the least recently spoken in forgotten first.
+    """
+
+    def __init__(self, turns: int = 2, sessions: int = 10_000) -> None:
+        self.turns = turns
+        self.sessions = sessions
+        self._recent: OrderedDict[tuple[str, ...], deque[str]] = OrderedDict()
+
+    def excerpt(self, event: ConversationEvent) -> Excerpt:
+        """The excerpt of ``event`` with the turns before it; ``event`` becomes the last turn of its session."""
+        session = event.session_id or event.conversation_id
+        if session is None or self.turns < 1:
+            return excerpt_for(event)
+        key = (event.tenant_id, event.owner_id, event.scope.value, event.scope_id or "", session)
+        recent = self._recent.pop(key, None) or deque(maxlen=self.turns)
+        excerpt = excerpt_for(event, context=tuple(recent))
+        recent.append(f"{event.speaker}: {excerpt.text}" if event.speaker else excerpt.text)
+        self._recent[key] = recent
+        while len(self._recent) > self.sessions:
+            self._recent.popitem(last=False)
+        return excerpt
+
+
+def excerpt_for(event: ConversationEvent, *, context: tuple[str, ...] = ()) -> Excerpt:
+    """The excerpt of an admitted event: its text (with captions), speaker, times, and the dates it names.
+
+    Admission masked the event's every text already, so the excerpt holds no secret.
+    """
+    text = event.text
+    return Excerpt(
+        tenant_id=event.tenant_id,
+        owner_id=event.owner_id,
+        scope=event.scope,
+        scope_id=event.scope_id,
+        excerpt_id=excerpt_id_for(event.tenant_id, event.event_id),
+        event_id=event.event_id,
+        conversation_id=event.conversation_id,
+        session_id=event.session_id,
+        role=event.role,
+        speaker=event.speaker,
+        speaker_id=event.speaker_id,
+        text=text,
+        occurred_at=event.occurred_at,
+        recorded_at=event.recorded_at,
+        event_dates=event_dates(text, local_time(event.occurred_at, event.utc_offset_minutes)),
+        context=context,
+    )
 
 
 def masked_content(text: str) -> str:

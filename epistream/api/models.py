@@ -48,6 +48,8 @@ class RetrieveBody(_Body):
     knowledge_at: UtcDatetime | None = None
     reference_time: UtcDatetime | None = None
     debug: bool = False
+    #: What to rank: claims and the messages they come from (default), or one kind only.
+    sources: Literal["all", "claims", "excerpts"] = "all"
 
 
 #: PRME-FACTS §9: the node types an assertion-state query reads unless told otherwise.

@@ -95,6 +95,7 @@ async def retrieve(state: State, key: Key, body: RetrieveBody, idempotency_key: 
         knowledge_at=body.knowledge_at,
         reference_time=body.reference_time,
         debug=body.debug,
+        sources=body.sources,
     )
     response, payload = await state.gate.read(
         _retrieve_json, state, request, key.id, received_at, idempotency_receipt_id(idempotency_key)

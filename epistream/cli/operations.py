@@ -18,12 +18,11 @@ from epistream.cli.common import (
     console,
     emit,
     err_console,
-    fail,
     read_lines,
+    runner_for,
     settings_for,
 )
 from epistream.config import load_settings
-from schemas.errors import EpistreamError
 from schemas.settings import Settings
 
 
@@ -302,36 +301,48 @@ def lag(
 
 @app.command("rebuild-index")
 def rebuild_index(data_dir: DataDir = None, json_output: JsonOut = False) -> None:
-    """Rebuild the OpenSearch index from the ClickHouse node snapshots (external versions keep it safe live)."""
-    from sinks.clickhouse import OperationLog
-    from sinks.opensearch_index import OpenSearchIndex, UpsertReport, rebuild_from_snapshots
-
+    """Rebuild the search indexes (claims and source excerpts) from the log: the embedded indexes of the
+    data directory, or with EPISTREAM_OPENSEARCH_URL the deployment's OpenSearch aliases (external
+    versions keep a live index safe: a document never goes back to an older version)."""
     settings = settings_for(data_dir)
     if not settings.opensearch_url:
-        fail(EpistreamError("EPISTREAM_OPENSEARCH_URL is not set", code="no_opensearch"), json_output)
-    assert settings.opensearch_url is not None
+        with runner_for(data_dir) as runner:
+            counts = runner.rebuild_indexes()
+        emit(counts, json_output, lambda: console.print(
+            f"embedded indexes rebuilt: {counts['claims']} claims, {counts['excerpts']} excerpts"))  # fmt: skip
+        return
+    from epistream.runner import excerpt_documents
+    from sinks.clickhouse import OperationLog
+    from sinks.documents import excerpt_alias
+    from sinks.opensearch_index import OpenSearchIndex, UpsertReport, rebuild_from_snapshots
+
     log = OperationLog.connect(settings.clickhouse_url, path=settings.data_dir)
     try:
-        index = OpenSearchIndex.from_settings(settings, embedder_for(settings))
+        embedder = embedder_for(settings)
+        index = OpenSearchIndex.from_settings(settings, embedder)
         report = rebuild_from_snapshots(index, log.latest_node_snapshots())
+        said = OpenSearchIndex.from_settings(settings, embedder, alias=excerpt_alias(settings.opensearch_index))
+        excerpts = rebuild_from_snapshots(said, excerpt_documents(log, settings.excerpt_context_turns))
     finally:
         log.close()
     # Documents OpenSearch refused for good (e.g. the alias points at an index with another mapping):
     # count, first ids and error types, never content. Nothing else is held back by them.
     result: dict[str, Any] = {"received": report.received, "written": report.written, "stale": report.stale}
     result["rejected"] = UpsertReport.summary(report.rejected)
+    result["excerpts"] = {"received": excerpts.received, "written": excerpts.written, "stale": excerpts.stale,
+                          "rejected": UpsertReport.summary(excerpts.rejected)}  # fmt: skip
 
     def render() -> None:
         console.print(
             f"{report.received} node snapshots read; {report.written} documents written, "
-            f"{report.stale} already current in the index"
+            f"{report.stale} already current in the index; {excerpts.received} excerpts read, "
+            f"{excerpts.written} written"
         )
-        refused = result["rejected"]
-        if refused["count"]:
-            console.print(
-                f"[yellow]{refused['count']} refused by OpenSearch[/yellow] ({', '.join(refused['error_types'])}); "
-                f"first ids: {', '.join(refused['node_ids'])}"
-            )
+        for refused in (result["rejected"], result["excerpts"]["rejected"]):
+            if refused["count"]:
+                console.print(
+                    f"[yellow]{refused['count']} refused by OpenSearch[/yellow] "
+                    f"({', '.join(refused['error_types'])}); first ids: {', '.join(refused['node_ids'])}"
+                )
 
     emit(result, json_output, render)
-

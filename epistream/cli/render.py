@@ -14,14 +14,21 @@ from epistream.cli.common import console
 
 
 def render_items(response: Any) -> None:
+    """Claims with how they are known; excerpts as what somebody said, never as claims."""
     table = Table(title=f"{response.mode.value} mode · {len(response.items)} items")
     table.add_column("#", justify="right")
-    table.add_column("claim")
+    table.add_column("claim / what was said")
     table.add_column("type")
     table.add_column("conf", justify="right")
     table.add_column("lifecycle")
     table.add_column("note")
     for i, item in enumerate(response.items, 1):
+        if item.kind == "excerpt":
+            who = item.speaker or (item.role.value if item.role else "?")
+            about = f" (about {', '.join(item.event_dates)})" if item.event_dates else ""
+            said = f"{who}, {item.valid_from.date().isoformat()}{about}: “{item.content}”"
+            table.add_row(str(i), said, "excerpt", "", "", f"{len(item.claim_ids)} claim(s)")
+            continue
         label = item.label
         note = []
         if item.conflict_flag:

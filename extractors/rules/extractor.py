@@ -23,6 +23,7 @@ from extractors.validation import (
     SourceText,
     validate_with_context,
 )
+from schemas.canonical import sha256_hex
 from schemas.claims import Claim, EventRef, ExtractionResult
 from schemas.enums import EpistemicType, NodeType, Polarity, Role, TemporalIntent
 from schemas.events import ConversationEvent
@@ -42,10 +43,12 @@ class RuleExtractor:
         self.grounding_method = grounding_method
 
     def extract(self, event: ConversationEvent) -> ExtractionResult:
-        ctx = SourceText(event.content)
+        ctx = SourceText(event.text)
         proposed = self.propose(event, ctx)
         outcome = validate_with_context(event, proposed, ctx, grounding_method=self.grounding_method)
-        source_hash = event.content_sha256
+        # the digest of what was read: the original content's (kept by admission when it masked a
+        # secret) when the text is the content, else the text's with its attachment lines
+        source_hash = event.content_sha256 if not event.attachments else sha256_hex(event.text)
         # Every field below comes from an already validated event, claims the validator built, or constants,
         # so re-validating them would only cost time (about a tenth of the per-message budget).
         ref = EventRef.of(event, content_sha256=source_hash, trusted=True)
@@ -61,7 +64,7 @@ class RuleExtractor:
 
     # -- proposing ---------------------------------------------------------------------
     def propose(self, event: ConversationEvent, ctx: SourceText | None = None) -> list[Claim]:
-        ctx = ctx or SourceText(event.content)
+        ctx = ctx or SourceText(event.text)
         proposals = propose_tool(event) if event.role is Role.TOOL else self._conversational(event, ctx)
         claims: list[Claim] = []
         seen: set[tuple[str, str, str | None, bool]] = set()

@@ -102,7 +102,7 @@ def _line_spans(text: str) -> list[tuple[int, int]]:
 
 def propose_tool(event: ConversationEvent) -> list[Proposal]:
     """Proposals for a tool message: its result fields, or what a relayed source says."""
-    content = event.content
+    content = event.text
     tool_name = event.speaker or (event.metadata.get("tool_name") if event.metadata else None)
     subject = str(tool_name) if isinstance(tool_name, str) and tool_name.strip() else "tool"
     out: list[Proposal] = []

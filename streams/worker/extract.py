@@ -1,5 +1,9 @@
 """The ``extract`` agent: conversation.events -> admit -> extraction -> memory.extractions (or the DLQ).
 
+Each admitted message's source excerpt (what was said, see ``schemas.excerpts``) goes to
+``memory.nodes`` beside the claims' snapshots, as a document of the node shape keyed by its own
+id: the index sink writes it to the deployment's excerpt collection.
+
 Its raw events and extraction journals go to ClickHouse behind the stream; the extraction records
 do not wait for that write (the path to the index holds no ClickHouse insert). A batch's input
 records are acknowledged only once its rows are stored *and* its extraction records are on the
@@ -18,6 +22,7 @@ from extractors.base import Extractor, get_extractor
 from schemas.claims import ExtractionResult
 from schemas.events import ConversationEvent
 from schemas.settings import Settings
+from sinks.documents import excerpt_document
 from streams import agents, extraction_records
 from streams.delivery import delivered
 from streams.extract_pool import ExtractionPool
@@ -75,6 +80,7 @@ class ExtractStage:
         self.clickhouse = clickhouse
         self.dead_letters = dead_letters
         self.writes: WriteBehind[Extracted] = write_behind(ctx, self._write_extracted)
+        self.conversations = agents.ConversationContext(ctx.settings.excerpt_context_turns)
 
     async def _write_extracted(self, items: list[Extracted]) -> list[bool]:
         first: dict[tuple[str, str], ConversationEvent] = {}  # a repeated event id keeps its first copy
@@ -91,6 +97,22 @@ class ExtractStage:
         # broker: committing it earlier would lose its memory with a crash of this worker.
         await delivered(f for _e, _r, sent in items for f in sent)
         return [True] * len(items)
+
+    def _send_excerpts(self, valid: list[tuple[ConversationEvent, Any]]) -> list[Sent]:
+        """Each message's excerpt, with the turns before it this worker has seen in its session.
+
+        A worker remembers recent turns in memory: after a restart or a rebalance, the first message
+        of a session it takes over is indexed without them until it has seen some
+        (``epistream rebuild-index`` reads every session in order).
+        """
+        ctx = self.ctx
+        sent: list[Sent] = []
+        for event, msg in valid:
+            doc = excerpt_document(self.conversations.excerpt(event))
+            key = f"{event.partition_key}/{doc.node_id}".encode()
+            sent.append(ctx.send(ctx.channels.nodes, key=key, value=doc.model_dump_json().encode(),
+                                 partition=msg.partition))  # fmt: skip
+        return sent
 
     async def extract(self, stream: Any) -> None:
         ctx, metrics = self.ctx, self.ctx.metrics
@@ -128,7 +150,7 @@ class ExtractStage:
             by_partition: dict[int, list[ExtractionResult]] = {}
             for (_event, msg), result in zip(valid, results, strict=True):
                 by_partition.setdefault(msg.partition, []).append(result)
-            sent: list[Sent] = []
+            sent = self._send_excerpts(valid)
             for partition, group in by_partition.items():
                 key = group[0].event.partition_key.encode()
                 for record in split_to_fit(group, extraction_records.dumps):

@@ -1,5 +1,8 @@
 """The ``index_sink`` agent: memory.nodes -> OpenSearch (``_id`` = node id, external version = node version).
 
+Source excerpts arrive on the same topic (documents of the node shape, ``metadata.kind`` =
+``excerpt``) and go to the deployment's excerpt collection (``<alias>-excerpts``).
+
 OpenSearch refuses a node version it already has (external versioning), so a redelivered or
 repeated snapshot changes nothing; only the newest snapshot of a node in a batch is written.
 """
@@ -14,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from schemas.errors import EpistreamError
 from schemas.nodes import MemoryNode
 from schemas.records import DeadLetter
+from sinks.documents import excerpt_alias, is_excerpt
 from streams.worker.context import WorkerContext
 from streams.worker.dead_letters import DeadLetters, bad_record
 
@@ -40,10 +44,11 @@ class IndexSink:
         self.embedder = embedder
         self._lock = threading.Lock()  # opened from the index sink's thread and from the start-up task
 
-    def index(self) -> OpenSearchIndex:
+    def index(self, *, excerpts: bool = False) -> OpenSearchIndex:
         sinks = self.ctx.sinks
+        name = "excerpts" if excerpts else "index"
         with self._lock:
-            if "index" not in sinks:
+            if name not in sinks:
                 from sinks.embedding import default_embedder
                 from sinks.opensearch_index import OpenSearchIndex
 
@@ -51,8 +56,9 @@ class IndexSink:
                     raise EpistreamError("the index sink needs an OpenSearch URL", code="no_opensearch")
                 settings = self.ctx.settings
                 emb = self.embedder if self.embedder is not None else default_embedder(settings.embedder)
-                sinks["index"] = OpenSearchIndex.from_settings(settings, emb, url=self.url, alias=self.alias)
-            return sinks["index"]  # type: ignore[no-any-return]
+                alias = excerpt_alias(self.alias) if excerpts else self.alias
+                sinks[name] = OpenSearchIndex.from_settings(settings, emb, url=self.url, alias=alias)
+            return sinks[name]  # type: ignore[no-any-return]
 
     async def index_sink(self, stream: Any) -> None:
         opts, metrics = self.ctx.options, self.ctx.metrics
@@ -72,6 +78,7 @@ class IndexSink:
                     latest[node.node_id] = (node, ev)
             if latest:
                 report = await self._index_until_written([node for node, _ev in latest.values()])
+                await self._index_until_written([n for n, _ev in latest.values() if is_excerpt(n)], excerpts=True)
                 rejected = len(report.rejected)
                 metrics.inc("epistream_index_documents_total", len(latest) - rejected, outcome="written")
                 metrics.inc("epistream_index_documents_total", rejected, outcome="rejected")
@@ -87,10 +94,16 @@ class IndexSink:
             if broken:  # kept with their bytes in the dead-letter table (ClickHouse keeps the true snapshots)
                 await self.dead_letters.store([self.dead_letters.counted(letter, "index") for letter in broken])
 
-    async def _index_until_written(self, nodes: list[MemoryNode]) -> UpsertReport:
+    async def _index_until_written(self, nodes: list[MemoryNode], *, excerpts: bool = False) -> UpsertReport:
+        """Claims (``excerpts=False``: every document that is not an excerpt) or excerpts, until written."""
+        chosen = [n for n in nodes if is_excerpt(n) == excerpts]
+        if not chosen and excerpts:
+            from sinks.opensearch_index import UpsertReport
+
+            return UpsertReport()
         # Opening the index (first use, or again after a failure) is blocking HTTP too.
         return await self.ctx.until_written(
             "index sink: OpenSearch",
-            lambda: asyncio.to_thread(lambda: self.index().upsert_report(nodes)),
+            lambda: asyncio.to_thread(lambda: self.index(excerpts=excerpts).upsert_report(chosen)),
             label="opensearch",
         )

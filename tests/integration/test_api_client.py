@@ -36,7 +36,7 @@ def test_sync_client_round_trip_and_typed_errors(env: dict[str, Any]) -> None:
     assert (res.accepted, res.rejected) == (2, 0)
     found = client.retrieve("where do I live", limit=5)
     assert isinstance(found, RetrievalResponse)
-    node_id = next(i.node_id for i in found.items if "Lisbon" in i.content)
+    node_id = next(i.node_id for i in found.items if i.kind == "claim" and "Lisbon" in i.content)
     assert client.node(node_id).owner_id == "u1"
     assert client.provenance(node_id, limit=10).node.node_id == node_id
     key = uuid.uuid4()

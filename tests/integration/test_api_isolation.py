@@ -76,11 +76,15 @@ def test_same_content_different_tenants_get_only_their_own(world: World) -> None
         r = world.client.post("/v1/retrieve", json={"query": "I live in Berlin", "owner_id": "o1", "mode": "explicit"},
                               headers=world.keys.auth(key))
         assert r.status_code == 200
-        ids = {i["node_id"] for i in r.json()["items"]}
-        assert ids
-        for node_id in ids:
-            node = world.runner.store.get_node(node_id)
+        items = r.json()["items"]
+        assert {i["kind"] for i in items} == {"claim"}  # EXPLICIT: the claims come first
+        for item in items:
+            node = world.runner.store.get_node(item["node_id"])
             assert node is not None and (node.tenant_id, node.owner_id) == (tenant, "o1")
+        said = world.client.post("/v1/retrieve", json={"query": "I live in Berlin", "owner_id": "o1",
+                                                        "sources": "excerpts"}, headers=world.keys.auth(key))
+        docs = world.runner.excerpts.get([i["node_id"] for i in said.json()["items"]])
+        assert docs and {(d.tenant_id, d.owner_id) for d in docs} == {(tenant, "o1")}
 
 
 def test_forged_tenant_in_body_is_rejected(world: World) -> None:

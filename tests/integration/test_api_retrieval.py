@@ -12,6 +12,8 @@ from fastapi.testclient import TestClient
 from test_api_support import OWNERS, TENANTS, Keys, build_corpus, make_client, open_runner, settings_for
 
 from epistream.runner import EmbeddedRunner
+from retrieval.policy import default_exclusion_reason
+from schemas.excerpts import excerpt_id_for
 
 pytestmark = pytest.mark.integration
 
@@ -78,8 +80,18 @@ def test_default_mode_excludes_every_excluded_kind_over_1000_queries(world: Worl
         excluded[scope] = {nodes[k]: world.runner.node(nodes[k], tenant_id=scope[0]).content  # type: ignore[union-attr]
                            for k in EXCLUDED_KINDS}
     all_excluded_ids = {i for d in excluded.values() for i in d}
+    # the messages whose every claim is excluded: their excerpts are excluded too
+    silenced: set[str] = set()
+    for (tenant, owner), nodes in world.ids.items():
+        for k in EXCLUDED_KINDS:
+            event = world.runner.node(nodes[k], tenant_id=tenant).evidence_refs[0]  # type: ignore[union-attr]
+            of_event = [n for n in world.runner.store.owner_nodes(tenant, owner) if event in n.evidence_refs]
+            if all(default_exclusion_reason(n) is not None for n in of_event):
+                silenced.add(excerpt_id_for(tenant, event))
+    assert len(silenced) >= len(EXCLUDED_KINDS)
     seen_items = 0
     conflicts_seen = 0
+    excerpts_seen = 0
     for _ in range(1000):
         tenant, owner = rng.choice(TENANTS), rng.choice(OWNERS)
         query = " ".join(rng.sample(WORDS, rng.randint(1, 4)))
@@ -93,6 +105,12 @@ def test_default_mode_excludes_every_excluded_kind_over_1000_queries(world: Worl
         ids = [item["node_id"] for item in resp["items"]]
         seen_items += len(ids)
         assert not set(ids) & all_excluded_ids, (query, ids)
+        assert not set(ids) & silenced, (query, ids)
+        for item in resp["items"]:
+            if item["kind"] == "excerpt":
+                excerpts_seen += 1
+                claims = [world.runner.node(i, tenant_id=tenant) for i in item["claim_ids"]]
+                assert not claims or any(c is not None and default_exclusion_reason(c) is None for c in claims)
         for node_id, content in excluded[(tenant, owner)].items():
             assert node_id not in resp["context"]
             assert content not in resp["context"]
@@ -114,7 +132,7 @@ def test_default_mode_excludes_every_excluded_kind_over_1000_queries(world: Worl
             if any(i["in_context"] for i in present):
                 assert "CONFLICT" in resp["context"]
             conflicts_seen += 1
-    assert seen_items > 1000 and conflicts_seen > 20
+    assert seen_items > 1000 and conflicts_seen > 20 and excerpts_seen > 500
 
 
 def test_explicit_mode_keeps_excluded_items_and_says_why(world: World) -> None:

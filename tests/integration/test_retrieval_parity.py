@@ -33,6 +33,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from statistics import mean
+from typing import Literal
 
 import pytest
 from opensearchpy import OpenSearch
@@ -125,19 +126,23 @@ def _owners(runner: EmbeddedRunner) -> list[tuple[str, str]]:
     return sorted({(n.tenant_id, n.owner_id) for n in runner.store.iter_nodes()})
 
 
-_ANSWERS: dict[tuple[int, str, str, str, RetrievalMode], RetrievalResponse] = {}
+_ANSWERS: dict[tuple[int, str, str, str, RetrievalMode, str], RetrievalResponse] = {}
 
 
-def _ask(runner: EmbeddedRunner, tenant: str, owner: str, query: str, mode: RetrievalMode) -> RetrievalResponse:
-    """Retrieval is read-only here, so each (runner, request) is asked once per module run."""
-    key = (id(runner), tenant, owner, query, mode)
+def _ask(runner: EmbeddedRunner, tenant: str, owner: str, query: str, mode: RetrievalMode,
+         sources: Literal["all", "claims", "excerpts"] = "claims") -> RetrievalResponse:  # fmt: skip
+    """Retrieval is read-only here, so each (runner, request) is asked once per module run. The claims'
+    parity is compared on claims alone, the excerpts' on excerpts alone (``sources``)."""
+    key = (id(runner), tenant, owner, query, mode, sources)
     if key not in _ANSWERS:
-        _ANSWERS[key] = _retrieve(runner, tenant, owner, query, mode)
+        _ANSWERS[key] = _retrieve(runner, tenant, owner, query, mode, sources)
     return _ANSWERS[key]
 
 
-def _retrieve(runner: EmbeddedRunner, tenant: str, owner: str, query: str, mode: RetrievalMode) -> RetrievalResponse:
+def _retrieve(runner: EmbeddedRunner, tenant: str, owner: str, query: str, mode: RetrievalMode,
+              sources: Literal["all", "claims", "excerpts"]) -> RetrievalResponse:  # fmt: skip
     request = RetrievalRequest(
+        sources=sources,
         query=query,
         tenant_id=tenant,
         owner_id=owner,
@@ -245,6 +250,35 @@ def test_epistemic_filtering_identical(pair: Pair) -> None:
                 flat = " ".join(item.content.split())
                 assert flat in " ".join(response.context.split()) or not item.in_context
     assert explicit_compared >= 100  # the corpus really produces exclusions on both backends
+
+
+def test_messages_of_exact_answers_in_top10_of_both(pair: Pair) -> None:
+    """The message a claim was taken from is found by its excerpt, on both backends."""
+    missed: list[tuple[str, str]] = []
+    for tenant, owner, query, node_id in _exact_answer_queries(pair.embedded):
+        event = pair.embedded.node(node_id, tenant_id=tenant).evidence_refs[0]  # type: ignore[union-attr]
+        for name, runner in (("embedded", pair.embedded), ("opensearch", pair.opensearch)):
+            said = _ask(runner, tenant, owner, query, RetrievalMode.DEFAULT, "excerpts")
+            if event not in [i.event_id for i in said.items[:TOP]]:
+                missed.append((name, query))
+    assert missed == []
+
+
+def test_excerpts_are_filtered_alike_on_both_backends(pair: Pair) -> None:
+    """The same excerpts are left out for the same reason, and every one kept has a claim DEFAULT shows."""
+    compared = 0
+    for tenant, owner, query in _queries(pair):
+        ra = _policy_reasons(_ask(pair.embedded, tenant, owner, query, RetrievalMode.EXPLICIT, "excerpts"))
+        rb = _policy_reasons(_ask(pair.opensearch, tenant, owner, query, RetrievalMode.EXPLICIT, "excerpts"))
+        shared = ra.keys() & rb.keys()
+        assert {n: ra[n] for n in shared} == {n: rb[n] for n in shared}, query
+        compared += len(shared)
+        for runner in (pair.embedded, pair.opensearch):
+            for item in _ask(runner, tenant, owner, query, RetrievalMode.DEFAULT, "excerpts").items:
+                assert item.kind == "excerpt" and item.node_id not in ra.keys() | rb.keys()
+                claims = [runner.node(i, tenant_id=tenant) for i in item.claim_ids]
+                assert not claims or any(c is not None and default_exclusion_reason(c) is None for c in claims)
+    assert compared >= 20  # excerpts whose claims are all excluded exist in the corpus
 
 
 def _jaccard(a: list[str], b: list[str]) -> float:

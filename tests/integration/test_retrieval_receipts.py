@@ -112,7 +112,12 @@ def test_a_retrieval_records_exactly_one_receipt_of_what_it_answered(world: Worl
     assert [i.node_id for i in receipt.included] == [i["node_id"] for i in resp["items"]]
     assert [i.in_context for i in receipt.included] == [i["in_context"] for i in resp["items"]]
     assert [i.score for i in receipt.included] == [i["score"] for i in resp["items"]]
+    kinds = {i["node_id"]: i["kind"] for i in resp["items"]}
     for item in receipt.included:
+        if kinds[item.node_id] == "excerpt":
+            (doc,) = world.runner.excerpts.get([item.node_id])
+            assert doc.tenant_id == TENANTS[0] and item.version == doc.version == 1
+            continue
         node = world.runner.node(item.node_id, tenant_id=TENANTS[0])
         assert node is not None and item.version == node.version >= 1
     assert [(e.node_id, e.reason, e.stage, e.included) for e in receipt.excluded] == [

@@ -22,7 +22,7 @@ from test_opensearch_support import drop_alias, opensearch_client, unique_alias
 
 from extractors.secrets.admission import mask_event
 from schemas.enums import ActorType, Role, Scope
-from sinks.clickhouse import OperationLog
+from sinks.clickhouse import _EVENT_COLUMNS, OperationLog
 from sinks.clickhouse_schema import MIGRATIONS, TABLES, migrate
 from sinks.opensearch_mapping import ensure_index
 
@@ -276,7 +276,13 @@ def test_a_version_3_log_moves_to_zstd_and_reads_its_lz4_rows(chdb_path: Path, c
         assert _codecs(log)[("operations", "record")] == ""
         old_op = make_op("event:old", 0, payload={"reason": "before"})
         log.write_operations([old_op])
-        log.write_events([make_event("old", "written with LZ4")])
+        # a raw event as the writer of that schema stored it (today's writer needs migration 6's columns)
+        old_event = make_event("old", "written with LZ4")
+        log._insert("raw_events", list(_EVENT_COLUMNS[:15]), [[
+            old_event.event_id, old_event.tenant_id, old_event.owner_id, old_event.scope.value, "", "", "",
+            old_event.role.value, "", old_event.content, old_event.content_sha256, old_event.occurred_at,
+            old_event.recorded_at, "{}", 0,
+        ]], ["old"])  # fmt: skip
         assert log.migrate() == [m.id for m in MIGRATIONS[3:]]
         assert all(_codecs(log)[c] == "CODEC(ZSTD(1))" for c in DOCUMENT_COLUMNS)
         new_op = make_op("event:new", 0, when=at(days=1), payload={"reason": "after"})

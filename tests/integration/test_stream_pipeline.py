@@ -36,8 +36,10 @@ from engine.store import InMemoryStateStore
 from extractors.base import get_extractor
 from extractors.secrets.admission import mask_bytes
 from schemas.enums import EpistemicType
+from schemas.excerpts import excerpt_id_for
 from schemas.nodes import MemoryNode
 from schemas.search import SearchFilter
+from sinks.documents import excerpt_alias, is_excerpt
 from sinks.embedding import HashEmbedder
 from sinks.opensearch_index import OpenSearchIndex
 from streams import agents
@@ -311,6 +313,17 @@ def test_end_to_end_matches_embedded_path(services: tuple[str, str], tmp_path: P
     some = MemoryNode.model_validate(next(iter(sorted(nodes.values(), key=lambda n: n["node_id"]))))
     flt = SearchFilter(tenant_id=some.tenant_id, owner_id=some.owner_id)
     assert some.node_id in {h.node_id for h in index.lexical(some.content, flt, 50)}
+    # Every admitted message is an excerpt in the deployment's excerpt collection, quoting its text.
+    said = OpenSearchIndex(dep.os_url, excerpt_alias(dep.alias), HashEmbedder())
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and said.count() < len(lines):
+        time.sleep(0.5)
+    assert said.count() == len(lines)
+    first = json.loads(lines[0])
+    (doc,) = said.get([excerpt_id_for(first["tenant_id"], first["event_id"])])
+    assert is_excerpt(doc) and doc.evidence_refs == (first["event_id"],)
+    flt = SearchFilter(tenant_id=doc.tenant_id, owner_id=doc.owner_id)
+    assert doc.node_id in {h.node_id for h in said.lexical(doc.content, flt, 50)}
 
 
 def test_duplicate_delivery_and_replay_change_nothing(services: tuple[str, str], tmp_path: Path) -> None:
