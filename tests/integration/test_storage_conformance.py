@@ -295,19 +295,19 @@ def test_a_version_3_log_moves_to_zstd_and_reads_its_lz4_rows(chdb_path: Path, c
 
 
 
-def test_migration_6_keeps_only_the_digest_and_length_of_dead_letters_written_with_original_bytes(
+def test_migration_7_keeps_only_the_digest_and_length_of_dead_letters_written_with_original_bytes(
     chdb_path: Path, chdb_database: str
 ) -> None:
     raw = b'{"content": "my password is Hunter2-Tango!", "occurred_at": "2026-03-01T09:00:00"}'
     with OperationLog.connect(path=chdb_path, database=chdb_database, run_migrations=False) as log:
-        assert migrate(log.client, log.database, MIGRATIONS[:5]) == [1, 2, 3, 4, 5]
+        assert migrate(log.client, log.database, MIGRATIONS[:6]) == [1, 2, 3, 4, 5, 6]
         log.client.insert(
             f"{log.database}.dead_letters",
             [["d-old", "conversation.events", 0, 7, "naive_timestamp", "", raw, at()]],
             column_names=["dlq_id", "source", "partition", "offset", "reason_code", "message", "original_bytes",
                           "received_at"],
         )  # fmt: skip
-        assert log.migrate() == [6]
+        assert log.migrate() == [7]
         [letter] = log.list_dead_letters()
         assert letter.masked_bytes == b""  # SQL cannot mask them: the old bytes are cleared
         assert (letter.original_sha256, letter.original_length) == (hashlib.sha256(raw).hexdigest(), len(raw))
