@@ -306,8 +306,12 @@ def assignments(text: str) -> Iterator[Span]:
         pos = max(m.start(group) if "=" in m.group(group) else m.end(), m.start() + 1)
         if not credential_name(name):
             continue
-        if name.lower() in _GENERIC_NAME and _MODIFIER_BEFORE.search(text, max(0, m.start() - 40), m.start()):
-            continue
+        if name.lower() in _GENERIC_NAME and (
+            _MODIFIER_BEFORE.search(text, max(0, m.start() - 40), m.start())
+            or "cache" in text[max(0, m.start() - 40) : m.start()].lower()
+            or _structured(m.group(group).strip("\"'`"))
+        ):
+            continue  # "Cache restored from key: Linux-node-9f86…", "key: build-v2-7f3a": identifiers
         group = "qv" if m.group("qv") is not None else "v"
         value = m.group(group)
         if group == "v":
@@ -333,11 +337,13 @@ _KEY_CUE: Final = re.compile(
 )
 _NOT_KEY_CUE: Final = re.compile(
     r"(?i)\b(?:public[ _-]?key|key[ _-]?id|cache[ _-]?key|commit|sha\d*|md5|checksum|digest|hash|fingerprint|"
-    r"uuid|guid|request[ _-]?id|trace[ _-]?id|build|image|revision|rev|etag|ami)\b"
+    r"uuid|guid|request[ _-]?id|trace[ _-]?id|build|image|revision|rev|etag|ami|cache[sd]?|caching)\b"
 )
 
 
-_SEGMENT: Final = re.compile(r"[a-z]{1,16}|[A-Z][a-z]{0,15}|[A-Z]{1,8}|[0-9a-f]{4,}|[0-9A-F]{4,}|\d{1,8}|v\d+")
+_SEGMENT: Final = re.compile(
+    r"[a-z]{1,16}|[A-Z][a-z]{0,15}|[A-Z]{1,8}|[0-9a-f]{4,}|[0-9A-F]{4,}|\d{1,8}|v\d+|[a-z]{1,10}\d{1,4}"
+)
 
 
 def _structured(value: str) -> bool:
@@ -378,9 +384,8 @@ def high_entropy(text: str) -> Iterator[Span]:
         clause = _clause_before(text, m.start())
         cued = _KEY_CUE.search(clause) is not None and _NOT_KEY_CUE.search(clause) is None
         entropy = shannon(core)
-        if (len(core) >= 32 and entropy >= 4.2 and not _structured(core)) or (
-            cued and len(core) >= 16 and entropy >= 3.5
-        ):
+        random = (len(core) >= 32 and entropy >= 4.2) or (cued and len(core) >= 16 and entropy >= 3.5)
+        if random and not _structured(core):
             if re.fullmatch(r"[a-z]+(?:[-_][a-z0-9]+)+", core):  # kebab/snake names
                 continue
             yield m.start(), m.end(), "secret"

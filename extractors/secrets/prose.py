@@ -39,7 +39,8 @@ _PASSPHRASE_WORDS: Final = (
     r"wiederherstellungsphrase|merksatz"
 )
 _CODE_WORDS: Final = (
-    r"(?:(?:bank\s+)?card\s+|sim\s+|phone\s+|debit\s+|credit\s+|atm\s+)?pin(?:\s+(?:code|number))?|pin-code|puk|"
+    r"(?:(?:bank\s+)?card\s+|sim\s+|phone\s+|debit\s+|credit\s+|atm\s+)?pin(?:\s+(?:code|number))?|"
+    r"pin-(?:code|nummer|nr\.?|number)|puk|geheimnummer|code\s+confidentiel|"
     r"(?:(?:door|gate|locker|lockbox|lock\s+box|key\s+box|keybox|alarm|disarm|access|entry|security|pickup|"
     r"pick-up|garage|building|keypad|safe|bike(?:\s+lock)?|padlock|lock|unlock|house|front\s+door|back\s+door|"
     r"intercom|buzzer|wifi|wi-fi|gym|office)\s+)+code|"
