@@ -46,7 +46,9 @@ class RuleExtractor:
         ctx = SourceText(event.text)
         proposed = self.propose(event, ctx)
         outcome = validate_with_context(event, proposed, ctx, grounding_method=self.grounding_method)
-        source_hash = sha256_hex(event.text)
+        # the digest of what was read: the original content's (kept by admission when it masked a
+        # secret) when the text is the content, else the text's with its attachment lines
+        source_hash = event.content_sha256 if not event.attachments else sha256_hex(event.text)
         # Every field below comes from an already validated event, claims the validator built, or constants,
         # so re-validating them would only cost time (about a tenth of the per-message budget).
         ref = EventRef.of(event, content_sha256=source_hash, trusted=True)

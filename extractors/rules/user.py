@@ -55,6 +55,7 @@ from extractors.rules.lexicon import (
     VERBS,
 )
 from extractors.rules.proto import Proto, snake
+from extractors.secrets import PLACEHOLDER
 from extractors.text import SPEECH_ACT_FORMS
 from extractors.validation import POINTER_WORDS
 from schemas.claims import Quantity
@@ -446,6 +447,11 @@ class StatementParser(ClauseParser):
                 return None
             subject = named
         val = m.group("val")
+        masked = PLACEHOLDER.match(val.strip())
+        if masked is not None:
+            # "my password is [REDACTED:password]": proposed as it stands, so validation refuses it as a
+            # secret value and the journal records that a secret was offered and not kept
+            return Proto(subject, snake(attr), masked.group(0), NodeType.FACT)
         update = False
         lead = _ATTR_LEAD.match(val)
         if lead is not None:
