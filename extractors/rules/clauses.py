@@ -18,6 +18,8 @@ from typing import Final
 
 from extractors.rules.lexicon import (
     ADVERB_OBJECT,
+    CASUAL_TAILS,
+    CASUAL_WORDS,
     AMBIGUOUS_NAMES,
     BAD_OBJECT,
     BARE_NP_AUX,
@@ -77,6 +79,42 @@ _COMMA_GAP: Final = re.compile(r"\s*,\s+,\s*")
 INVERTED: Final = re.compile(r"^(?P<a>will|shall|would|may|can|must|should|do|does)\s+(?P<s>we|I|you)\s+", I)
 
 
+#: A cheap test before the rewrite: a lower-case start, or a word only chat spells that way.
+_CASUAL_HINT: Final = re.compile(r"^[a-z]|'cause|'cos|(?<![\w'])(?:dont|cant|im|ive|i|u|cause|cuz|cos|ill|wont|didnt|doesnt|isnt|"
+                                 r"rn|lol|tbh|ngl|fr|pls|tmrw|haha|lmao|ugh|definately|usualy|untill|recieved|gonna|"
+                                 r"wanna|imo|atm|bc|abt|prolly)(?![\w'])", I)
+_CASUAL: Final = re.compile(
+    r"(?<![\w'])(?:(?P<w>" + "|".join(sorted((re.escape(w) for w in CASUAL_WORDS), key=len, reverse=True)) + r")"
+    r"|(?P<cause>'?cause|'cos|cuz)(?=\s+(?:I|i|we|it|it's|my|our|the|he|she|they|you|there)\b)"
+    r"|(?P<ill>ill)(?=\s+(?:be|bring|do|go|have|take|call|get|make|send|pick|check|try|need|see|text|let)\b)"
+    r"|(?P<tail>" + "|".join(sorted(CASUAL_TAILS)) + r"))(?![\w'-])",
+    I,
+)
+
+
+def casual(text: str) -> str:
+    """Chat spelling read as well written: "dont own a car rn lol" -> "don't own a car", "im" -> "I'm".
+
+    Only the working text changes; quotes and objects still come from the source, and the words rewritten
+    are function words, so an object never holds a rewritten word.
+    """
+    def fix(m: re.Match[str]) -> str:
+        if m.group("tail") is not None:
+            return ""
+        if m.group("cause") is not None:
+            return "because"
+        if m.group("ill") is not None:
+            return "I'll"
+        word = m.group("w")
+        if word == "I":
+            return word
+        if word.lower() == "u" and m.start() > 0 and m.string[m.start() - 1] in "-/":
+            return word
+        return CASUAL_WORDS.get(word.lower(), word)
+
+    return _CASUAL.sub(fix, text)
+
+
 @dataclass(frozen=True, slots=True)
 class Segment:
     """One contrastive segment of a sentence, as a role's rules read it."""
@@ -127,6 +165,8 @@ def segments(ctx: SourceText) -> Iterator[Segment]:
             text = _LEAD_JOINT.sub("", seg_work)
             text = text.strip().rstrip(".!").strip()
             text = _LEAD_COMMA.sub("", text)
+            if _CASUAL_HINT.search(text):
+                text = casual(text).strip()
             if text:
                 yield Segment(text, quote, condition, uncertain, bool(conds))
 
@@ -619,6 +659,10 @@ class ClauseParser:
         return name
 
     # -- what the roles and the statement grammar supply
+    def _implicit_subject(self, t: str) -> str:
+        """The clause with a dropped subject written out ("Went kayaking" -> "I went kayaking"); as is here."""
+        return t
+
     def _lead(
         self, t: str, inherited: str | None, hedge: bool, flip: bool, update_cue: bool
     ) -> tuple[list[Proto], str | None] | None:
@@ -656,6 +700,8 @@ class ClauseParser:
             t = t[m.end() :]
         if not t:
             return [], inherited
+        if inherited is None:
+            t = self._implicit_subject(t)
         led = self._lead(t, inherited, hedge, flip, update_cue)
         if led is not None:
             return led

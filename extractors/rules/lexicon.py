@@ -339,3 +339,43 @@ BODY_KEYS: Final = _words("body text message content")
 RESULT_KEYS: Final = _words(
     "status state result outcome verdict health ok error errors message summary forecast carrier condition reason tier"
 )
+
+
+# --- casual writing --------------------------------------------------------------------------------
+
+#: Chat spellings of function words, read as written well ("dont" -> "don't", "im" -> "I'm"). Only words
+#: that never carry a claim's object are listed, so every object still comes from the source's own words.
+CASUAL_WORDS: Final = {
+    "dont": "don't", "doesnt": "doesn't", "didnt": "didn't", "cant": "can't", "wont": "won't", "isnt": "isn't",
+    "arent": "aren't", "wasnt": "wasn't", "werent": "weren't", "havent": "haven't", "hasnt": "hasn't",
+    "wouldnt": "wouldn't", "couldnt": "couldn't", "shouldnt": "shouldn't", "im": "I'm", "ive": "I've",
+    "i": "I", "u": "you", "ur": "your", "tmrw": "tomorrow", "tmr": "tomorrow", "2moro": "tomorrow",
+    "definately": "definitely", "definitly": "definitely", "defo": "definitely", "usualy": "usually",
+    "untill": "until", "recieved": "received", "recieve": "receive", "beleive": "believe", "wierd": "weird",
+    "alot": "a lot", "gonna": "going to", "wanna": "want to", "prolly": "probably", "pls": "please",
+    "plz": "please", "thru": "through", "cuz": "because", "coz": "because", "cos": "because",
+    "bc": "because", "abt": "about",
+    "rly": "really", "ppl": "people", "bcos": "because", "becuase": "because", "becasue": "because",
+}
+#: Chat tails that end an object ("own a car rn lol"): never part of what is said.
+CASUAL_TAILS: Final = _words("rn lol lmao haha hahaha tbh ngl fr imo imho atm omg ugh smh jk xd pls btw fyi")
+#: Verbs whose bare form opening a user's message is a dropped "I" (a habit or a state: "Use a Pixel for work",
+#: "dont own a car"), not an imperative.
+DROPPED_I_VERBS: Final = _words(
+    "use work play live hate love like adore enjoy own have speak drink eat wear drive prefer cycle run swim "
+    "teach study smoke volunteer commute rent cook bake knit paint sing listen read watch support follow go "
+    "know stay sleep train coach manage lead date miss avoid dislike"
+)
+#: Errand verbs whose bare form opening a user's message is a to-do of the user ("Buy a present for Chidi").
+ERRAND_VERBS: Final = _words(
+    "buy call ring phone text email book renew pay fix replace return cancel order schedule submit file clean "
+    "water pack post collect pick drop finish sort print sign repair wash charge confirm reschedule ship "
+    "register apply update backup invoice chase contact visit prepare organise organize arrange bring "
+    "get take feed walk mow vacuum hoover tidy declutter defrost top"
+)
+#: Adjectives and states whose opening a user's message is a dropped "I'm" ("Allergic to shellfish").
+DROPPED_IM_WORDS: Final = _words(
+    "allergic intolerant vegan vegetarian pescatarian married single divorced engaged pregnant back off "
+    "retired unemployed self-employed freelance based originally currently fluent colourblind colour-blind "
+    "color-blind asthmatic diabetic coeliac celiac left-handed right-handed"
+)

@@ -31,6 +31,9 @@ from extractors.rules.clauses import (
 )
 from extractors.rules.lexicon import (
     ADJECTIVES,
+    DROPPED_I_VERBS,
+    DROPPED_IM_WORDS,
+    ERRAND_VERBS,
     AS_ROLE_VERBS,
     ATTR_STOP,
     BAD_OBJECT,
@@ -784,6 +787,13 @@ class StatementParser(ClauseParser):
         obj, prep = generic_object_prep(after)
         if obj is None:
             return []
+        if lemma == "go" and prep is None and obj.endswith("ing") and " " not in obj:
+            # "went kayaking in Milford Sound": where the outing was is the point
+            end = re.search(r"[,;!?]|\.(?:\s|$)|\s(?:and|but|with|because|so|on|last|this|yesterday|today)\b",
+                            after)
+            whole = after[: end.start()] if end else after
+            if len(whole.split()) <= 6:
+                obj = whole.strip()
         # "sold the camper" gives it up; "the bakery (no longer) sells momos" is a habit, negated only by the aux
         # a bare present without an auxiliary ("you sell the honey at the market") is a habit too
         bare_present = kind == "base" and not f.aux
@@ -892,14 +902,67 @@ _NO_MORE: Final = re.compile(
 )
 
 
+#: "Need to book the vet", "gotta ring the council", "Must email Dr Okafor": the speaker's own to-do, said
+#: without a subject.
+_BARE_TODO: Final = re.compile(
+    r"^(?:need\s+to|needs\s+to|have\s+to|has\s+to|got\s+to|gotta|must|should)\s+(?=[a-z])|"
+    r"^(?:todo|to-do|to do|note to self|to self|reminder|reminder to self)(?:\s+(?:this|next)\s+\w+|\s+list)?\s*"
+    r"(?::|-+|\u2013|\u2014)\s*|^(?:please\s+)?remind\s+me\s+(?:\w+\s+){0,3}?to\s+",
+    I,
+)
+#: "dont own a car", "Can't eat gluten": a negated habit with the "I" dropped ("Don't use jargon" instructs).
+_DONT_HABIT: Final = frozenset(
+    "eat drink own smoke drive cook watch play live work have like speak ride swim run wear".split()
+)
+_NOT_AN_ERRAND_NEXT: Final = re.compile(r"^\S+\s+(?:me|us|you|it|this|that|these|those|a\s+look)\b", I)
+
+
 class UserParser(StatementParser):
     """A user's, a human's or a participant's clauses: statements, plus what only the speaker's own
     messages hold: subjectless negations ("Not a fan of horror films", "No more coffee for me"),
     instructions to the assistant, and reminders ("remind me to call the bank")."""
 
+    def _implicit_subject(self, t: str) -> str:
+        """A dropped "I": "Went kayaking ...", "Heading to Kyoto", "Allergic to shellfish", "dont own a car".
+
+        Only the shapes a chat message takes when its subject is the speaker: a past form, an -ing form, a
+        habit or state verb, a state adjective, or a negated habit verb; an errand verb is a to-do
+        (:meth:`_lead`) and anything else stays as it is.
+        """
+        words = t.split(None, 2)
+        w0 = words[0].lower().rstrip(",")
+        w1 = words[1].lower() if len(words) > 1 else ""
+        if user_instruction(t) is not None:
+            return t
+        if w0 in ("don't", "can't", "cannot", "haven't") and w1 in _DONT_HABIT:
+            return "I " + t
+        if w0 == "been" and w1:
+            return "I've " + t
+        if w0 in DROPPED_IM_WORDS and w1 and w0 != "back" or (w0 == "back" and w1 in ("from", "in", "home")):
+            return "I'm " + t
+        if w0 == "not" and w1 in ("a", "an", "into", "vegan", "vegetarian", "allergic", "married", "on"):
+            return "I'm " + t
+        vf = VERB_FORM.get(w0)
+        if not w1 or w0 in NOT_A_VERB:
+            return t
+        if vf is not None and vf[1] == "past" or (vf is None and w0.endswith("ed") and len(w0) > 4
+                                                    and guess_verb(w0, "any") is not None):
+            return "I " + t
+        if w0.endswith("ing") and w0 not in NOT_GUESSED_ING and (
+                (vf is not None and vf[1] == "ing") or (vf is None and len(w0) > 5 and w1 in PREPS)):
+            return "I'm " + t
+        if w0 in DROPPED_I_VERBS and (w0 != "use" or w1 in ("a", "an", "my", "our", "two", "both")) and (
+                w1 not in ("that", "this", "it", "your", "these", "those", "the", "you", "them")):
+            return "I " + t
+        return t
+
     def _lead(
         self, t: str, inherited: str | None, hedge: bool, flip: bool, update_cue: bool
     ) -> tuple[list[Proto], str | None] | None:
+        if inherited is None:
+            todo = self._todo(t)
+            if todo is not None:
+                return todo, inherited
         if t[0] in "nN":
             found = self._elliptic(t, hedge, flip, update_cue)
             if found is not None:
@@ -913,6 +976,22 @@ class UserParser(StatementParser):
             act = action(t[rm.end() :], "needs_to")
             return cue_claim(self._owner(), act, Flags(), NodeType.TASK, speech_act=False), inherited
         return self._attribute_clause(t, inherited, hedge, flip)
+
+    def _todo(self, t: str) -> list[Proto] | None:
+        """A to-do said without a subject: "Need to book the vet", "todo: renew the domain", "Buy descaler"."""
+        m = _BARE_TODO.match(t)
+        body = t[m.end() :] if m is not None else None
+        if body is None:
+            w0 = t.split(" ", 1)[0].lower()
+            if w0 not in ERRAND_VERBS or _NOT_AN_ERRAND_NEXT.match(t) or " " not in t:
+                return None
+            body = t
+        out: list[Proto] = []
+        # "to do this week — fix the gutter, book flights to Nairobi": one task per item
+        for item in re.split(r",\s+(?:and\s+)?|\s+and\s+(?=(?:" + "|".join(sorted(ERRAND_VERBS)) + r")\b)", body):
+            act = action(item, "needs_to")
+            out.extend(cue_claim(self._owner(), act, Flags(), NodeType.TASK, speech_act=False))
+        return out
 
     def _elliptic(self, t: str, hedge: bool, flip: bool, update_cue: bool) -> tuple[list[Proto], str | None] | None:
         em = _ELLIPTIC_NOT.match(t)
