@@ -61,7 +61,7 @@ from extractors.rules.proto import Proto, snake
 from extractors.text import SPEECH_ACT_FORMS
 from extractors.validation import POINTER_WORDS
 from schemas.claims import Quantity
-from schemas.enums import NodeType
+from schemas.enums import EpistemicType, NodeType
 
 I: Final = re.IGNORECASE  # noqa: E741 - reads like a regex flag
 
@@ -902,6 +902,27 @@ _NO_MORE: Final = re.compile(
 )
 
 
+#: Reported speech (PRME-FACTS §1.1: unverified testimony): who said it, then what they said. "Apparently",
+#: "I heard", "word is" name no source; "my manager said", "according to Lindiwe", "the vet told me" do.
+_REPORTER_VERB: Final = (
+    r"(?:says|said|say|reckons|reckoned|thinks|thought|claims|claimed|swears|insists|insisted|mentioned|"
+    r"mentions|reports|reported|tells\s+me|told\s+(?:me|us|him|her|them)|let\s+(?:me|us)\s+know|"
+    r"informed\s+(?:me|us)|warned\s+(?:me|us)|confirmed|announced|wrote|texted(?:\s+(?:me|us))?|"
+    r"emailed(?:\s+(?:me|us))?)(?:\s+that)?,?\s+"
+)
+_REPORTED: Final = re.compile(
+    r"^(?:(?P<none>apparently|supposedly|allegedly|reportedly|rumou?r\s+(?:has\s+it|is)|word\s+(?:is|has\s+it)|"
+    r"(?:I|we)(?:'ve|\s+have)?\s+(?:heard|read)|heard|the\s+word\s+is|i\s+hear|I'm\s+told|we're\s+told)"
+    r"(?:\s+that)?,?\s+"
+    r"|according\s+to\s+(?P<acc>(?:my|our|the)\s+[\w-]+(?:\s+[\w-]+)?|(?-i:[A-Z][\w.-]+)(?:\s+(?-i:[A-Z][\w.-]+))?)"
+    r",\s+"
+    r"|(?P<src>(?:(?:my|our|the)\s+(?-i:[a-zA-Z][\w-]+)(?:\s+(?-i:[a-zA-Z][\w-]+))?)|"
+    r"(?-i:[A-Z][\w.-]+)(?:\s+(?-i:[A-Z][\w.-]+))?)\s+" + _REPORTER_VERB + r")(?P<rest>\S.*)$",
+    I,
+)
+_REPORTER_NOT: Final = frozenset({"i", "we", "you", "he", "she", "they", "it", "this", "that", "there"})
+
+
 #: "Need to book the vet", "gotta ring the council", "Must email Dr Okafor": the speaker's own to-do, said
 #: without a subject.
 _BARE_TODO: Final = re.compile(
@@ -932,7 +953,7 @@ class UserParser(StatementParser):
         words = t.split(None, 2)
         w0 = words[0].lower().rstrip(",")
         w1 = words[1].lower() if len(words) > 1 else ""
-        if user_instruction(t) is not None:
+        if user_instruction(t) is not None or _REPORTED.match(t) is not None:
             return t
         if w0 in ("don't", "can't", "cannot", "haven't") and w1 in _DONT_HABIT:
             return "I " + t
@@ -956,9 +977,47 @@ class UserParser(StatementParser):
             return "I " + t
         return t
 
+    def _reported(self, t: str, hedge: bool) -> list[Proto] | None:
+        """What someone else said, as UNVERIFIED claims naming the reported source (``metadata``)."""
+        m = _REPORTED.match(t)
+        if m is None:
+            return None
+        raw = m.group("acc") or m.group("src")
+        source: str | None = None
+        if raw is not None:
+            words = raw.split()
+            if words[0].lower() in _REPORTER_NOT or (len(words) > 1 and words[1].lower() in ("said", "says")):
+                return None
+            det = words[0].lower()
+            if det in ("my", "our"):
+                source = f"{self._owner()}'s {' '.join(words[1:])}"
+            elif det == "the":
+                source = " ".join(words[1:])
+            else:
+                named = self._named(raw)
+                if named is None or named == self._owner():
+                    return None
+                source = named
+        protos, _ = self.parse(m.group("rest"), None)
+        for p in protos:
+            p.epistemic = EpistemicType.UNVERIFIED
+            p.hedge = p.hedge or hedge
+            p.update = False
+            p.replaces = None
+            if p.node_type is NodeType.TASK:
+                p.node_type = NodeType.FACT  # someone else's report of a plan is a fact about it, not the user's to-do
+            p.speech_act = False
+            if source is not None:
+                p.metadata["reported_source"] = source
+        return protos
+
     def _lead(
         self, t: str, inherited: str | None, hedge: bool, flip: bool, update_cue: bool
     ) -> tuple[list[Proto], str | None] | None:
+        if inherited is None and t[:1].isalpha():
+            said = self._reported(t, hedge)
+            if said is not None:
+                return said, inherited
         if inherited is None:
             todo = self._todo(t)
             if todo is not None:
