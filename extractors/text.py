@@ -150,8 +150,39 @@ def _trimmed(text: str, start: int, end: int) -> Span | None:
     return Span(start, end) if end > start else None
 
 
+#: Where a statement gives way to a question inside one sentence: "I'm running Ubuntu 24.04 — any idea why
+#: Bluetooth keeps dropping?", "my cat is 16, is it normal ...?". The question part is a sentence of its own.
+_QUESTION_TAIL: Final = re.compile(
+    r"(?:\s+[-\u2013\u2014]+\s+|\s*[;:]\s+|,\s+)(?:(?:so|but|and)\s+)?(?=(?:what|what's|whats|how|which|why|where|"
+    r"when|who|is|are|can|could|should|would|will|does|do|did|has|have|any|anyone|anybody|thoughts|ideas|"
+    r"recommendations|suggestions|tips)\b[^?]*\?\s*$)",
+    re.IGNORECASE,
+)
+
+
+def _split_question(text: str, sp: Span) -> Iterator[Span]:
+    """A sentence ending in "?" whose first part states something: the statement, then the question."""
+    if text[sp.end - 1] != "?":
+        yield sp
+        return
+    m = _QUESTION_TAIL.search(text, sp.start, sp.end)
+    if m is None or m.start() - sp.start < 8:
+        yield sp
+        return
+    head = _trimmed(text, sp.start, m.start())
+    tail = _trimmed(text, m.end(), sp.end)
+    if head is not None:
+        yield head
+    if tail is not None:
+        yield tail
+
+
 def sentence_spans(text: str, para: Span) -> Iterator[Span]:
-    """Sentences of one paragraph: end at . ! ? (plus closing quotes/brackets) before whitespace, or a newline."""
+    """Sentences of one paragraph: end at . ! ? (plus closing quotes/brackets) before whitespace, or a newline.
+
+    A sentence that states something and then asks ("I drive a Leaf; how long does it take to charge?") is
+    two: the statement is not a question.
+    """
     pos = para.start
     chunk = text[para.start : para.end]
     for m in _SENT_END.finditer(chunk):
@@ -160,11 +191,11 @@ def sentence_spans(text: str, para: Span) -> Iterator[Span]:
             continue
         sp = _trimmed(text, pos, end)
         if sp is not None:
-            yield sp
+            yield from _split_question(text, sp)
         pos = end
     sp = _trimmed(text, pos, para.end)
     if sp is not None:
-        yield sp
+        yield from _split_question(text, sp)
 
 
 # --- segments ---------------------------------------------------------------
