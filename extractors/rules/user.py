@@ -15,6 +15,7 @@ from typing import ClassVar, Final
 
 from extractors.rules.clauses import (
     ANYMORE,
+    consume_aux,
     BARE_VERB,
     CLAUSE_SPLIT,
     GENERIC_PREP,
@@ -923,6 +924,16 @@ _REPORTED: Final = re.compile(
 _REPORTER_NOT: Final = frozenset({"i", "we", "you", "he", "she", "they", "it", "this", "that", "there"})
 
 
+#: Quantifier negations: "Nobody in the choir reads music", "None of my flatmates drink alcohol": a negative
+#: claim whose subject is the group.
+_NOBODY: Final = re.compile(
+    r"^(?:nobody|no\s*-?\s*one|none|not\s+one|not\s+a\s+single\s+(?:one|person|soul)|neither)\s+"
+    r"(?P<rel>in|on|at|of|from)\s+(?P<group>.+)$",
+    I,
+)
+_GROUP_DET: Final = re.compile(r"^(?P<det>my|our|the|your)\s+", I)
+
+
 #: "Need to book the vet", "gotta ring the council", "Must email Dr Okafor": the speaker's own to-do, said
 #: without a subject.
 _BARE_TODO: Final = re.compile(
@@ -953,7 +964,7 @@ class UserParser(StatementParser):
         words = t.split(None, 2)
         w0 = words[0].lower().rstrip(",")
         w1 = words[1].lower() if len(words) > 1 else ""
-        if user_instruction(t) is not None or _REPORTED.match(t) is not None:
+        if user_instruction(t) is not None or _REPORTED.match(t) is not None or _NOBODY.match(t) is not None:
             return t
         if w0 in ("don't", "can't", "cannot", "haven't") and w1 in _DONT_HABIT:
             return "I " + t
@@ -976,6 +987,42 @@ class UserParser(StatementParser):
                 w1 not in ("that", "this", "it", "your", "these", "those", "the", "you", "them")):
             return "I " + t
         return t
+
+    def _nobody(self, t: str, hedge: bool) -> list[Proto] | None:
+        """"Nobody in my building has fibre": what the group does, negated, with the group as subject."""
+        m = _NOBODY.match(t)
+        if m is None:
+            return None
+        words = m.group("group").split()
+        for i in range(1, min(len(words), 8)):
+            w = words[i].lower()
+            vf = VERB_FORM.get(w)
+            if not (w in ("has", "have", "had", "is", "are", "was", "were", "does", "do", "did", "can", "will",
+                          "knows", "wants", "likes") or (vf is not None and vf[1] in ("s", "base", "past"))
+                    or (vf is None and i >= 1 and guess_verb(w, "s") is not None and w.endswith("s")
+                        and not words[i - 1].lower() in ("the", "my", "our", "a"))):
+                continue
+            group = " ".join(words[:i])
+            rest = " ".join(words[i:])
+            dm = _GROUP_DET.match(group)
+            if group.lower() in ("us", "them", "you"):
+                subject = self._owner() if group.lower() == "us" else None
+            elif dm is not None and dm.group("det").lower() in ("my", "our"):
+                subject = f"{self._owner()}'s {group[dm.end():]}"
+            elif dm is not None:
+                subject = group[dm.end() :]
+            else:
+                subject = group
+            if subject is None:
+                return []
+            rest, flags = consume_aux(rest)
+            flags.neg = not flags.neg
+            flags.hedge = flags.hedge or hedge
+            protos = self._predicate(subject, rest, flags)
+            for p in protos:
+                p.metadata["quantifier"] = "none"
+            return protos
+        return []
 
     def _reported(self, t: str, hedge: bool) -> list[Proto] | None:
         """What someone else said, as UNVERIFIED claims naming the reported source (``metadata``)."""
@@ -1014,6 +1061,10 @@ class UserParser(StatementParser):
     def _lead(
         self, t: str, inherited: str | None, hedge: bool, flip: bool, update_cue: bool
     ) -> tuple[list[Proto], str | None] | None:
+        if inherited is None and t[:1] in "nN":
+            nobody = self._nobody(t, hedge)
+            if nobody is not None:
+                return nobody, inherited
         if inherited is None and t[:1].isalpha():
             said = self._reported(t, hedge)
             if said is not None:
