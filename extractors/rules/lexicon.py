@@ -379,3 +379,31 @@ DROPPED_IM_WORDS: Final = _words(
     "retired unemployed self-employed freelance based originally currently fluent colourblind colour-blind "
     "color-blind asthmatic diabetic coeliac celiac left-handed right-handed"
 )
+
+#: Sarcasm (the realistic sets' convention): a sarcastic message says nothing sincere, so it gives no claim.
+#: 🙃 and 🙄, "/s", stock phrases ("love that for me", "my favourite thing", "just what I needed"), delight
+#: in capitals in a message that is not shouting ("I'd LOVE to redo ..."), "just adore people who ...",
+#: and mock praise closing a complaint ("Genius.", "Stellar service."); 🙃 or 🙄 only with delight words
+#: (``SARCASM_FACE`` and ``DELIGHT``: an upside-down face alone can be wry about a real fact).
+SARCASM: Final = re.compile(
+    r"(?<!\w)/s\b|\b(?:love that for me|my fav(?:ou?rite)? thing|just what I needed|"
+    r"(?:oh\s+)?joy of joys|what a treat|thanks a lot|great news everyone|(?:love|loving) how|love it when|"
+    r"(?:just|absolutely|simply)\s+(?:love|adore)\s+(?:people|it when|how|when|that|being|getting|having|waiting|"
+    r"spending|meetings)|(?:stellar|fantastic|brilliant|top-notch) service|genius[.!]|"
+    r"(?:just\s+)?(?:what|exactly what) (?:I|we) (?:wanted|needed))\b|"
+    r"(?<![A-Z] )\b(?-i:LOVE|ADORE|AMAZING|FANTASTIC|WONDERFUL|THRILLED|BRILLIANT|GREAT|FAVOU?RITE)\b(?! [A-Z]{2})",
+    I,
+)
+SARCASM_FACE: Final = re.compile("[\U0001F643\U0001F644]")
+DELIGHT: Final = re.compile(
+    r"\b(?:love|loving|adore|great|favou?rite|fun|thrilled|perfect|amazing|best|wonderful|excited|can't wait|"
+    r"nothing (?:like|beats)|delightful|fantastic|brilliant|yay|hooray|joy)\b",
+    I,
+)
+
+
+def sarcastic(text: str) -> bool:
+    """Whether a user's message reads as sarcasm (see ``SARCASM``)."""
+    if SARCASM.search(text) is not None:
+        return True
+    return SARCASM_FACE.search(text) is not None and DELIGHT.search(text) is not None
