@@ -173,6 +173,7 @@ def segments(ctx: SourceText) -> Iterator[Segment]:
 
 #: Where a segment splits into clauses: before a new subject, or before "and" + a second verb.
 CLAUSE_SPLIT: Final = re.compile(
+    r",?\s+(?=(?:because|since)\s+(?:I|we|my|our|the|it|it's|its|he|she|they|you|there|(?-i:[A-Z][a-z]))\b)|"
     r",\s+(?:so\s+|then\s+)?(?=(?:and\s+)?(?:I|we|my|our|you|your)\b)|"
     r"\s+[-\u2013\u2014]+\s+(?:so\s+|and\s+)?(?=(?:I|we|my|our)\b)|"
     r",?\s+and\s+(?=(?:I|we|my|our|you|your|(?-i:[A-Z][a-z]+))\s)|"
@@ -182,6 +183,14 @@ CLAUSE_SPLIT: Final = re.compile(
     I,
 )
 _AND_VERB: Final = re.compile(r",?\s+and\s+(?:then\s+)?(?P<w>[a-z]+)\b", I)
+
+
+#: A reason clause's own opener ("because I love baking"): the reason is a proposition of its own.
+REASON_OPENER: Final = re.compile(
+    r"^(?:because|since)\s+(?=(?:I|we|my|our|the|it|it's|its|he|she|they|you|there|(?-i:[A-Z][a-z]))\b)", I
+)
+#: "because it gives me palpitations": "it" is the previous clause's object.
+REASON_IT: Final = re.compile(r"^(?:it|it's|its)(?=\s|$)", I)
 
 
 def split_and_verb(clause: str, *, base_ok: bool = False) -> list[str]:

@@ -15,6 +15,8 @@ from typing import ClassVar, Final
 
 from extractors.rules.clauses import (
     ANYMORE,
+    REASON_IT,
+    REASON_OPENER,
     consume_aux,
     BARE_VERB,
     CLAUSE_SPLIT,
@@ -417,6 +419,19 @@ class StatementParser(ClauseParser):
         if _INSTR_PAIR_START.match(seg) and "," in seg:
             parts = _INSTR_PAIR_SPLIT.split(seg)
         for part in parts:
+            rm = REASON_OPENER.match(part)
+            if rm is not None:
+                # "'cause I love baking", "since i work nights": a reason is a proposition of its own
+                part = part[rm.end() :]
+                subject = None
+                im = REASON_IT.match(part)
+                if im is not None:
+                    if not protos or not protos[-1].object or protos[-1].subject != self._owner():
+                        continue  # "because it ..." with nothing to stand for: unresolved, no claim
+                    it = im.group().lower()
+                    rest, flags = consume_aux(("is " if it in ("it's", "its") else "") + part[im.end() :].strip())
+                    protos.extend(self._predicate(protos[-1].object, rest, flags))
+                    continue
             for clause in split_and_verb(part):
                 got, subject = self.parse(clause, subject)
                 protos.extend(got)
