@@ -331,7 +331,9 @@ _LIKE_TO_WANT: Final = re.compile(r"^(?:like|love)\s+to\s+", I)
 _DECIDE: Final = re.compile(
     r"^(?:decided|agreed|committed)\s+(?P<not>not\s+)?to\s+(?P<body>.+)$|"
     r"^(?:decided|agreed|settled)\s+(?P<on>on|against|upon)\s+(?P<obj>.+)$|"
-    r"^(?:chose|chosen|selected|picked|opted\s+for)\s+(?P<obj2>.+)$|"
+    r"^(?:chose|chosen|choose|choosing|selected|picked|opted\s+for|opting\s+for|settled\s+on|settling\s+on|"
+    r"going\s+with|go\s+with|gone\s+with|decided\s+on|deciding\s+on)\s+(?P<obj2>(?!(?:it|that|this|them|you|me|"
+    r"us|him|her|my\s+(?:gut|instinct))\b).+)$|"
     r"^(?:opted)\s+(?P<not2>not\s+)?to\s+(?P<body2>.+)$|"
     r"^(?:rejected|ruled out|turned down)\s+(?P<obj3>.+)$",
     I,
@@ -551,8 +553,10 @@ class StatementParser(ClauseParser):
             return cue_claim(subject, action(rest, "needs_to"), f, NodeType.TASK, speech_act=False)
 
         m = _DECIDE.match(rest)
-        if m is not None:
-            return self._decision(subject, m, f)
+        if m is not None and not (low.startswith(("go ", "going ", "gone ")) and not (f.be or f.future or f.perfect)):
+            # "going with / we'll go with X" chooses; "I go with friends" does not
+            if not (low.startswith("go ") and f.would):
+                return self._decision(subject, m, f)
         m = _CHANGED_THING.match(rest) or _CHANGED_THING_TO_FROM.match(rest)
         if m is not None:
             new, _ = clean_object(m.group("new"))
