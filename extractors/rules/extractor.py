@@ -115,7 +115,7 @@ class RuleExtractor:
             for seg in segments(ctx):
                 out.extend(Proposal(p, seg.quote, seg.condition, seg.uncertain) for p in propose_assistant(seg.text))
             return out
-        if sarcastic(ctx.content) and event.role in (Role.USER, Role.HUMAN, Role.PARTICIPANT):
+        if event.role in (Role.USER, Role.HUMAN, Role.PARTICIPANT) and sarcastic(ctx.content):
             return out  # sarcasm states nothing sincere: no claim rather than its opposite
         parser = _parser(event)
         for seg in segments(ctx):

@@ -390,10 +390,16 @@ SARCASM: Final = re.compile(
     r"(?:oh\s+)?joy of joys|what a treat|thanks a lot|great news everyone|(?:love|loving) how|love it when|"
     r"(?:just|absolutely|simply)\s+(?:love|adore)\s+(?:people|it when|how|when|that|being|getting|having|waiting|"
     r"spending|meetings)|(?:stellar|fantastic|brilliant|top-notch) service|genius[.!]|"
-    r"(?:just\s+)?(?:what|exactly what) (?:I|we) (?:wanted|needed))\b|"
-    r"(?<![A-Z] )\b(?-i:LOVE|ADORE|AMAZING|FANTASTIC|WONDERFUL|THRILLED|BRILLIANT|GREAT|FAVOU?RITE)\b(?! [A-Z]{2})",
+    r"(?:just\s+)?(?:what|exactly what) (?:I|we) (?:wanted|needed))\b",
     I,
 )
+#: Delight in capitals in a message that is not shouting.
+SARCASM_CAPS: Final = re.compile(
+    r"(?<![A-Z] )\b(?:LOVE|ADORE|AMAZING|FANTASTIC|WONDERFUL|THRILLED|BRILLIANT|GREAT|FAVOU?RITE)\b(?! [A-Z]{2})"
+)
+#: Words one of which every ``SARCASM`` phrase holds (lower case): a cheap test before the regex.
+_SARCASM_ANCHORS: Final = ("/s", "love", "fav", "what ", "joy", "treat", "thanks a lot", "great news", "adore",
+                           "service", "genius")
 SARCASM_FACE: Final = re.compile("[\U0001F643\U0001F644]")
 DELIGHT: Final = re.compile(
     r"\b(?:love|loving|adore|great|favou?rite|fun|thrilled|perfect|amazing|best|wonderful|excited|can't wait|"
@@ -404,6 +410,9 @@ DELIGHT: Final = re.compile(
 
 def sarcastic(text: str) -> bool:
     """Whether a user's message reads as sarcasm (see ``SARCASM``)."""
-    if SARCASM.search(text) is not None:
+    low = text.lower()
+    if any(a in low for a in _SARCASM_ANCHORS) and SARCASM.search(text) is not None:
+        return True
+    if SARCASM_CAPS.search(text) is not None:
         return True
     return SARCASM_FACE.search(text) is not None and DELIGHT.search(text) is not None

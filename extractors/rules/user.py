@@ -978,13 +978,20 @@ class UserParser(StatementParser):
 
         Only the shapes a chat message takes when its subject is the speaker: a past form, an -ing form, a
         habit or state verb, a state adjective, or a negated habit verb; an errand verb is a to-do
-        (:meth:`_lead`) and anything else stays as it is.
+        (:meth:`_lead`), and an instruction, a report of what someone said or a quantifier negation keeps
+        its own reading.
         """
+        written = self._dropped(t)
+        if written is t:
+            return t
+        if user_instruction(t) is not None or _REPORTED.match(t) is not None or _NOBODY.match(t) is not None:
+            return t
+        return written
+
+    def _dropped(self, t: str) -> str:
         words = t.split(None, 2)
         w0 = words[0].lower().rstrip(",")
         w1 = words[1].lower() if len(words) > 1 else ""
-        if user_instruction(t) is not None or _REPORTED.match(t) is not None or _NOBODY.match(t) is not None:
-            return t
         if w0 in ("don't", "can't", "cannot", "haven't") and w1 in _DONT_HABIT:
             return "I " + t
         if w0 == "been" and w1:
