@@ -965,6 +965,7 @@ _BARE_TODO: Final = re.compile(
 _DONT_HABIT: Final = frozenset(
     "eat drink own smoke drive cook watch play live work have like speak ride swim run wear".split()
 )
+_DONT: Final = frozenset({"don't", "can't", "cannot", "haven't"})
 _NOT_AN_ERRAND_NEXT: Final = re.compile(r"^\S+\s+(?:me|us|you|it|this|that|these|those|a\s+look)\b", I)
 
 
@@ -984,6 +985,8 @@ class UserParser(StatementParser):
         written = self._dropped(t)
         if written is t:
             return t
+        if t[:1] in "dDcChH" and written.startswith("I ") and t.split(None, 1)[0].lower() in _DONT:
+            return written  # "dont own a car": a negated habit, which no instruction has
         if user_instruction(t) is not None or _REPORTED.match(t) is not None or _NOBODY.match(t) is not None:
             return t
         return written
@@ -1022,6 +1025,8 @@ class UserParser(StatementParser):
         words = m.group("group").split()
         for i in range(1, min(len(words), 8)):
             w = words[i].lower()
+            if words[i - 1].lower() in ("my", "our", "the", "a", "an", "your", "this", "that"):
+                continue  # "my book club": the word after a determiner is the group's noun
             vf = VERB_FORM.get(w)
             if not (w in ("has", "have", "had", "is", "are", "was", "were", "does", "do", "did", "can", "will",
                           "knows", "wants", "likes") or (vf is not None and vf[1] in ("s", "base", "past"))
