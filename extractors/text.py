@@ -259,7 +259,9 @@ _NOT_A_WHEN_AFTER: Final = re.compile(
 _PROVIDED_VERB_BEFORE: Final = re.compile(
     r"\b(?:I|we|you|they|he|she|it|was|were|is|are|been|be|being|has|have|had|who|which|that)\s*$", re.IGNORECASE
 )
-_PROVIDED_VERB_AFTER: Final = re.compile(r"\s+(?:by|to|for|with|in|on|as|below|above|here|free|at|from)\b", re.IGNORECASE)
+_PROVIDED_VERB_AFTER: Final = re.compile(
+    r"\s+(?:by|to|for|with|in|on|as|below|above|here|free|at|from)\b", re.IGNORECASE
+)
 #: A condition clause ends at punctuation, "then"/"so", a dash, or an inverted auxiliary that opens the main
 #: clause ("Only if the beta goes well | will we launch").
 _CLAUSE_END: Final = re.compile(
@@ -267,11 +269,14 @@ _CLAUSE_END: Final = re.compile(
     r"\s(?=(?:will|shall|would|may|can|must|should|do|does)\s+(?:we|I|you|they)\b)",
     re.IGNORECASE,
 )
-#: In a message written all in lower case, without a comma, the main clause's first-person subject ends the condition: "whenever i visit my dad in
-#: galway | we go to the same chipper". The condition's own first word is never taken for it.
+#: In a message written all in lower case, without a comma, the main clause's first-person subject ends the
+#: condition: "whenever i visit my dad in galway | we go to the same chipper". The condition's own first word
+#: is never taken for it.
 _MAIN_SUBJECT: Final = re.compile(
     r"(?<!\band)(?<!\bor)(?<!\bthan)(?<!\bthat)(?<!\bas)(?<!\bwhat)(?<!\bwho)(?<!\bwhere)(?<!\bbefore)"
-    r"(?<!\bafter)(?<!\buntil)(?<!\bonce)(?<!\bsaid)(?<!\bknow)(?<!\bthink)(?<!\bif)(?<!&)\s(?=(?:i|we)(?:'|\s+(?!(?:and|or|both|all|get|got|have|had|are|am|was|were|'re|'m)\b)[a-z]))", re.IGNORECASE
+    r"(?<!\bafter)(?<!\buntil)(?<!\bonce)(?<!\bsaid)(?<!\bknow)(?<!\bthink)(?<!\bif)(?<!&)"
+    r"\s(?=(?:i|we)(?:'|\s+(?!(?:and|or|both|all|get|got|have|had|are|am|was|were|'re|'m)\b)[a-z]))",
+    re.IGNORECASE
 )
 _OPEN_WORD: Final = re.compile(r"\s*(?:that\s+)?\S+")
 

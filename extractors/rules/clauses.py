@@ -18,12 +18,12 @@ from typing import Final
 
 from extractors.rules.lexicon import (
     ADVERB_OBJECT,
-    CASUAL_TAILS,
-    CASUAL_WORDS,
     AMBIGUOUS_NAMES,
     BAD_OBJECT,
     BARE_NP_AUX,
     BE_AUX,
+    CASUAL_TAILS,
+    CASUAL_WORDS,
     COPULA_NEXT,
     DEMONSTRATIVES,
     DET_NEXT,
@@ -80,8 +80,8 @@ INVERTED: Final = re.compile(r"^(?P<a>will|shall|would|may|can|must|should|do|do
 
 
 #: A cheap test before the rewrite: a lower-case start, or a word only chat spells that way.
-_CASUAL_HINT: Final = re.compile(r"^[a-z]|'cause|'cos|(?<![\w'])(?:dont|cant|im|ive|i|u|cause|cuz|cos|ill|wont|didnt|doesnt|isnt|"
-                                 r"rn|lol|tbh|ngl|fr|pls|tmrw|haha|lmao|ugh|definately|usualy|untill|recieved|gonna|"
+_CASUAL_HINT: Final = re.compile(r"^[a-z]|'cause|'cos|(?<![\w'])(?:dont|cant|im|ive|i|u|cause|cuz|cos|ill|wont|"
+                                 r"didnt|doesnt|isnt|rn|lol|tbh|ngl|fr|pls|tmrw|haha|lmao|ugh|definately|usualy|untill|recieved|gonna|"
                                  r"wanna|imo|atm|bc|abt|prolly)(?![\w'])", I)
 _CASUAL: Final = re.compile(
     r"(?<![\w'])(?:(?P<w>" + "|".join(sorted((re.escape(w) for w in CASUAL_WORDS), key=len, reverse=True)) + r")"

@@ -15,17 +15,17 @@ from typing import ClassVar, Final
 
 from extractors.rules.clauses import (
     ANYMORE,
-    REASON_IT,
-    REASON_OPENER,
-    consume_aux,
     BARE_VERB,
     CLAUSE_SPLIT,
     GENERIC_PREP,
     INVERTED,
     LEAD_ADV,
+    REASON_IT,
+    REASON_OPENER,
     ClauseParser,
     Flags,
     clean_object,
+    consume_aux,
     generic_object,
     generic_object_prep,
     guess_verb,
@@ -34,15 +34,15 @@ from extractors.rules.clauses import (
 )
 from extractors.rules.lexicon import (
     ADJECTIVES,
-    DROPPED_I_VERBS,
-    DROPPED_IM_WORDS,
-    ERRAND_VERBS,
     AS_ROLE_VERBS,
     ATTR_STOP,
     BAD_OBJECT,
     BE_A_STOP,
     CHOICE_ACTIONS,
+    DROPPED_I_VERBS,
+    DROPPED_IM_WORDS,
     EN_PARTICIPLES,
+    ERRAND_VERBS,
     EVALUATIVE,
     GENERIC_BE_ADJ,
     GENERIC_PREDICATES,
@@ -553,10 +553,10 @@ class StatementParser(ClauseParser):
             return cue_claim(subject, action(rest, "needs_to"), f, NodeType.TASK, speech_act=False)
 
         m = _DECIDE.match(rest)
-        if m is not None and not (low.startswith(("go ", "going ", "gone ")) and not (f.be or f.future or f.perfect)):
-            # "going with / we'll go with X" chooses; "I go with friends" does not
-            if not (low.startswith("go ") and f.would):
-                return self._decision(subject, m, f)
+        # "going with / we'll go with X" chooses; "I go with friends" does not
+        go = low.startswith(("go ", "going ", "gone "))
+        if m is not None and not (go and not (f.be or f.future or f.perfect)) and not (go and f.would):
+            return self._decision(subject, m, f)
         m = _CHANGED_THING.match(rest) or _CHANGED_THING_TO_FROM.match(rest)
         if m is not None:
             new, _ = clean_object(m.group("new"))
@@ -962,9 +962,10 @@ _BARE_TODO: Final = re.compile(
     I,
 )
 #: "dont own a car", "Can't eat gluten": a negated habit with the "I" dropped ("Don't use jargon" instructs).
-_DONT_HABIT: Final = frozenset(
-    "eat drink own smoke drive cook watch play live work have like speak ride swim run wear".split()
-)
+_DONT_HABIT: Final = frozenset({
+    "eat", "drink", "own", "smoke", "drive", "cook", "watch", "play", "live", "work", "have", "like", "speak",
+    "ride", "swim", "run", "wear",
+})
 _DONT: Final = frozenset({"don't", "can't", "cannot", "haven't"})
 _NOT_AN_ERRAND_NEXT: Final = re.compile(r"^\S+\s+(?:me|us|you|it|this|that|these|those|a\s+look)\b", I)
 
@@ -999,14 +1000,14 @@ class UserParser(StatementParser):
             return "I " + t
         if w0 == "been" and w1:
             return "I've " + t
-        if w0 in DROPPED_IM_WORDS and w1 and w0 != "back" or (w0 == "back" and w1 in ("from", "in", "home")):
+        if (w0 in DROPPED_IM_WORDS and w1 and w0 != "back") or (w0 == "back" and w1 in ("from", "in", "home")):
             return "I'm " + t
         if w0 == "not" and w1 in ("a", "an", "into", "vegan", "vegetarian", "allergic", "married", "on"):
             return "I'm " + t
         vf = VERB_FORM.get(w0)
         if not w1 or w0 in NOT_A_VERB:
             return t
-        if vf is not None and vf[1] == "past" or (vf is None and w0.endswith("ed") and len(w0) > 4
+        if (vf is not None and vf[1] == "past") or (vf is None and w0.endswith("ed") and len(w0) > 4
                                                     and guess_verb(w0, "any") is not None):
             return "I " + t
         if w0.endswith("ing") and w0 not in NOT_GUESSED_ING and (
@@ -1031,7 +1032,7 @@ class UserParser(StatementParser):
             if not (w in ("has", "have", "had", "is", "are", "was", "were", "does", "do", "did", "can", "will",
                           "knows", "wants", "likes") or (vf is not None and vf[1] in ("s", "base", "past"))
                     or (vf is None and i >= 1 and guess_verb(w, "s") is not None and w.endswith("s")
-                        and not words[i - 1].lower() in ("the", "my", "our", "a"))):
+                        and words[i - 1].lower() not in ("the", "my", "our", "a"))):
                 continue
             group = " ".join(words[:i])
             rest = " ".join(words[i:])
