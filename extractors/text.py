@@ -352,7 +352,7 @@ def is_uncertain(text: str) -> bool:
 
 CHOICE_VERB: Final = re.compile(
     r"\b(?:decid\w*|chose|chosen|select|selected|selects|opt|opted|opts|opting|agree|agreed|agrees|commit|committed|"
-    r"commits|reject|rejected|rejects|choos\w*|settled|settling|going\s+with|go\s+with)\b",
+    r"commits|reject|rejected|rejects)\b",
     re.IGNORECASE,
 )
 
