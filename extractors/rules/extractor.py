@@ -13,6 +13,7 @@ from typing import Final
 
 from extractors.rules.assistant import propose_assistant
 from extractors.rules.clauses import Mode, segments
+from extractors.rules.lexicon import sarcastic
 from extractors.rules.proto import Proposal
 from extractors.rules.system import SystemParser
 from extractors.rules.tool import propose_tool
@@ -116,6 +117,8 @@ class RuleExtractor:
             for seg in segments(ctx):
                 out.extend(Proposal(p, seg.quote, seg.condition, seg.uncertain) for p in propose_assistant(seg.text))
             return out
+        if event.role in (Role.USER, Role.HUMAN, Role.PARTICIPANT) and sarcastic(ctx.content):
+            return out  # sarcasm states nothing sincere: no claim rather than its opposite
         parser = _parser(event)
         for seg in segments(ctx):
             protos = parser.segment(seg.text, seg.conditional)
