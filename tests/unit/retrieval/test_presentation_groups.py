@@ -18,7 +18,8 @@ from schemas.nodes import MemoryNode
 C = LifecycleState.CONTESTED
 
 
-def _node(node_id: str, confidence: float, days: int = 0, contradicts: tuple[str, ...] = (), **kw: object) -> MemoryNode:
+def _node(node_id: str, confidence: float, days: int = 0, contradicts: tuple[str, ...] = (),
+          **kw: object) -> MemoryNode:
     return make_node(node_id, f"alice lives in {node_id}", confidence=confidence, days=days,
                      contradicts=contradicts, lifecycle=C, **kw)  # fmt: skip
 
