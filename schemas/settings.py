@@ -14,6 +14,8 @@ from typing import Literal
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from schemas.common import UtcDatetime
+
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="EPISTREAM_", env_file=None, extra="ignore")
@@ -125,4 +127,13 @@ class Settings(BaseSettings):
     retrieval_receipts: bool = Field(
         default=True,
         description="Record a receipt of every retrieval (API and `epistream query`) in the retrieval_requests table.",
+    )
+
+    # --- time ----------------------------------------------------------------
+    clock: UtcDatetime | None = Field(
+        default=None,
+        description=(
+            "A fixed ISO time (with timezone) the application uses as now, for tests and demos; unset: the "
+            "machine clock (epistream.clock)."
+        ),
     )
