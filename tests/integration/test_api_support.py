@@ -19,6 +19,7 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from epistream.api import ApiKey, ApiKeyRing, Permission, create_app, hash_key_sha256
+from epistream.cli.demo import REFERENCE_TIME
 from epistream.runner import EmbeddedRunner
 from schemas.settings import Settings
 from sinks.clickhouse import OperationLog
@@ -36,6 +37,8 @@ def settings_for(data_dir: Path, **overrides: Any) -> Settings:
         "extractor": "rules",
         "api_rate_limit_per_s": 10_000.0,
         "api_rate_burst": 10_000,
+        # One clock for every API test: the demo's reference time, whatever the machine's date.
+        "clock": REFERENCE_TIME,
     }
     base.update(overrides)
     return Settings(**base)

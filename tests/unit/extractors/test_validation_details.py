@@ -1,0 +1,140 @@
+"""What the validation layer records about a refusal, written out: the code, the detail, the claim.
+
+A refused claim is journalled (its code and detail tell an operator why) and the proposal itself
+is kept with every secret hidden, whatever the secret's shape and wherever in the proposal it sits.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from extractors import reasons
+from extractors.validation import ValidationOutcome, validate_claims
+from schemas.events import ConversationEvent
+
+KEY = "sk-proj-Abc123def456ghi789jkl012mno"
+
+
+def _event(content: str, role: str = "user", speaker: str | None = None, **extra: Any) -> ConversationEvent:
+    return ConversationEvent(
+        event_id="ev-1", tenant_id="t1", owner_id="o1", scope="personal", role=role, speaker=speaker,
+        content=content, occurred_at=datetime(2026, 3, 1, 12, 0, tzinfo=UTC), **extra,
+    )  # fmt: skip
+
+
+def _claim(**kw: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "subject": "user", "predicate": "uses", "object": "Postgres", "polarity": "positive",
+        "epistemic_type": "ASSERTED", "evidence_quote": "I use Postgres",
+    }  # fmt: skip
+    base.update(kw)
+    return base
+
+
+def _one_refusal(outcome: ValidationOutcome) -> tuple[str, str, dict[str, Any]]:
+    assert outcome.accepted == []
+    (rejected,) = outcome.rejected
+    return rejected.reason_code, rejected.detail, dict(rejected.claim)
+
+
+# --- roles ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("role", "speaker", "content", "claim", "detail"),
+    [
+        ("assistant", None, "I think Postgres is nice.",
+         _claim(subject="assistant", predicate="likes", evidence_quote="I think Postgres is nice"),
+         "assistant: not a commitment or completed action"),
+        ("assistant", "Ava", "Ava thinks Postgres is nice.",
+         _claim(subject="Ava", predicate="likes", evidence_quote="Ava thinks Postgres is nice"),
+         "assistant: not a commitment or completed action"),
+        ("assistant", None, "Postgres is a database.",
+         _claim(subject="Postgres", predicate="is_a", object="database", evidence_quote="Postgres is a database"),
+         "assistant: not a fact attributed to the user"),
+        ("system", None, "Task: use Postgres.",
+         _claim(node_type="TASK", subject="system", evidence_quote="Task: use Postgres"), "system: TASK not admitted"),
+        ("tool", None, "Postgres prefers SSDs.",
+         _claim(node_type="PREFERENCE", subject="Postgres", predicate="prefers", object="SSDs",
+                evidence_quote="Postgres prefers SSDs"), "tool: PREFERENCE not admitted"),
+        ("tool", None, "[INFO] Postgres is up.",
+         _claim(subject="Postgres", predicate="is", object="up", evidence_quote="Postgres is up"), "tool: log line"),
+        ("user", None, "Can you recommend Postgres hosting I like?",
+         _claim(node_type="PREFERENCE", predicate="likes", object="Postgres hosting",
+                evidence_quote="Can you recommend Postgres hosting I like"),
+         "a request for a recommendation is not a preference"),
+    ],
+)  # fmt: skip
+def test_each_role_refusal_says_why(role: str, speaker: str | None, content: str, claim: dict[str, Any],
+                                    detail: str) -> None:  # fmt: skip
+    code, said, _ = _one_refusal(validate_claims(_event(content, role, speaker), [claim]))
+    assert (code, said) == (reasons.ROLE_NOT_ADMITTED, detail)
+
+
+def test_the_assistant_may_commit_under_its_own_speaker_name() -> None:
+    content = "I will book the Postgres training."
+    claim = _claim(subject="Ava", predicate="will_book", object="Postgres training",
+                   evidence_quote="I will book the Postgres training")  # fmt: skip
+    outcome = validate_claims(_event(content, "assistant", "Ava"), [claim])
+    assert [c.subject for c in outcome.accepted] == ["Ava"]
+
+
+# --- secrets ----------------------------------------------------------------------------------------
+
+
+def test_a_secret_shaped_value_is_refused_even_when_the_source_holds_no_secret() -> None:
+    code, detail, kept = _one_refusal(validate_claims(_event("I use Postgres."), [_claim(object=KEY)]))
+    assert (code, detail) == (reasons.SECRET_VALUE, "value has a secret shape")
+    assert kept["object"] == "[REDACTED:secret_value]"
+    assert kept["subject"] == "user"  # a self subject is no secret
+    assert KEY not in str(kept)
+
+
+@pytest.mark.parametrize("obj", ["hunter2xyz", "hunter2", "the hunter2xyz one"])
+def test_a_value_that_is_part_of_a_source_secret_or_holds_one_is_refused(obj: str) -> None:
+    content = "my password is hunter2xyz. I use it daily."
+    claim = _claim(predicate="uses", object=obj, evidence_quote="I use it daily")
+    code, detail, kept = _one_refusal(validate_claims(_event(content), [claim]))
+    assert (code, detail) == (reasons.SECRET_VALUE, "value is a secret in the source")
+    assert "hunter2" not in str(kept)
+
+
+def test_a_secret_in_a_quantity_is_refused() -> None:
+    claim = _claim(object="3 keys", quantity={"value": "3", "unit": "key", "source_text": KEY})
+    code, detail, kept = _one_refusal(validate_claims(_event("I use 3 keys."), [claim]))
+    assert (code, detail) == (reasons.SECRET_VALUE, "value has a secret shape")
+    assert kept["quantity"] == "[REDACTED:secret_value]"
+
+
+def test_a_credential_predicate_is_refused_and_its_value_hidden() -> None:
+    claim = _claim(predicate="wifi_password", object="Blue-Fox-42", evidence_quote="the wifi is Blue-Fox-42")
+    code, detail, kept = _one_refusal(validate_claims(_event("the wifi is Blue-Fox-42"), [claim]))
+    assert (code, detail) == (reasons.SECRET_VALUE, "predicate names a credential")
+    assert kept["object"] == "[REDACTED:secret_value]"
+
+
+def test_secrets_are_hidden_anywhere_in_a_refused_proposal() -> None:
+    content = "my password is hunter2xyz."
+    claim = _claim(object="Postgres", evidence_quote="nowhere in the source",
+                   metadata={"note": f"key {KEY}", "list": ["ok", "hunter2xyz"], "n": 3, "flag": True, "none": None})
+    code, _, kept = _one_refusal(validate_claims(_event(content), [claim]))
+    assert code == reasons.QUOTE_NOT_IN_SOURCE
+    assert kept["object"] == "Postgres"  # only secret_value refusals hide the values themselves
+    assert kept["metadata"] == {"note": "key [REDACTED:api_key]", "list": ["ok", "[REDACTED:password]"], "n": 3,
+                                "flag": True, "none": None}  # fmt: skip
+
+
+# --- malformed --------------------------------------------------------------------------------------
+
+
+def test_a_proposal_that_is_not_an_object_is_malformed() -> None:
+    code, detail, _ = _one_refusal(validate_claims(_event("I use Postgres."), ["I use Postgres"]))  # type: ignore[list-item]
+    assert (code, detail) == (reasons.MALFORMED_CLAIM, "claim must be an object")
+
+
+def test_a_malformed_proposal_names_the_first_bad_field() -> None:
+    code, detail, _ = _one_refusal(validate_claims(_event("I use Postgres."), [_claim(subject="")]))
+    assert (code, detail) == (reasons.MALFORMED_CLAIM, "subject: string_too_short")
