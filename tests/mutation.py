@@ -170,15 +170,36 @@ def status(code: int | None) -> str:
     return "not checked"
 
 
-def run(name: str, target: Target, equivalent: dict[str, str], children: int) -> dict[str, object] | None:
+def refresh_tests(work: Path) -> None:
+    """Bring the work copy's tests up to date (for ``--survivors``), keeping the mutmut shim."""
+    for dest in (work / "tests", work / "mutants" / "tests"):
+        shutil.rmtree(dest, ignore_errors=True)
+        shutil.copytree(ROOT / "tests", dest, ignore=_ignore)
+        with (dest / "conftest.py").open("a", encoding="utf-8") as conftest:
+            conftest.write(_COMPAT)
+
+
+def run(name: str, target: Target, equivalent: dict[str, str], children: int,
+        survivors_only: bool = False) -> dict[str, object] | None:  # fmt: skip
     files = existing_files(target)
     if not files:
         print(f"{name}: no files match {', '.join(target.files)} (not on this branch yet)")
         return None
-    work = prepare(name, target, files)
     env = dict(os.environ, PYTHONPATH="", EPISTREAM_MUTATION="1")
     mutmut = Path(sys.executable).with_name("mutmut")
-    cmd = [str(mutmut), "run", "--max-children", str(children), *target.functions]
+    work = WORK / name
+    if survivors_only and (work / "mutants").exists():
+        # Re-check only the mutants that survived last time, against the current tests (the source
+        # must not have changed since that run).
+        previous = results(work, files)
+        names = [k for k, v in previous.items() if status(v) != "killed"
+                 and (not target.functions or any(fnmatch.fnmatch(k, p) for p in target.functions))]  # fmt: skip
+        refresh_tests(work)
+        (work / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)
+        cmd = [str(mutmut), "run", "--max-children", str(children), *names]
+    else:
+        work = prepare(name, target, files)
+        cmd = [str(mutmut), "run", "--max-children", str(children), *target.functions]
     print(f"== {name}: mutating {', '.join(files)} (work dir {work.relative_to(ROOT)})", flush=True)
     proc = subprocess.run(cmd, cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     (work / "mutmut.log").write_text(proc.stdout, encoding="utf-8")
@@ -226,6 +247,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--children", type=int, default=os.cpu_count() or 2, help="parallel mutants")
     parser.add_argument("--diffs", action="store_true", help="print the diff of every unexplained survivor")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--survivors", action="store_true",
+                        help="re-check only last run's survivors against the current tests (same source)")  # fmt: skip
     args = parser.parse_args(argv)
     if args.list:
         for name, target in TARGETS.items():
@@ -235,7 +258,8 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown module(s) {', '.join(unknown)}; choose from {', '.join(TARGETS)}")
     equivalent = equivalent_mutants()
-    rows = [r for m in (args.modules or list(TARGETS)) if (r := run(m, TARGETS[m], equivalent, args.children))]
+    chosen = args.modules or list(TARGETS)
+    rows = [r for m in chosen if (r := run(m, TARGETS[m], equivalent, args.children, args.survivors))]
     today, machine = date.today().isoformat(), f"{platform.machine()}, {os.cpu_count()} cores"
     if args.json:
         print(json.dumps(rows, indent=2))

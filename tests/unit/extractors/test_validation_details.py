@@ -138,3 +138,61 @@ def test_a_proposal_that_is_not_an_object_is_malformed() -> None:
 def test_a_malformed_proposal_names_the_first_bad_field() -> None:
     code, detail, _ = _one_refusal(validate_claims(_event("I use Postgres."), [_claim(subject="")]))
     assert (code, detail) == (reasons.MALFORMED_CLAIM, "subject: string_too_short")
+
+
+# --- mentions, quotes and the claim's own text ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("content", "claim", "code", "detail"),
+    [
+        ("I use Postgres.", _claim(evidence_quote="   "), reasons.QUOTE_NOT_IN_SOURCE, "empty quote"),
+        ("I use Postgres.", _claim(evidence_quote="I use MySQL"), reasons.QUOTE_NOT_IN_SOURCE, ""),
+        ("Bob uses Postgres.", _claim(subject="Ann", evidence_quote="Bob uses Postgres"),
+         reasons.MENTION_NOT_WHOLE_WORD, "subject"),
+        ("I use MySQL.", _claim(evidence_quote="I use MySQL"), reasons.MENTION_NOT_WHOLE_WORD, "object"),
+    ],
+)  # fmt: skip
+def test_quote_and_mention_refusals_say_which_part(content: str, claim: dict[str, Any], code: str,
+                                                   detail: str) -> None:  # fmt: skip
+    assert _one_refusal(validate_claims(_event(content), [claim]))[:2] == (code, detail)
+
+
+def test_an_accepted_claim_records_its_quote_span_and_grounding_method() -> None:
+    outcome = validate_claims(_event("Intro.\n\nI use Postgres.\n\nBye."), [_claim()], grounding_method="gm-x")
+    (c,) = outcome.accepted
+    assert c.metadata["quote_span"] == [8, 22]
+    assert (c.evidence_span.start, c.evidence_span.end) == (8, 23)  # the quote's paragraph
+    assert c.grounding_method == "gm-x"
+    assert c.claim_text == "I use Postgres."
+
+
+@pytest.mark.parametrize("meta", [{"tool_name": "weather"}, {}])
+def test_a_tool_speaks_as_its_name_or_as_tool_without_being_mentioned(meta: dict[str, Any]) -> None:
+    subject = meta.get("tool_name", "Tool")
+    content = "It is 20 degrees in Lisbon."
+    claim = _claim(subject=subject, predicate="reports", object="20 degrees", evidence_quote=content[:-1])
+    event = _event(content, "tool", **({"metadata": meta} if meta else {}))
+    assert [c.subject for c in validate_claims(event, [claim]).accepted] == [subject]
+
+
+@pytest.mark.parametrize(
+    ("content", "claim_text"),
+    [
+        ("Ana is my friend. She is kind. Ana lives in Rome.", "Ana lives in Rome."),
+        ("Ana is my friend. Rome is where she lives.", "Ana is my friend. Rome is where she lives."),
+        ("Ana is my friend. She is kind. She is fun. Rome is her home.",
+         "Ana is my friend. She is kind. She is fun. Rome is her home."),
+    ],
+)  # fmt: skip
+def test_claim_text_is_the_shortest_run_of_sentences_naming_subject_and_object(content: str, claim_text: str) -> None:
+    claim = _claim(subject="Ana", predicate="lives_in", object="Rome", evidence_quote=content)
+    (c,) = validate_claims(_event(content), [claim]).accepted
+    assert c.claim_text == claim_text
+
+
+def test_of_two_equal_runs_the_one_holding_the_quote_is_the_claim_text() -> None:
+    content = "Ana lives in Rome. I like tea. Ana lives in Rome, she says."
+    claim = _claim(subject="Ana", predicate="lives_in", object="Rome", evidence_quote="Ana lives in Rome, she says")
+    (c,) = validate_claims(_event(content), [claim]).accepted
+    assert c.claim_text == "Ana lives in Rome, she says."
