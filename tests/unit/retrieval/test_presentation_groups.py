@@ -11,7 +11,7 @@ from datetime import timedelta
 from fake_backend import T0, make_node
 
 from retrieval.fusion import Candidate, fuse
-from retrieval.presentation import conflict_groups, leads, present
+from retrieval.presentation import CONFIDENCE_WINDOW, conflict_groups, leads, present
 from schemas.enums import LifecycleState
 from schemas.nodes import MemoryNode
 
@@ -82,3 +82,14 @@ def test_entries_after_a_group_member_seen_twice_are_all_kept() -> None:
     fused = fuse([Candidate(n, lexical_score=float(3 - i)) for i, n in enumerate((a, b, plain))])
     out = present(fused)
     assert [(p.fused.node.node_id, p.conflict_flag) for p in out] == [("a", False), ("b", True), ("p", False)]
+
+
+def test_a_gap_of_exactly_the_window_counts_as_within_it() -> None:
+    # window + ε and twice it are exact in binary, so the gap is exactly the window the rule allows:
+    # the newer claim leads although it is less confident.
+    edge = CONFIDENCE_WINDOW + 1e-9
+    assert 2 * edge - edge == edge
+    older_surer = _node("a", 2 * edge, days=0)
+    newer = _node("b", edge, days=1)
+    assert leads(newer, older_surer) is True
+    assert leads(older_surer, newer) is False
