@@ -26,6 +26,7 @@ the log, node lookups and retrieval from the index the workers fill.
 from __future__ import annotations
 
 import fcntl
+import logging
 import os
 import shutil
 from collections import deque
@@ -54,7 +55,7 @@ from schemas.claims import ExtractionResult
 from schemas.commands import CommandBase
 from schemas.common import ScopeRef
 from schemas.enums import EdgeType, NodeType
-from schemas.errors import DataDirLocked, EpistreamError, IntegrityError, ReadOnlyRunner
+from schemas.errors import DataDirLocked, EpistreamError, IntegrityError, ReadOnlyRunner, StorageFull
 from schemas.events import ConversationEvent
 from schemas.nodes import Edge, MemoryNode
 from schemas.operations import Operation
@@ -76,6 +77,8 @@ def excerpt_documents(log: OperationLog, turns: int) -> Iterator[MemoryNode]:
     context = agents.ConversationContext(turns, sessions=1)  # sessions come one after the other
     for stored in log.stream_events(by_session=True):
         yield excerpt_document(context.excerpt(stored.as_event(), masked=False))
+
+_logger = logging.getLogger("epistream.runner")
 
 
 class RunnerIndex(SearchBackend, Protocol):
@@ -286,6 +289,7 @@ class EmbeddedRunner:
         clock: Callable[[], datetime] | None = None,
         search_index: RunnerIndex | None = None,
         excerpt_index: RunnerIndex | None = None,
+        repair_projections: bool = True,
     ) -> None:
         self.settings = settings or load_settings()
         self.data_dir = Path(data_dir if data_dir is not None else self.settings.data_dir).resolve()
@@ -317,7 +321,7 @@ class EmbeddedRunner:
             self._gathered_rows = 0
             if not self.reads_shared:
                 self._load_state()
-                self._repair_projections()
+                self._repair_projections(repair_projections)
             self.retriever = Retriever(
                 ResolvedBackend(self.index, self.store.get_node), clock=self._clock, excerpts=self.excerpts
             )
@@ -353,17 +357,46 @@ class EmbeddedRunner:
         alias = excerpt_alias(self.settings.opensearch_index) if excerpts else None
         return OpenSearchIndex.from_settings(self.settings, self.embedder, url=url, alias=alias)
 
-    def _repair_projections(self) -> None:
-        """Rebuild an index that another version's format made unreadable, or the excerpts of a data
-        directory written before excerpts existed (raw events but an empty collection)."""
-        fresh_collection = isinstance(self.excerpts, EmbeddedIndex) and not len(self.excerpts)
-        if fresh_collection and len(self.store):  # a store with nodes has events to quote
-            self._rebuild.add("excerpts")
+    def _repair_projections(self, catch_up: bool = True) -> None:
+        """Bring the indexes level with the log before anything is read or written.
+
+        The log is written before the indexes, so a crash (a kill, a full disk) can leave them behind:
+        the events already reduced are duplicates on the next run and would never be indexed. Opening
+        therefore rebuilds an index another version's format made unreadable, and catches up the rest.
+        """
         if "claims" in self._rebuild:
             self._upsert_in_chunks(self.index, list(self.store.iter_nodes()))
         if "excerpts" in self._rebuild:
             self.rebuild_excerpts()
         self._rebuild.clear()
+        repaired = self.verify_projections(repair=True) if catch_up else []
+        if repaired:
+            _logger.warning("the search indexes were behind the operation log; caught up: %s", "; ".join(repaired[:5]))
+
+    def verify_projections(self, *, repair: bool = False, limit: int = 100) -> list[str]:
+        """Differences between the indexes and the log: a live node missing or at another version than the
+        log gives it, a document of a node the log does not hold, missing excerpts. ``repair`` writes what is
+        missing and stale (a document the log does not hold is reported, never written)."""
+        found: list[str] = []
+        versions = getattr(self.index, "versions", None)
+        if versions is not None:
+            held: dict[str, int] = versions()
+            behind = [n for n in self.store.iter_nodes() if held.get(n.node_id) != n.version]
+            for n in behind[:limit]:
+                state = f"at version {held[n.node_id]}" if n.node_id in held else "missing"
+                found.append(f"index: node {n.node_id} {state} (log: version {n.version})")
+            unknown = sorted(set(held) - {n.node_id for n in self.store.iter_nodes()})
+            found += [f"index: node {i} is not in the log" for i in unknown[: max(0, limit - len(found))]]
+            if repair and behind:
+                self._upsert_in_chunks(self.index, behind)
+        said = getattr(self.excerpts, "versions", None)
+        if said is not None:
+            have, expected = len(said()), self.log.event_count()
+            if have < expected:
+                found.append(f"excerpts: {have} of {expected} stored events indexed")
+                if repair:
+                    self.rebuild_excerpts()  # what is indexed already is kept (same version)
+        return found
 
     def rebuild_excerpts(self) -> int:
         """Index the excerpt of every stored event again (from ``raw_events``); returns how many."""
@@ -425,7 +458,10 @@ class EmbeddedRunner:
             if self._pool is not None:
                 self._pool.close()
             for index in (self.index, self.excerpts):
-                index.commit()
+                try:
+                    index.commit()
+                except StorageFull:  # already reported by the command that hit it; the next open catches up
+                    _logger.warning("an index could not be flushed at close: no space left")
                 index.close()
             if self._owns_log:
                 self.log.close()
@@ -449,13 +485,17 @@ class EmbeddedRunner:
         """Admit raw JSON lines (bad ones become dead letters), then process in micro-batches."""
         self._require_writer()
         report = IngestReport()
-        with _BatchWriter() as writer:
-            try:
-                self._ingest_lines(lines, source, progress, report, writer)
-            finally:  # what was reduced reaches the log, even when a later batch failed
-                writer.submit(self._write_gathered)
-        self.index.commit()
-        self.excerpts.commit()
+        try:
+            with _BatchWriter() as writer:
+                try:
+                    self._ingest_lines(lines, source, progress, report, writer)
+                finally:  # what was reduced reaches the log, even when a later batch failed
+                    writer.submit(self._write_gathered)
+            self.index.commit()
+            self.excerpts.commit()
+        except EpistreamError as exc:  # e.g. a full disk: say what was done; the next run does the rest
+            exc.details.setdefault("report", report.as_dict())
+            raise
         return report
 
     def _ingest_lines(

@@ -26,13 +26,15 @@ from engine.fastjson import model_json
 from schemas.canonical import sha256_hex
 from schemas.claims import ExtractionResult
 from schemas.enums import OpType, Role, Scope
-from schemas.errors import BackendUnavailable, IntegrityError, QueryRejected, ValidationFailed
+from schemas.errors import BackendUnavailable, IntegrityError, QueryRejected, StorageFull, ValidationFailed
 from schemas.events import Attachment, ConversationEvent
 from schemas.nodes import Edge, MemoryNode
 from schemas.operations import Operation, verify_operation
 from schemas.records import DeadLetter, StoredEvent
 from schemas.retrieval import Exclusion, ReceiptItem, RetrievalMode, RetrievalReceipt
 from sinks.clickhouse_schema import RECEIPTS_TABLE, check_database_name, migrate
+from sinks.sql_guard import check_read_only
+from sinks.storage import out_of_space
 
 #: Rows per INSERT; one dedup token per chunk.
 INSERT_CHUNK: Final = 20_000
@@ -222,6 +224,14 @@ class OperationLog:
 
     def _insert(self, table: str, columns: list[str], rows: list[list[Any]], ids: list[str]) -> int:
         """Insert in chunks, each with a token over its rows' identities (a repeated chunk is a no-op)."""
+        try:
+            return self._insert_chunks(table, columns, rows, ids)
+        except Exception as exc:
+            if out_of_space(exc):
+                raise StorageFull("no space left for the operation log", table=table) from None
+            raise
+
+    def _insert_chunks(self, table: str, columns: list[str], rows: list[list[Any]], ids: list[str]) -> int:
         key = (table, tuple(columns))
         for start in range(0, len(rows), INSERT_CHUNK):
             chunk = rows[start : start + INSERT_CHUNK]
@@ -591,6 +601,10 @@ class OperationLog:
         ops = ops[:limit]
         return ops, (LogCursor.of(ops[-1]) if more and ops else None)
 
+    def event_count(self) -> int:
+        """Distinct stored events (a redelivered event stored twice counts once): the excerpts expected."""
+        return int(self.client.command(f"SELECT uniqExact(tenant_id, owner_id, event_id) FROM {self._t('raw_events')}"))
+
     def count(self, table: str, *, final: bool = True) -> int:
         if table not in _ALL_TABLES:
             raise ValidationFailed("unknown table", code="unknown_table")
@@ -750,15 +764,18 @@ class OperationLog:
         ]
 
     # -------------------------------------------------------------- analytics
-    def read_only_query(self, sql: str, *, max_rows: int = 10_000, timeout_s: float = 30.0) -> QueryRows:
-        """Run an analyst's SQL against this database; ClickHouse itself refuses anything but reads.
+    def read_only_query(
+        self, sql: str, *, max_rows: int = 10_000, timeout_s: float = 30.0, max_memory_bytes: int = 1 << 30
+    ) -> QueryRows:
+        """Run an analyst's SQL against this database: one read of the documented tables.
 
-        ``readonly=1`` is enforced by the engine (writes, DDL and changing settings fail), so no
-        statement parsing is trusted here. Unqualified table names resolve to this database. At most
-        ``max_rows`` rows come back (``truncated`` says when more matched).
+        The statement is checked first (:func:`sinks.sql_guard.check_read_only`: one SELECT, no
+        ``INTO OUTFILE``, no table functions, no other database such as ``system``), then the engine
+        runs it under ``readonly=1`` (writes, DDL and setting changes fail), a memory cap and a time
+        cap. Unqualified table names resolve to this database. At most ``max_rows`` rows come back
+        (``truncated`` says when more matched).
         """
-        if not sql.strip():
-            raise QueryRejected("empty query", code="sql_error")
+        sql = check_read_only(sql, self.database)
         client = self.client
         previous = getattr(client, "database", None)
         client.database = self.database
@@ -770,6 +787,7 @@ class OperationLog:
                     "max_result_rows": max_rows + 1,
                     "result_overflow_mode": "break",
                     "max_execution_time": timeout_s,
+                    "max_memory_usage": max_memory_bytes,
                 },
             )
         except Exception as exc:  # clickhouse_connect wraps every engine error in DatabaseError
