@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from extractors.text import find_conditions, is_question, locate_quote, speech_act_forms
+from extractors.text import find_conditions, has_condition, is_question, locate_quote, speech_act_forms
 
 
 @pytest.mark.parametrize(
@@ -41,3 +41,22 @@ def test_quote_location_forgives_whitespace_but_never_joins_words() -> None:
 
 def test_the_would_construction_takes_only_like_and_love() -> None:
     assert speech_act_forms("would") == ("like", "love")
+
+
+@pytest.mark.parametrize(
+    ("source", "quote", "found"),
+    [
+        ("aaa", "aa", (0, 2, 2)),  # a second, overlapping occurrence counts
+        ("I use Postgres. I  use Postgres.", "I use Postgres", (0, 14, 1)),  # exact at 0: counted exactly
+        ("I  use Postgres and I  use Postgres", "I use Postgres", (0, 15, 2)),  # the first of two, normalised
+        ('\u201c\u201d"', '""', (0, 2, 2)),  # overlapping after quote marks are normalised
+    ],
+)
+def test_quote_location_finds_the_first_occurrence_and_counts_a_second(source: str, quote: str,
+                                                                      found: tuple[int, int, int]) -> None:  # fmt: skip
+    assert locate_quote(source, quote) == found
+
+
+def test_has_condition_is_find_conditions_said_yes_or_no() -> None:
+    assert has_condition("I go if it rains.") is True
+    assert has_condition("I go.") is False

@@ -196,3 +196,58 @@ def test_of_two_equal_runs_the_one_holding_the_quote_is_the_claim_text() -> None
     claim = _claim(subject="Ana", predicate="lives_in", object="Rome", evidence_quote="Ana lives in Rome, she says")
     (c,) = validate_claims(_event(content), [claim]).accepted
     assert c.claim_text == "Ana lives in Rome, she says."
+
+
+# --- what is kept of a refused proposal, and of an accepted one ----------------------------------
+
+
+def test_a_refused_claim_object_is_kept_as_json() -> None:
+    from schemas.claims import Claim
+
+    claim = Claim.model_validate({**_claim(object=KEY), "node_type": "FACT"})
+    code, _, kept = _one_refusal(validate_claims(_event("I use Postgres."), [claim]))
+    assert code == reasons.SECRET_VALUE
+    assert (kept["node_type"], kept["epistemic_type"], kept["polarity"]) == ("FACT", "ASSERTED", "positive")
+
+
+def test_a_refused_secret_value_hides_a_named_subject_too() -> None:
+    claim = _claim(subject="Bob", object=KEY, condition="", evidence_quote="Bob uses Postgres")
+    _, _, kept = _one_refusal(validate_claims(_event("Bob uses Postgres."), [claim]))
+    assert kept["subject"] == "[REDACTED:secret_value]"
+    assert kept["object"] == "[REDACTED:secret_value]"
+    assert kept["condition"] == ""  # nothing to hide stays as it was
+
+
+def test_a_proposal_that_is_not_json_is_kept_as_its_text_masked() -> None:
+    odd = {"subject": "user", "predicate": "uses", "note": {KEY}}  # a set: no JSON form
+    _, _, kept = _one_refusal(validate_claims(_event("I use Postgres."), [odd]))
+    assert kept["note"] == "{'[REDACTED:api_key]'}"
+    _, _, text = _one_refusal(validate_claims(_event("I use Postgres."), ["I use Postgres"]))  # type: ignore[list-item]
+    assert text == {"value": "'I use Postgres'"}
+
+
+def test_a_nested_malformed_field_and_a_whole_claim_error_are_named() -> None:
+    nested = _claim(evidence_span={"start": "x", "end": 3})
+    assert _one_refusal(validate_claims(_event("I use Postgres."), [nested]))[1] == "evidence_span.start: int_parsing"
+    whole = _claim(epistemic_type="CONDITIONAL")  # no condition text: the model's own check
+    assert _one_refusal(validate_claims(_event("I use Postgres."), [whole]))[1] == "claim: value_error"
+
+
+def test_the_claim_text_is_masked_when_the_source_holds_a_secret() -> None:
+    content = "I use Postgres with password: hunter2xyz."
+    (c,) = validate_claims(_event(content), [_claim(evidence_quote="I use Postgres")]).accepted
+    assert c.claim_text == "I use Postgres with password: [REDACTED:password]."
+    assert c.evidence_quote == "I use Postgres"
+
+
+def test_a_tool_speaker_keeps_its_own_name_over_the_tool_name() -> None:
+    event = _event("It is 20 degrees in Lisbon.", "tool", "Bot", metadata={"tool_name": "weather"})
+    claim = _claim(subject="Bot", predicate="reports", object="20 degrees", evidence_quote="It is 20 degrees in Lisbon")
+    assert [c.subject for c in validate_claims(event, [claim]).accepted] == ["Bot"]
+
+
+@pytest.mark.parametrize("content", ["Yesterday I moved to Rome.", "I moved to Rome yesterday."])
+def test_a_date_at_either_end_of_the_claim_text_is_kept(content: str) -> None:
+    claim = _claim(predicate="moved_to", object="Rome", evidence_quote=content[:-1])
+    (c,) = validate_claims(_event(content), [claim]).accepted
+    assert c.event_dates == ("2026-02-28",)
