@@ -213,8 +213,11 @@ def run(name: str, target: Target, equivalent: dict[str, str], children: int,
     for key, code in sorted(codes.items()):
         by_status.setdefault(status(code), []).append(key)
     survived = by_status.get("survived", [])
-    equiv = [k for k in survived if k in equivalent]
-    unexplained = [k for k in survived if k not in equivalent]
+    def listed(key: str) -> bool:  # a row may name one mutant or a pattern (``x__form__mutmut_*``)
+        return key in equivalent or any("*" in pat and fnmatch.fnmatch(key, pat) for pat in equivalent)
+
+    equiv = [k for k in survived if listed(k)]
+    unexplained = [k for k in survived if not listed(k)]
     untested = by_status.get("no tests", [])
     killed = len(by_status.get("killed", []))
     non_equivalent = len(codes) - len(equiv)
