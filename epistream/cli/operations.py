@@ -82,9 +82,9 @@ def migrate(data_dir: DataDir = None, json_output: JsonOut = False) -> None:
 
 
 def embedder_for(settings: Settings) -> Any:
-    from sinks.embedding import default_embedder
+    from sinks.embedding import embedder_from_settings
 
-    return default_embedder(settings.embedder)
+    return embedder_from_settings(settings)
 
 
 @app.command()
