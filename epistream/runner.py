@@ -75,7 +75,7 @@ def excerpt_documents(log: OperationLog, turns: int) -> Iterator[MemoryNode]:
     """The excerpt document of every stored event, each session read in time order (its turns before it)."""
     context = agents.ConversationContext(turns, sessions=1)  # sessions come one after the other
     for stored in log.stream_events(by_session=True):
-        yield excerpt_document(context.excerpt(stored.as_event(), masked=False))
+        yield excerpt_document(context.excerpt(stored.as_event()))
 
 _logger = logging.getLogger("epistream.runner")
 
@@ -245,11 +245,11 @@ FIRST_BATCH = 64
 
 
 def _refused_by_reducer(result: ExtractionResult, exc: EpistreamError, now: datetime) -> DeadLetter:
-    return DeadLetter(
+    return agents.dead_letter(
+        result.model_dump_json().encode("utf-8"),
         source="reducer",
         reason_code=exc.code,
-        message=exc.message[:4000],
-        original_bytes=result.model_dump_json().encode("utf-8"),
+        message=exc.message,
         received_at=now,
     )
 
@@ -579,6 +579,7 @@ class EmbeddedRunner:
     def ingest_events(self, events: Sequence[ConversationEvent]) -> IngestReport:
         self._require_writer()
         report = IngestReport(received=len(events))
+        events = [agents.admit_event(e) for e in events]  # the masking pass of admission
         with _BatchWriter() as writer:
             try:
                 for batch in _chunks(events, self.settings.batch_size, FIRST_BATCH):
@@ -656,10 +657,9 @@ class EmbeddedRunner:
             return
         aheads = [g.ahead for g in gathered if g.ahead is not None]
         try:
-            mask = None if self.settings.retain_raw_secrets else agents.masked_content
             fresh = [e for g in gathered for e in g.fresh]
             if fresh:
-                self.log.write_events(fresh, mask=mask)
+                self.log.write_events(fresh)
                 self.log.write_extractions([x for g in gathered for x in g.extractions])
             letters = [d for g in gathered for d in g.letters]
             if letters:
@@ -674,7 +674,7 @@ class EmbeddedRunner:
             if g.operations:
                 self.index.upsert(g.nodes)
         if fresh:
-            said = [self._conversations.excerpt(e, masked=mask is not None) for e in fresh]
+            said = [self._conversations.excerpt(e) for e in fresh]
             self.excerpts.upsert([excerpt_document(x) for x in said])
 
     def _write_log(self, operations: Sequence[Operation], nodes: Sequence[MemoryNode]) -> None:

@@ -63,16 +63,11 @@ class LogCursor(NamedTuple):
         return cls(op.occurred_at, op.caused_by, op.op_index, op.op_id)
 
 
-def _attachments_json(event: ConversationEvent, mask: Callable[[str], str] | None) -> str:
+def _attachments_json(event: ConversationEvent) -> str:
+    """The attachments as stored: admission masked their text already."""
     if not event.attachments:
         return "[]"
-    rows = []
-    for a in event.attachments:
-        row = a.model_dump(mode="json", exclude_none=True)
-        if mask is not None:
-            row = {k: mask(v) if isinstance(v, str) and k != "kind" else v for k, v in row.items()}
-        rows.append(row)
-    return canonical_text(rows)
+    return canonical_text([a.model_dump(mode="json", exclude_none=True) for a in event.attachments])
 
 
 def _stored_event(r: dict[str, Any]) -> StoredEvent:
@@ -253,10 +248,9 @@ class OperationLog:
         self,
         events: Sequence[ConversationEvent],
         *,
-        mask: Callable[[str], str] | None = None,
         seqs: Sequence[int] | None = None,
     ) -> int:
-        """Store raw events; ``mask`` redacts secrets before storage, the hash is of the original text."""
+        """Store raw events as admission left them (secrets masked); the hash is of the original content."""
         if seqs is not None and len(seqs) != len(events):
             raise ValidationFailed("seqs must match events", code="invalid_batch")
         order = sorted(range(len(events)), key=lambda i: events[i].event_id)
@@ -264,9 +258,9 @@ class OperationLog:
         ids: list[str] = []
         for i in order:
             e = events[i]
-            content = mask(e.content) if mask is not None else e.content
+            content = e.content
             digest = e.content_sha256
-            stored = digest if content is e.content or content == e.content else sha256_hex(content)
+            stored = digest if e.source_sha256 is None else sha256_hex(content)
             rows.append(
                 [
                     e.event_id,
@@ -285,7 +279,7 @@ class OperationLog:
                     canonical_text(e.metadata) if e.metadata else "{}",
                     int(seqs[i]) if seqs is not None else 0,
                     _opt(e.speaker_id),
-                    _attachments_json(e, mask),
+                    _attachments_json(e),
                     e.utc_offset_minutes,
                 ]
             )
@@ -390,8 +384,10 @@ class OperationLog:
                     d.offset,
                     d.reason_code,
                     d.message,
-                    d.original_bytes,
+                    d.masked_bytes,
                     d.received_at,
+                    d.original_sha256,
+                    d.original_length,
                 ]
             )
             ids.append(f"{d.dlq_id}:{d.reason_code}:{d.received_at.isoformat()}")
@@ -749,7 +745,7 @@ class OperationLog:
             + " ORDER BY received_at DESC, dlq_id LIMIT 1 BY dlq_id)"
             + f" ORDER BY received_at, dlq_id LIMIT {int(limit)}"
         )
-        result = self.client.query(sql, parameters=params, column_formats={"original_bytes": "bytes"})
+        result = self.client.query(sql, parameters=params, column_formats={"masked_bytes": "bytes"})
         return [
             DeadLetter(
                 source=r["source"],
@@ -757,7 +753,9 @@ class OperationLog:
                 offset=r["offset"],
                 reason_code=r["reason_code"],
                 message=r["message"],
-                original_bytes=bytes(r["original_bytes"]),
+                masked_bytes=bytes(r["masked_bytes"]),
+                original_sha256=r["original_sha256"] or "0" * 64,
+                original_length=int(r["original_length"]),
                 received_at=r["received_at"],
             )
             for r in result.named_results()
@@ -1016,8 +1014,10 @@ _DLQ_COLUMNS: Final = (
     "offset",
     "reason_code",
     "message",
-    "original_bytes",
+    "masked_bytes",
     "received_at",
+    "original_sha256",
+    "original_length",
 )
 _RECEIPT_COLUMNS: Final = (
     "request_id",

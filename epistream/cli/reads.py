@@ -131,7 +131,7 @@ def record_receipt(runner: Any, request: Any, response: Any, received_at: dateti
             request,
             response,
             actor_id="cli",
-            query=request.query if runner.settings.retain_raw_secrets else masked_content(request.query),
+            query=masked_content(request.query),
             received_at=received_at,
             embedding_model=runner.embedder.model_name,
             embedding_version=runner.embedder.model_version,

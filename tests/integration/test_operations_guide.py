@@ -209,7 +209,7 @@ def schema(chdb_path: Path) -> Iterator[dict[str, Any]]:
     """Tables -> columns and engine of a freshly migrated log (what ``epistream migrate`` leaves)."""
     log = OperationLog.connect(None, path=chdb_path, database=f"ops_guide_{os.getpid()}_{uuid.uuid4().hex[:8]}")
     try:
-        here = "WHERE database = currentDatabase()"
+        here = f"WHERE database = '{log.database}'"  # the client's own current database is not the log's
         columns: dict[str, set[str]] = {}
         # system tables are not readable through the analysts' SQL (sinks.sql_guard): asked directly here
         def rows(sql: str) -> list[Any]:

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from engine.canonical_fast import operation_text, verify_fast
+from engine.config import DEFAULT_MATRIX, EngineConfig
 from engine.promotion import apply_due_promotions
 from engine.reducer import Reducer
 from engine.store import InMemoryStateStore
@@ -102,7 +103,10 @@ def _without_added_fields(record: str) -> dict[str, object]:
 def test_rerunning_the_stored_inputs_writes_the_stored_records() -> None:
     """Byte for byte, but for the fields added since: the same ids, the same text where nothing new
     applies, and the stored record exactly once the new fields are set aside."""
-    reducer = Reducer()
+    # The log was written before UNVERIFIED x USER_STATED had a cell (issue #25): those claims fell back to the
+    # default with a matrix warning, so the inputs are re-run under the matrix the log was written with.
+    legacy_matrix = {k: v for k, v in DEFAULT_MATRIX.items() if k != "unverified:user_stated"}
+    reducer = Reducer(EngineConfig(matrix=legacy_matrix))
     store = InMemoryStateStore()
     ops: list[Operation] = []
     for item in _inputs():
