@@ -24,7 +24,7 @@ from typing import Any
 import httpx
 from pydantic import ValidationError
 
-from epistream.api.auth import ApiKey, ApiKeyRing, Permission, generate_key, hash_key_sha256
+from epistream.api.auth import NEEDS_SCRYPT, ApiKey, ApiKeyRing, Permission, generate_key, hash_key_sha256
 from epistream.api.errors import validation_details
 from epistream.mcp.tools import TOOLS, TOOLS_BY_NAME, Caller, Reply, ToolSpec
 from epistream.runner import EmbeddedRunner
@@ -101,6 +101,17 @@ class _TokenCaller(Caller):
         return response.status_code, body
 
 
+async def authenticate(keys: ApiKeyRing, header: str | None) -> ApiKey:
+    """The key of a bearer header; an scrypt check (tens of ms) runs in a worker thread, off the event loop."""
+    found = keys.lookup(header)
+    if found is NEEDS_SCRYPT:
+        import anyio
+
+        found = await anyio.to_thread.run_sync(keys.verify_slow, header or "")
+    assert isinstance(found, ApiKey)
+    return found
+
+
 def tool_list() -> list[types.Tool]:
     return [_tool(spec) for spec in TOOLS]
 
@@ -157,7 +168,7 @@ class MemoryTools:
             if spec is None:
                 raise ValidationFailed("no such tool", code="unknown_tool", tool=name)
             token = self._token(request)
-            key = self.keys.authenticate(f"Bearer {token}")
+            key = await authenticate(self.keys, f"Bearer {token}")
             try:
                 args = spec.args.model_validate(dict(arguments or {}))
             except ValidationError as exc:
@@ -223,7 +234,7 @@ class BearerGate:
         if scope["type"] == "http":
             headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
             try:
-                self.keys.authenticate(headers.get("authorization"))
+                await authenticate(self.keys, headers.get("authorization"))
             except AuthError as exc:
                 body = json.dumps({"error": exc.to_dict()}).encode()
                 await send({"type": "http.response.start", "status": 401, "headers": [
