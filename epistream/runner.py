@@ -29,6 +29,7 @@ import fcntl
 import logging
 import os
 import shutil
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
@@ -84,7 +85,7 @@ _logger = logging.getLogger("epistream.runner")
 class RunnerIndex(SearchBackend, Protocol):
     """A search backend the runner can also flush (make searchable) and release."""
 
-    def commit(self) -> None: ...
+    def commit(self, durable: bool = True) -> None: ...
 
     def close(self) -> None: ...
 
@@ -106,9 +107,11 @@ class IngestReport:
     nodes_changed: int = 0
     errors: list[dict[str, Any]] = field(default_factory=list)
     op_counts: dict[str, int] = field(default_factory=dict)
+    #: Operations per input id (``Operation.caused_by``): the API splits a combined write's report.
+    by_input: dict[str, int] = field(default_factory=dict, repr=False)
 
     def as_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+        return {k: v for k, v in self.__dict__.items() if k != "by_input"}
 
 
 @dataclass
@@ -125,6 +128,7 @@ def _count(operations: Sequence[Operation], report: IngestReport) -> list[Memory
     report.nodes_changed += len(nodes)
     for op in operations:
         report.op_counts[op.op_type.value] = report.op_counts.get(op.op_type.value, 0) + 1
+        report.by_input[op.caused_by] = report.by_input.get(op.caused_by, 0) + 1
     return nodes
 
 
@@ -165,6 +169,16 @@ class PreparedEvents:
     def with_letters(self, letters: Sequence[DeadLetter]) -> PreparedEvents:
         """These events with dead letters of the caller's to keep beside them (the API's refusals)."""
         return PreparedEvents(self.received, self.events, [*self.late, *letters], self.extractions, self.origins)
+
+    def joined(self, other: PreparedEvents) -> PreparedEvents:
+        """These events followed by ``other``'s, as one ingest (origins stay per part)."""
+        return PreparedEvents(
+            self.received + other.received,
+            [*self.events, *other.events],
+            [*self.late, *other.late],
+            [*self.extractions, *other.extractions],
+            [*self.origins, *other.origins],
+        )
 
     def only(self, positions: set[int]) -> PreparedEvents:
         """The events given at ``positions`` (those the caller found new), with the late ones."""
@@ -322,6 +336,8 @@ class EmbeddedRunner:
         self._lock = DataDirLock(self.data_dir)
         self._lock.acquire()
         self._clock = clock or clock_for(self.settings)
+        self._save_interval_s = 0.0
+        self._saved_at = time.monotonic()
         self._time_bounds = self.settings.time_bounds()
         try:
             self.log = log or OperationLog.connect(self.settings.clickhouse_url, path=self.data_dir)
@@ -651,9 +667,27 @@ class EmbeddedRunner:
                     self._process([], late, report, writer)
             finally:
                 writer.submit(self._write_gathered)
-        self.index.commit()
-        self.excerpts.commit()
+        self._commit_indexes()
         return report
+
+    def _commit_indexes(self) -> None:
+        """Make the writes searchable; save the indexes unless saves are deferred (:meth:`defer_saves`)."""
+        durable = self._save_interval_s <= 0 or time.monotonic() - self._saved_at >= self._save_interval_s
+        self.index.commit(durable=durable)
+        self.excerpts.commit(durable=durable)
+        if durable:
+            self._saved_at = time.monotonic()
+
+    def defer_saves(self, interval_s: float) -> None:
+        """Save the indexes at most every ``interval_s`` (the API's many small writes); 0 saves every commit."""
+        self._save_interval_s = interval_s
+
+    def save_indexes(self) -> None:
+        """Save what deferred commits left unsaved (the API calls this when idle and at shutdown)."""
+        if any(getattr(i, "unsaved", False) for i in (self.index, self.excerpts)):
+            self.index.commit()
+            self.excerpts.commit()
+        self._saved_at = time.monotonic()
 
     def _within_bounds(self, events: Sequence[ConversationEvent]) -> tuple[list[ConversationEvent], list[DeadLetter]]:
         """Events whose ``occurred_at`` is within the time bounds, and dead letters of the rest."""
@@ -784,7 +818,7 @@ class EmbeddedRunner:
         self._require_writer()
         result = agents.materialize(self.store, self.reducer, command)
         self._sink(result.operations, IngestReport())
-        self.index.commit()
+        self._commit_indexes()
         return result
 
     def promote_due(self, as_of: datetime) -> list[Operation]:

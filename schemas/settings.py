@@ -153,6 +153,9 @@ class Settings(BaseSettings):
     api_backend_timeout_s: float = Field(
         default=10.0, gt=0, description="How long a read may take and a write may wait to start."
     )
+    api_index_save_interval_s: float = Field(
+        default=5.0, ge=0, description="Embedded API: save the search indexes at most this often (0: every write)."
+    )
     api_idempotency_cache: int = Field(default=10_000, ge=0, description="Remembered Idempotency-Key responses.")
     api_metrics_public: bool = Field(default=False, description="Serve /metrics without an admin key.")
     api_mode: Literal["embedded", "distributed"] = Field(

@@ -464,7 +464,7 @@ class OpenSearchIndex:
             self.client.indices.refresh(index=self.alias, request_timeout=self.timeout)
         self._unrefreshed = False
 
-    def commit(self) -> None:
+    def commit(self, durable: bool = True) -> None:
         """Make every upsert searchable now, as ``EmbeddedIndex.commit`` does (durability is OpenSearch's)."""
         if self._unrefreshed:
             self.refresh()

@@ -9,6 +9,7 @@ one command (or one ingestion batch).
 """
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -31,7 +32,7 @@ from epistream.api.receipts import DEFAULT_QUEUE_SIZE, ReceiptSink
 from epistream.clock import clock_for
 from epistream.config import load_settings
 from epistream.runner import EmbeddedRunner
-from schemas.errors import ValidationFailed
+from schemas.errors import EpistreamError, ValidationFailed
 from schemas.settings import Settings
 from streams import topics as tn
 from streams.runtime import freeze_loaded_heap
@@ -79,17 +80,37 @@ def create_app(
         receipt_sink,
     )
 
+    saving = dispatch is None and settings.api_index_save_interval_s > 0
+
+    async def save_when_idle() -> None:
+        """Writes make themselves searchable; saving the indexes whole waits for a quiet moment."""
+        while True:
+            await asyncio.sleep(settings.api_index_save_interval_s)
+            with contextlib.suppress(EpistreamError):
+                await state.gate.write(runner.save_indexes)
+
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         if dispatch is not None:
             await dispatch.start()
+        saver = None
+        if saving:
+            runner.defer_saves(settings.api_index_save_interval_s)
+            saver = asyncio.create_task(save_when_idle())
         try:
             yield
         finally:
+            if saver is not None:
+                saver.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await saver
             if dispatch is not None:
                 await dispatch.stop()
             if state.receipts is not None:
                 await asyncio.to_thread(state.receipts.close)
+            if saving:
+                await state.gate.write(runner.save_indexes)
+                runner.defer_saves(0.0)
             state.gate.shutdown()
 
     app = FastAPI(

@@ -19,6 +19,7 @@ from fastapi import Depends, Header, Query, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from epistream.api.auth import NEEDS_SCRYPT, ApiKey, ApiKeyRing
+from epistream.api.batching import EventWrites
 from epistream.api.distributed import Dispatch
 from epistream.api.errors import ErrorBody
 from epistream.api.gate import DEFAULT_READERS, RunnerGate
@@ -74,6 +75,7 @@ class ApiState:
         self.settings = settings
         self.clock = clock
         self.gate = RunnerGate(runner, settings.api_backend_timeout_s, readers=readers)
+        self.event_writes = EventWrites(runner, self.gate)
         self.limiter = TokenBucketLimiter(settings.api_rate_limit_per_s, settings.api_rate_burst)
         #: Failed authentications per client address: a burst of 10, then one a second.
         self.auth_failures = TokenBucketLimiter(1.0, 10)

@@ -12,10 +12,8 @@ from epistream.api.auth import Permission
 from epistream.api.context import CONFLICT, ERRORS, ApiState, IdemKey, Key, State, request_id_of
 from epistream.api.limits import body_fingerprint
 from epistream.api.models import EventResult, EventsBody, EventsResponse
-from epistream.runner import PreparedEvents
 from schemas.errors import (
     BackendUnavailable,
-    EventIdConflict,
     InvalidEvent,
     PayloadTooLarge,
     PermissionDenied,
@@ -23,7 +21,7 @@ from schemas.errors import (
 )
 from schemas.events import ConversationEvent, validate_event
 from schemas.records import DeadLetter
-from streams.agents import admit_event, dead_letter, sort_events
+from streams.agents import admit_event, dead_letter
 
 router = APIRouter()
 
@@ -49,31 +47,6 @@ def _items_of(payload: EventsBody | list[JsonValue] | dict[str, JsonValue]) -> l
     if set(payload) == {"events"} and isinstance(payload["events"], list):
         return list(payload["events"])
     return [payload]
-
-
-def _ingest(
-    state: ApiState, valid: list[tuple[int, ConversationEvent]], prepared: PreparedEvents
-) -> tuple[dict[int, EventResult], int, int]:
-    """Embedded: the runner applies the new events; a repeat (in the batch or the store) of the same
-    stream is a duplicate, and a reused id with other content an ``event_id_conflict``."""
-    out: dict[int, EventResult] = {}
-    sorted_ = sort_events([e for _i, e in valid], state.runner.store)
-    fresh, conflicts = {id(e) for e in sorted_.fresh}, {id(e) for e in sorted_.conflicts}
-    for i, event in valid:
-        if id(event) in fresh:
-            out[i] = EventResult(index=i, event_id=event.event_id, status="accepted")
-        elif id(event) in conflicts:
-            out[i] = EventResult(index=i, event_id=event.event_id, status="rejected", code=EventIdConflict.code,
-                                 message="this event id was used in this stream for different content")  # fmt: skip
-        else:
-            out[i] = EventResult(index=i, event_id=event.event_id, status="duplicate")
-    # Conflicts go in too: the runner keeps them as dead letters (nothing a caller sends is lost).
-    new = {id(e) for e in (*sorted_.fresh, *sorted_.conflicts)}
-    todo = {position for position, (_i, event) in enumerate(valid) if id(event) in new}
-    if not todo and not prepared.late:
-        return out, 0, 0
-    report = state.runner.ingest_events(prepared.only(todo))
-    return out, report.claims, report.operations
 
 
 async def _publish(
@@ -163,12 +136,8 @@ async def post_events(
     done: dict[int, EventResult]
     if state.dispatch is not None:
         done, claims, operations = await _publish(state, valid) if valid else ({}, 0, 0)
-    elif valid or letters:
-        events = [e for _i, e in valid]
-        done, claims, operations = await state.gate.write_phased(
-            lambda: state.runner.prepare_events(events).with_letters(letters),
-            lambda prepared: _ingest(state, valid, prepared),
-        )
+    elif valid or letters:  # combined with the writes queued beside it (epistream.api.batching)
+        done, claims, operations = await state.event_writes.ingest(valid, letters)
     else:
         done, claims, operations = {}, 0, 0
     for i, res in done.items():

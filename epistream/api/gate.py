@@ -137,6 +137,10 @@ class RunnerGate:
         return await self._run(self._writer, functools.partial(self._exclusive, functools.partial(fn, *args, **kwargs)),
                                timeout_s)
 
+    def submit(self, job: Callable[[], None]) -> None:
+        """Queue ``job`` on the writer thread (it takes the exclusive lock itself, see ``exclusive``)."""
+        self._writer.submit(job)
+
     async def write(self, fn: Callable[..., T], *args: Any, timeout_s: float | None = None, **kwargs: Any) -> T:
         """Run the write ``fn`` alone; the timeout only bounds the wait for it to start."""
         return await self.write_phased(lambda: None, lambda _prepared: fn(*args, **kwargs), timeout_s=timeout_s)

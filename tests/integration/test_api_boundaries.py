@@ -175,3 +175,26 @@ def test_events_the_api_refuses_are_kept_as_masked_dead_letters(world: World) ->
     before = len(world.runner.log.list_dead_letters())
     assert _result(world.post("bob", event("z-4", "I cycle too.", owner="alice")))["code"] == "permission_denied"
     assert len(world.runner.log.list_dead_letters()) == before
+
+
+def test_concurrent_writes_each_get_their_own_outcome(world: World) -> None:
+    """Writes that queue up are applied together; each request still answers for its own events."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def send(k: int) -> Any:
+        body = [event(f"g-{k}", f"I adopted a cat named Miso{k}.", owner="alice"),
+                event("g-shared", "I work night shifts.", owner="alice")]  # fmt: skip
+        return world.post("alice", body)
+
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        answers = list(pool.map(send, range(6)))
+    assert [a.status_code for a in answers] == [200] * 6
+    bodies = [a.json() for a in answers]
+    assert [b["results"][0]["status"] for b in bodies] == ["accepted"] * 6
+    shared = sorted(b["results"][1]["status"] for b in bodies)
+    assert shared == ["accepted"] + ["duplicate"] * 5
+    # Counts are per request: the one that brought "night shifts" has one claim more than the others.
+    claims = sorted(b["claims"] for b in bodies)
+    assert claims[0] >= 1 and claims[-1] == claims[0] + 1
+    assert all(b["operations"] >= b["claims"] for b in bodies)
+    assert sum(1 for c in world.contents("alice") if "night shifts" in c) == 1
