@@ -22,6 +22,11 @@ S = SourceType
 #: not occur" are absent on purpose: looking them up yields the fallback and a
 #: CONFIDENCE_MATRIX_WARNING operation. (The PRME code fills OBSERVED ×
 #: SYSTEM_INFERRED with 0.70; override ``"observed:system_inferred"`` to get that.)
+#:
+#: One cell the spec leaves empty is filled here: UNVERIFIED × USER_STATED, a human's message that
+#: relays what someone else said ("my sister says the café shut"). It does occur, and the 0.50
+#: fallback would put it above the DEFAULT retrieval threshold (0.30) as if it were checked; 0.25
+#: keeps it out of DEFAULT answers until corroborated, one step above SYSTEM_INFERRED hearsay (0.20).
 DEFAULT_MATRIX: dict[str, float] = {
     "observed:user_stated": 0.90,
     "observed:user_demonstrated": 0.85,
@@ -43,6 +48,7 @@ DEFAULT_MATRIX: dict[str, float] = {
     "conditional:system_inferred": 0.30,
     "conditional:external_document": 0.35,
     "conditional:tool_output": 0.40,
+    "unverified:user_stated": 0.25,
     "unverified:system_inferred": 0.20,
     "unverified:external_document": 0.25,
     "unverified:tool_output": 0.30,
@@ -113,7 +119,8 @@ def _normalise_cell_key(key: str) -> str:
 class EngineConfig(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    policy_version: str = "engine_v1"
+    #: engine_v2: the UNVERIFIED x USER_STATED cell is filled (0.25); engine_v1 left it to the fallback.
+    policy_version: str = "engine_v2"
     confidence_policy: str = "confidence_v1"
     lifecycle_policy: str = "lifecycle_transitions_v1"
     supersedence_policy: str = "explicit_supersedence_v1"

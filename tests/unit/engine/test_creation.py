@@ -38,7 +38,7 @@ S = SourceType
         (E.CONDITIONAL, S.USER_STATED, 0.45), (E.CONDITIONAL, S.SYSTEM_INFERRED, 0.30),
         (E.CONDITIONAL, S.EXTERNAL_DOCUMENT, 0.35), (E.CONDITIONAL, S.TOOL_OUTPUT, 0.40),
         (E.UNVERIFIED, S.SYSTEM_INFERRED, 0.20), (E.UNVERIFIED, S.EXTERNAL_DOCUMENT, 0.25),
-        (E.UNVERIFIED, S.TOOL_OUTPUT, 0.30),
+        (E.UNVERIFIED, S.TOOL_OUTPUT, 0.30), (E.UNVERIFIED, S.USER_STATED, 0.25),
     ],
 )
 def test_matrix_cells(et: EpistemicType, st: SourceType, expected: float) -> None:
@@ -54,7 +54,7 @@ def test_matrix_cells(et: EpistemicType, st: SourceType, expected: float) -> Non
     ("et", "st"),
     [
         (E.OBSERVED, S.SYSTEM_INFERRED), (E.INFERRED, S.USER_STATED), (E.HYPOTHETICAL, S.USER_DEMONSTRATED),
-        (E.HYPOTHETICAL, S.TOOL_OUTPUT), (E.CONDITIONAL, S.USER_DEMONSTRATED), (E.UNVERIFIED, S.USER_STATED),
+        (E.HYPOTHETICAL, S.TOOL_OUTPUT), (E.CONDITIONAL, S.USER_DEMONSTRATED),
         (E.UNVERIFIED, S.USER_DEMONSTRATED), (E.ASSERTED, S.IMPORTED),
     ],
 )
@@ -69,6 +69,16 @@ def test_should_not_occur_cells_fall_back_and_warn(et: EpistemicType, st: Source
     assert warning.target_id == res.operations[2].target_id
     node = store.get_node(res.outcome.node_ids[0])
     assert node is not None and node.confidence == 0.50
+
+
+def test_relayed_hearsay_from_a_user_starts_below_the_default_threshold() -> None:
+    """UNVERIFIED x USER_STATED (empty in the spec) is filled by configuration: without the cell it would
+    fall back to 0.50 and pass DEFAULT retrieval's UNVERIFIED threshold as if it had been checked."""
+    cfg = EngineConfig()
+    cell = cfg.starting_confidence(E.UNVERIFIED, S.USER_STATED)
+    assert cell == 0.25 and cell <= cfg.unverified_threshold == 0.30
+    assert EngineConfig().with_overrides({"unverified:user_stated": 0.4}).starting_confidence(
+        E.UNVERIFIED, S.USER_STATED) == 0.4
 
 
 def test_every_cell_overridable_and_override_silences_warning() -> None:
