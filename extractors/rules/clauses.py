@@ -135,7 +135,7 @@ def segments(ctx: SourceText) -> Iterator[Segment]:
 CLAUSE_SPLIT: Final = re.compile(
     r",\s+(?:so\s+|then\s+)?(?=(?:and\s+)?(?:I|we|my|our|you|your)\b)|"
     r"\s+[-\u2013\u2014]+\s+(?:so\s+|and\s+)?(?=(?:I|we|my|our)\b)|"
-    r",?\s+and\s+(?=(?:I|we|my|our|you|your|(?-i:[A-Z][a-z]+))\s)|"
+    r",?\s+and\s+(?=(?:I|we|my|our|you|your|(?-i:[A-Z][a-z]+))\s|(?:I|we|you)'(?:m|re|ve|d|ll)\s)|"
     r",?\s+and\s+(?=(?:don't|doesn't|do not|never|also|now|loves?|likes?|hates?|uses?|works?|lives?|prefers?|"
     r"speaks?|have|has|owns?|joined|left|moved|switched|enjoys?|dislikes?|can't stand|runs?|plays?|studies|"
     r"study|drinks?|eats?)\b)",
@@ -186,6 +186,8 @@ _HEDGE_PREFIX: Final = re.compile(
 )
 #: Leading participial clauses that are not conditions ("Assuming nothing changes, ...").
 _LEAD_PARTICIPLE: Final = re.compile(r"^(?:assuming|barring|weather permitting)\b[^,]{0,80},\s*", I)
+#: A short label before a colon and a first-person clause ("quick one for the meal plan: I don't eat pork").
+_LEAD_LABEL: Final = re.compile(r"^[^:;,.!?]{1,40}:\s+(?=(?-i:I|[Ww]e|[Mm]y|[Oo]ur)(?:'|\s))")
 #: A short leading time/setting phrase directly before a first-person subject ("In winter I swim ...").
 _LEAD_PHRASE: Final = re.compile(
     r"^(?:for|from|in|on|by|since|until|after|during|over|this|next|last|every|each|starting|as\s+of)\s+"
@@ -549,6 +551,9 @@ class Mode:
     first_person: str  # subject for I/we (or "you" in attribution mode)
     attribution: bool = False  # "you" is the first person (assistant restating the user)
     speaker: str | None = None
+    #: Subject for "we"/"our" when it is not the first person's: a participant's "we" in a project is the
+    #: team, the subject the owner's own "we" has ("user"), so team facts meet whoever states them.
+    we: str | None = None
 
 
 class ClauseParser:
@@ -567,6 +572,9 @@ class ClauseParser:
     # -- helpers
     def _owner(self) -> str:
         return self.mode.first_person
+
+    def _we(self) -> str:
+        return self.mode.we or self.mode.first_person
 
     def _name_ok(self, name: str, rest: str) -> bool:
         """"May/Will/Hope ..." is a person only when a verb or copula follows ("Will is our designer")."""
@@ -595,7 +603,9 @@ class ClauseParser:
             np, rest, _ = split
             if np.split()[0].lower() in SUBJ_STOP:
                 return None
-            if det in ("my", "our") or (det == "your" and self.mode.attribution):
+            if det == "our":
+                return f"{self._we()}'s {np}", rest
+            if det == "my" or (det == "your" and self.mode.attribution):
                 return f"{self._owner()}'s {np}", rest
             return np, rest
         split = _split_np(t, max_words=3)
@@ -643,6 +653,9 @@ class ClauseParser:
         m = _LEAD_PARTICIPLE.match(t)
         if m:
             t = t[m.end() :]
+        m = _LEAD_LABEL.match(t)
+        if m:
+            t = t[m.end() :]  # "quick one for the meal plan: I don't eat pork"
         if not self.mode.attribution and t[:1] in _LEAD_PHRASE_INITIALS:
             m = _LEAD_PHRASE.match(t)
             if m:
@@ -678,7 +691,7 @@ class ClauseParser:
                 return self._predicate(subject, rest, flags), subject
         if sm is not None:
             if sm.group("fp"):
-                subject = self._owner()
+                subject = self._we() if sm.group("fp").lower() == "we" else self._owner()
             elif sm.group("user"):
                 subject = "user"
             elif sm.group("rel"):

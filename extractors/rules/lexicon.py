@@ -245,7 +245,7 @@ _IRREGULAR: Final = {
     "sang": "sing", "sung": "sing", "woke": "wake", "woken": "wake", "read": "read", "cost": "cost",
     "rebuilt": "rebuild", "began": "begin", "begun": "begin", "gave": "give", "given": "give", "saw": "see",
     "seen": "see", "left": "leave", "leaving": "leave", "lives": "live", "ate": "eat", "eaten": "eat",
-    "quit": "quit",
+    "quit": "quit", "seeing": "see",
     "had": "have", "got": "get", "spent": "spend",
     "drank": "drink", "drunk": "drink", "drove": "drive", "driven": "drive", "spoke": "speak", "spoken": "speak",
 }

@@ -48,6 +48,7 @@ from extractors.rules.lexicon import (
     PARTICLES,
     PAST_FORMS,
     PREPS,
+    RELATION,
     STATIVE_FUTURE,
     THIRD_PERSON,
     VERB_FORM,
@@ -55,6 +56,7 @@ from extractors.rules.lexicon import (
     VERBS,
 )
 from extractors.rules.proto import Proto, snake
+from extractors.rules.updates import UpdateWords, update_clause, update_words, usage, value_first
 from extractors.text import SPEECH_ACT_FORMS
 from extractors.validation import POINTER_WORDS
 from schemas.claims import Quantity
@@ -268,6 +270,11 @@ _ATTR: Final = re.compile(
     r"(?P<cop>is|are|was|'s)\s+(?P<neg>not\s+)?(?P<val>.+)$",
     I,
 )
+_REL_ATTR: Final = re.compile(
+    rf"^(?P<own>my|our)\s+(?P<rel>{RELATION})'s\s+(?P<attr>[a-z][a-z-]*(?:\s+[a-z][a-z-]*)?)\s+(?:is|'s)\s+"
+    r"(?P<neg>not\s+)?(?P<val>.+)$",
+    I,
+)
 _ATTR_LEAD: Final = re.compile(r"^(?:(?P<upd>now|currently|no longer)|still|also|actually)\s+", I)
 _INSTEAD_OF: Final = re.compile(r"\s+instead of\s+(?P<old>.+)$", I)
 #: "Y instead of X" anywhere after the object: one claim on Y that names X as the value it replaces.
@@ -378,6 +385,8 @@ class StatementParser(ClauseParser):
     #: A system prompt states policy: its "should" is a rule rather than a suggestion, and only lasting,
     #: present-tense statements are facts.
     speaks_policy: ClassVar[bool] = False
+    #: The attribute registry's update words (the extractor sets a tenant's own).
+    words: UpdateWords = update_words()
 
     def _lead(
         self, t: str, inherited: str | None, hedge: bool, flip: bool, update_cue: bool
@@ -427,7 +436,7 @@ class StatementParser(ClauseParser):
     def _attribute(self, t: str) -> Proto | None:
         m = _ATTR.match(t)
         if m is None:
-            return None
+            return self._relative_attribute(t)
         own = m.group("own").lower()
         if own == "your" and not self.mode.attribution:
             return None
@@ -436,7 +445,9 @@ class StatementParser(ClauseParser):
         attr = m.group("attr").lower()
         if attr.split()[-1] in ATTR_STOP or attr.split()[0] in ATTR_STOP:
             return None
-        if own in ("my", "our", "your"):
+        if own == "our":
+            subject = self._we()
+        elif own in ("my", "your"):
             subject = self._owner()
         elif own == "the user's":
             subject = "user"
@@ -470,15 +481,51 @@ class StatementParser(ClauseParser):
             subject, pred, obj = f"{subject}'s {attr}", "name", called.group("n")
         proto = Proto(subject, pred, obj, node, negative=m.group("neg") is not None, update=update,
                       replaces=replaces)
+        if pred != "name":
+            # "my <attribute> is <value>" names the attribute's one value (the registry's attribute form)
+            proto.metadata["attribute_form"] = True
         if num is not None and obj.startswith(num.group("n")):
             proto.quantity = Quantity(value=num.group("n"), unit=num.group("u") or "1", source_text=num.group("n"))
         return proto
 
+    def _relative_attribute(self, t: str) -> Proto | None:
+        """"My partner's name is Jon", "our manager's email is ...": an attribute of a relative."""
+        m = _REL_ATTR.match(t)
+        if m is None:
+            return None
+        obj, _ = clean_object(m.group("val"))
+        if obj is None:
+            return None
+        holder = self._we() if m.group("own").lower() == "our" else self._owner()
+        proto = Proto(f"{holder}'s {m.group('rel').lower()}", snake(m.group("attr")), obj,
+                      negative=m.group("neg") is not None)
+        proto.metadata["attribute_form"] = True
+        return proto
+
     # -- main predicate dispatch
     def _predicate(self, subject: str, rest: str, f: Flags) -> list[Proto]:
-        low = rest.lower()
+        """What ``subject`` is said to do or be: an update of an earlier state (:mod:`extractors.rules.updates`)
+        when the clause is one, else the statement grammar's reading, plus the product a usage names."""
         if not rest:
             return []
+        settled = not (f.neg or f.future or f.would or f.modal or f.should or f.must)
+        if settled:
+            changed = update_clause(subject, rest, self._owner(), self.words, passive=f.be)
+            if changed is not None:
+                for p in changed:
+                    p.hedge = p.hedge or f.hedge
+                return changed
+        protos = self._statement(subject, rest, f)
+        if settled and not f.past and not f.be:
+            known = {(p.predicate, (p.object or "").lower()) for p in protos}
+            for used in usage(subject, rest):
+                if (used.predicate, (used.object or "").lower()) not in known:
+                    used.hedge = f.hedge
+                    protos.append(used)
+        return protos
+
+    def _statement(self, subject: str, rest: str, f: Flags) -> list[Proto]:
+        low = rest.lower()
         if f.should and not self.speaks_policy:
             # "We should migrate X" is a suggestion, not a settled fact (system "should" is policy)
             f.hedge = f.modal = True
@@ -863,7 +910,7 @@ class StatementParser(ClauseParser):
         m = _BE_A.match(rest)
         if m is not None:
             noun, _ = clean_object(m.group("obj"))
-            if noun is None or noun.split()[0].lower() in BE_A_STOP or len(noun.split()) > 3:
+            if noun is None or noun.split()[0].lower() in BE_A_STOP or len(noun.split()) > 4:
                 return []
             p = _mk(subject, "is_a", noun, NodeType.FACT, f)
             return [p] if p else []
@@ -912,6 +959,16 @@ class UserParser(StatementParser):
         if rm is not None:
             act = action(t[rm.end() :], "needs_to")
             return cue_claim(self._owner(), act, Flags(), NodeType.TASK, speech_act=False), inherited
+        ranked = value_first(t, self._owner(), self._we())
+        if ranked is not None:
+            for p in ranked:
+                p.hedge = p.hedge or hedge
+                p.negative ^= flip
+            return ranked, inherited
+        if self.words.subjectless.match(t):
+            # chat style drops the subject of what the speaker did: "sold the Vespa last week"
+            f = Flags(update=True, hedge=hedge, neg=flip)
+            return self._predicate(self._owner(), t, f), self._owner()
         return self._attribute_clause(t, inherited, hedge, flip)
 
     def _elliptic(self, t: str, hedge: bool, flip: bool, update_cue: bool) -> tuple[list[Proto], str | None] | None:

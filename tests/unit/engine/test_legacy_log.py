@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from engine.attributes import AttributeRegistry
 from engine.canonical_fast import operation_text, verify_fast
 from engine.config import DEFAULT_MATRIX, EngineConfig
 from engine.promotion import apply_due_promotions
@@ -101,12 +102,15 @@ def _without_added_fields(record: str) -> dict[str, object]:
 
 
 #: The policy the fixture was written under. A record names its policy (``policy_version``); a newer
-#: policy may legitimately decide differently (engine_v2 fills the UNVERIFIED x USER_STATED cell, so
-#: six of the fixture's claims no longer warn and start at 0.25), so the stored inputs are re-run under
-#: the policy that wrote them, which must still be expressible as configuration.
+#: policy may legitimately decide differently (engine_v2 fills the UNVERIFIED x USER_STATED cell, so six
+#: of the fixture's claims no longer warn and start at 0.25; engine_v3 lets claims meet through the
+#: attribute registry, so a second city contests or retires the first), so the stored inputs are re-run
+#: under the policy that wrote them, which must still be expressible as configuration.
 ENGINE_V1 = EngineConfig(
     policy_version="engine_v1",
+    supersedence_policy="explicit_supersedence_v1",
     matrix={k: v for k, v in DEFAULT_MATRIX.items() if k != "unverified:user_stated"},
+    attributes=AttributeRegistry.disabled(),
 )
 
 
