@@ -30,6 +30,13 @@ from schemas.canonical import canonical_json, sha256_hex
 Cardinality = Literal["single", "multi"]
 
 
+def _regex(pattern: str) -> None:
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        raise ValueError(f"not a regular expression: {pattern!r} ({exc})") from None
+
+
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -63,7 +70,7 @@ class ObjectClass(_Frozen):
     @classmethod
     def _compiles(cls, value: str | None) -> str | None:
         if value is not None:
-            re.compile(value)
+            _regex(value)
         return value
 
 
@@ -87,7 +94,7 @@ class Matching(_Frozen):
     @classmethod
     def _compile(cls, value: tuple[str, ...]) -> tuple[str, ...]:
         for pattern in value:
-            re.compile(pattern)
+            _regex(pattern)
         return value
 
 

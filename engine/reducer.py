@@ -484,7 +484,12 @@ class Reducer:
                     for node in store.find_active(ck):
                         found[node.node_id] = node
         corrected: set[str] = set()
-        if correction and not named:
+        if correction and named:
+            # a correction names what was said wrong, by whoever in this memory said it
+            for node in store.owner_nodes(tenant, owner):
+                if node.scope is event.scope and node.scope_id == event.scope_id and _is_active(node):
+                    found.setdefault(node.node_id, node)
+        elif correction:
             for node in self._corrected(store, event, claim, speaker, m):
                 found[node.node_id] = node
                 corrected.add(node.node_id)
@@ -508,7 +513,7 @@ class Reducer:
             factual = old.epistemic_type not in NON_FACTUAL_TYPES
             rule: str | None = None
             if named and retiring and old.polarity is Polarity.POSITIVE and m.names(named, old_core) and (
-                same_subject or m.owned(old_subject, roots) or m.owned(subject_n, (old_subject,))
+                same_subject or correction or m.owned(old_subject, roots) or m.owned(subject_n, (old_subject,))
             ):
                 kept = polarity is Polarity.POSITIVE and attr.related(old_attr) and m.same_value(core, old_core)
                 if not kept:

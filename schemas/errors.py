@@ -172,3 +172,9 @@ class RateLimited(EpistreamError):
 class PayloadTooLarge(ValidationFailed):
     code = "payload_too_large"
     http_status = 413
+
+
+class InvalidConfiguration(ValidationFailed):
+    """A configured file (such as the attribute registry's extension) cannot be read or is malformed."""
+
+    code = "invalid_configuration"

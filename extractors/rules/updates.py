@@ -220,7 +220,8 @@ _NOT_X: Final = re.compile(
 #: "I meant Y" / "it's Y" / "she's 7": the corrected value alone.
 _VALUE_ONLY: Final = re.compile(
     rf"(?:^|\b)(?:i\s+meant|i\s+mean|meant|it(?:'s|\s+is|\s+was)|that(?:'s|\s+is)|(?:she|he|they)(?:'s|\s+is|\s+are)|"
-    rf"(?:it|she|he|they)\s+(?:lands?|leaves?|starts?|arrives?|ends?|opens?|closes?)\s+(?:at|on|in))\s+"
+    rf"(?:it|she|he|they)\s+(?:lands?|leaves?|starts?|arrives?|ends?|opens?|closes?|departs?|begins?|finishes|"
+    rf"gets\s+in|comes\s+in|kicks\s+off|is|was)\s+(?:at|on|in|by)?)\s+"
     rf"(?P<new>(?:the|a|an)?\s*[\w'’.&+#:-]+(?:\s+[\w'’.&+#:-]+){{0,3}}?){_END}",
     I,
 )
