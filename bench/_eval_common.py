@@ -71,6 +71,10 @@ class Expected:
     object_hint: str
     subject_hint: str | None = None
     predicate_cue: str | None = None
+    #: Realistic sets only: the reported source of an UNVERIFIED claim ("manager"), None when none is named;
+    #: ``has_source_hint`` tells a labelled null from a set that does not label sources at all.
+    source_hint: str | None = None
+    has_source_hint: bool = False
 
 
 @dataclass(frozen=True)
@@ -78,6 +82,13 @@ class LabelledMessage:
     event: ConversationEvent
     expected: tuple[Expected, ...]
     tags: tuple[str, ...]
+    #: Realistic sets only: the phrasing family the message was written for ("reported_speech").
+    family: str | None = None
+
+    @property
+    def is_sarcasm(self) -> bool:
+        """Sarcasm items expect nothing, but a HYPOTHETICAL reading is acceptable (realistic sets)."""
+        return "sarcasm" in self.tags
 
     @property
     def is_hard_negative(self) -> bool:
@@ -94,6 +105,8 @@ def parse_expected(data: dict[str, Any]) -> Expected:
         object_hint=str(data["object_hint"]),
         subject_hint=data.get("subject_hint"),
         predicate_cue=data.get("predicate_cue"),
+        source_hint=data.get("source_hint"),
+        has_source_hint="source_hint" in data,
     )
 
 
@@ -109,6 +122,7 @@ def load_labelled(path: Path = LABELLED_PATH) -> list[LabelledMessage]:
                     event=validate_event(record["event"]),
                     expected=tuple(parse_expected(e) for e in record["expected"]),
                     tags=tuple(record.get("tags", ())),
+                    family=record.get("family"),
                 )
             )
     return out

@@ -49,7 +49,7 @@ DEFAULT_MATRIX: dict[str, float] = {
     "conditional:system_inferred": 0.30,
     "conditional:external_document": 0.35,
     "conditional:tool_output": 0.40,
-    "unverified:user_stated": 0.25,
+    "unverified:user_stated": 0.25,  # what the user reports someone else said ("my manager said ...")
     "unverified:system_inferred": 0.20,
     "unverified:external_document": 0.25,
     "unverified:tool_output": 0.30,

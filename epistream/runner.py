@@ -26,6 +26,7 @@ the log, node lookups and retrieval from the index the workers fill.
 from __future__ import annotations
 
 import fcntl
+import logging
 import os
 import shutil
 from collections import deque
@@ -53,7 +54,7 @@ from schemas.claims import ExtractionResult
 from schemas.commands import CommandBase
 from schemas.common import ScopeRef
 from schemas.enums import EdgeType, NodeType
-from schemas.errors import DataDirLocked, EpistreamError, IntegrityError, ReadOnlyRunner
+from schemas.errors import DataDirLocked, EpistreamError, IntegrityError, ReadOnlyRunner, StorageFull
 from schemas.events import ConversationEvent
 from schemas.nodes import Edge, MemoryNode
 from schemas.operations import Operation
@@ -74,7 +75,9 @@ def excerpt_documents(log: OperationLog, turns: int) -> Iterator[MemoryNode]:
     """The excerpt document of every stored event, each session read in time order (its turns before it)."""
     context = agents.ConversationContext(turns, sessions=1)  # sessions come one after the other
     for stored in log.stream_events(by_session=True):
-        yield excerpt_document(context.excerpt(stored.as_event(), masked=False))
+        yield excerpt_document(context.excerpt(stored.as_event()))
+
+_logger = logging.getLogger("epistream.runner")
 
 
 class RunnerIndex(SearchBackend, Protocol):
@@ -242,11 +245,11 @@ FIRST_BATCH = 64
 
 
 def _refused_by_reducer(result: ExtractionResult, exc: EpistreamError, now: datetime) -> DeadLetter:
-    return DeadLetter(
+    return agents.dead_letter(
+        result.model_dump_json().encode("utf-8"),
         source="reducer",
         reason_code=exc.code,
-        message=exc.message[:4000],
-        original_bytes=result.model_dump_json().encode("utf-8"),
+        message=exc.message,
         received_at=now,
     )
 
@@ -285,6 +288,7 @@ class EmbeddedRunner:
         clock: Callable[[], datetime] | None = None,
         search_index: RunnerIndex | None = None,
         excerpt_index: RunnerIndex | None = None,
+        repair_projections: bool = True,
     ) -> None:
         self.settings = settings or load_settings()
         self.data_dir = Path(data_dir if data_dir is not None else self.settings.data_dir).resolve()
@@ -319,7 +323,7 @@ class EmbeddedRunner:
             self._gathered_rows = 0
             if not self.reads_shared:
                 self._load_state()
-                self._repair_projections()
+                self._repair_projections(repair_projections)
             self.retriever = Retriever(
                 ResolvedBackend(self.index, self.store.get_node), clock=self._clock, excerpts=self.excerpts
             )
@@ -355,17 +359,46 @@ class EmbeddedRunner:
         alias = excerpt_alias(self.settings.opensearch_index) if excerpts else None
         return OpenSearchIndex.from_settings(self.settings, self.embedder, url=url, alias=alias)
 
-    def _repair_projections(self) -> None:
-        """Rebuild an index that another version's format made unreadable, or the excerpts of a data
-        directory written before excerpts existed (raw events but an empty collection)."""
-        fresh_collection = isinstance(self.excerpts, EmbeddedIndex) and not len(self.excerpts)
-        if fresh_collection and len(self.store):  # a store with nodes has events to quote
-            self._rebuild.add("excerpts")
+    def _repair_projections(self, catch_up: bool = True) -> None:
+        """Bring the indexes level with the log before anything is read or written.
+
+        The log is written before the indexes, so a crash (a kill, a full disk) can leave them behind:
+        the events already reduced are duplicates on the next run and would never be indexed. Opening
+        therefore rebuilds an index another version's format made unreadable, and catches up the rest.
+        """
         if "claims" in self._rebuild:
             self._upsert_in_chunks(self.index, list(self.store.iter_nodes()))
         if "excerpts" in self._rebuild:
             self.rebuild_excerpts()
         self._rebuild.clear()
+        repaired = self.verify_projections(repair=True) if catch_up else []
+        if repaired:
+            _logger.warning("the search indexes were behind the operation log; caught up: %s", "; ".join(repaired[:5]))
+
+    def verify_projections(self, *, repair: bool = False, limit: int = 100) -> list[str]:
+        """Differences between the indexes and the log: a live node missing or at another version than the
+        log gives it, a document of a node the log does not hold, missing excerpts. ``repair`` writes what is
+        missing and stale (a document the log does not hold is reported, never written)."""
+        found: list[str] = []
+        versions = getattr(self.index, "versions", None)
+        if versions is not None:
+            held: dict[str, int] = versions()
+            behind = [n for n in self.store.iter_nodes() if held.get(n.node_id) != n.version]
+            for n in behind[:limit]:
+                state = f"at version {held[n.node_id]}" if n.node_id in held else "missing"
+                found.append(f"index: node {n.node_id} {state} (log: version {n.version})")
+            unknown = sorted(set(held) - {n.node_id for n in self.store.iter_nodes()})
+            found += [f"index: node {i} is not in the log" for i in unknown[: max(0, limit - len(found))]]
+            if repair and behind:
+                self._upsert_in_chunks(self.index, behind)
+        said = getattr(self.excerpts, "versions", None)
+        if said is not None:
+            have, expected = len(said()), self.log.event_count()
+            if have < expected:
+                found.append(f"excerpts: {have} of {expected} stored events indexed")
+                if repair:
+                    self.rebuild_excerpts()  # what is indexed already is kept (same version)
+        return found
 
     def rebuild_excerpts(self) -> int:
         """Index the excerpt of every stored event again (from ``raw_events``); returns how many."""
@@ -423,7 +456,10 @@ class EmbeddedRunner:
             if self._pool is not None:
                 self._pool.close()
             for index in (self.index, self.excerpts):
-                index.commit()
+                try:
+                    index.commit()
+                except StorageFull:  # already reported by the command that hit it; the next open catches up
+                    _logger.warning("an index could not be flushed at close: no space left")
                 index.close()
             if self._owns_log:
                 self.log.close()
@@ -447,13 +483,17 @@ class EmbeddedRunner:
         """Admit raw JSON lines (bad ones become dead letters), then process in micro-batches."""
         self._require_writer()
         report = IngestReport()
-        with _BatchWriter() as writer:
-            try:
-                self._ingest_lines(lines, source, progress, report, writer)
-            finally:  # what was reduced reaches the log, even when a later batch failed
-                writer.submit(self._write_gathered)
-        self.index.commit()
-        self.excerpts.commit()
+        try:
+            with _BatchWriter() as writer:
+                try:
+                    self._ingest_lines(lines, source, progress, report, writer)
+                finally:  # what was reduced reaches the log, even when a later batch failed
+                    writer.submit(self._write_gathered)
+            self.index.commit()
+            self.excerpts.commit()
+        except EpistreamError as exc:  # e.g. a full disk: say what was done; the next run does the rest
+            exc.details.setdefault("report", report.as_dict())
+            raise
         return report
 
     def _ingest_lines(
@@ -542,6 +582,7 @@ class EmbeddedRunner:
     def ingest_events(self, events: Sequence[ConversationEvent]) -> IngestReport:
         self._require_writer()
         report = IngestReport(received=len(events))
+        events = [agents.admit_event(e) for e in events]  # the masking pass of admission
         with _BatchWriter() as writer:
             try:
                 for batch in _chunks(events, self.settings.batch_size, FIRST_BATCH):
@@ -619,10 +660,9 @@ class EmbeddedRunner:
             return
         aheads = [g.ahead for g in gathered if g.ahead is not None]
         try:
-            mask = None if self.settings.retain_raw_secrets else agents.masked_content
             fresh = [e for g in gathered for e in g.fresh]
             if fresh:
-                self.log.write_events(fresh, mask=mask)
+                self.log.write_events(fresh)
                 self.log.write_extractions([x for g in gathered for x in g.extractions])
             letters = [d for g in gathered for d in g.letters]
             if letters:
@@ -637,7 +677,7 @@ class EmbeddedRunner:
             if g.operations:
                 self.index.upsert(g.nodes)
         if fresh:
-            said = [self._conversations.excerpt(e, masked=mask is not None) for e in fresh]
+            said = [self._conversations.excerpt(e) for e in fresh]
             self.excerpts.upsert([excerpt_document(x) for x in said])
 
     def _write_log(self, operations: Sequence[Operation], nodes: Sequence[MemoryNode]) -> None:

@@ -132,14 +132,18 @@ def _resolve(kind: str, phrase: str, base: date, future: bool) -> str | None:
         amount, unit = _ago(phrase)
         if amount is None:
             return None
-        day = _parse(f"{amount} {unit} ago", base)
+        if unit in ("days", "weeks"):  # a fixed number of days back, whatever the day
+            offset = _day_offset(f"{amount} {unit} ago")
+            day = None if offset is None else base + timedelta(days=offset)
+        else:  # months and years are not a fixed number of days
+            day = _parse(f"{amount} {unit} ago", base)
         return None if day is None else _granular(day, unit.rstrip("s"))
     if kind == "day":
         word = {"tmrw": "tomorrow", "tonight": "today", "last night": "yesterday"}.get(phrase, phrase)
         if word.startswith("this "):
             word = "today"
-        day = _parse(word, base)
-        return None if day is None else day.isoformat()
+        offset = _day_offset(word)
+        return None if offset is None else (base + timedelta(days=offset)).isoformat()
     if kind == "rel":
         which, period = phrase.split(" ", 1)
         return _relative_period(which, period, base)
@@ -183,6 +187,18 @@ def _resolve(kind: str, phrase: str, base: date, future: bool) -> str | None:
             year = base.year - (1 if month > base.month or (words[0] == "last" and month == base.month) else 0)
         return f"{year:04d}-{month:02d}"
     return None
+
+
+#: Any day: "yesterday" and "3 days ago" are the same number of days from every day.
+_SOME_DAY: Final = date(2001, 1, 15)
+
+
+@lru_cache(maxsize=1024)
+def _day_offset(phrase: str) -> int | None:
+    """Days from the message's day to the day a phrase names when that does not depend on the day
+    ("yesterday": -1, "2 weeks ago": -14), from ``dateparser`` once per phrase."""
+    day = _parse(phrase, _SOME_DAY)
+    return None if day is None else (day - _SOME_DAY).days
 
 
 def _ago(phrase: str) -> tuple[int | None, str]:

@@ -150,8 +150,39 @@ def _trimmed(text: str, start: int, end: int) -> Span | None:
     return Span(start, end) if end > start else None
 
 
+#: Where a statement gives way to a question inside one sentence: "I'm running Ubuntu 24.04 — any idea why
+#: Bluetooth keeps dropping?", "my cat is 16, is it normal ...?". The question part is a sentence of its own.
+_QUESTION_TAIL: Final = re.compile(
+    r"(?:\s+[-\u2013\u2014]+\s+|\s*[;:]\s+|,\s+)(?:(?:so|but|and)\s+)?(?=(?:what|what's|whats|how|which|why|where|"
+    r"when|who|is|are|can|could|should|would|will|does|do|did|has|have|any|anyone|anybody|thoughts|ideas|"
+    r"recommendations|suggestions|tips)\b[^?]*\?\s*$)",
+    re.IGNORECASE,
+)
+
+
+def _split_question(text: str, sp: Span) -> Iterator[Span]:
+    """A sentence ending in "?" whose first part states something: the statement, then the question."""
+    if text[sp.end - 1] != "?":
+        yield sp
+        return
+    m = _QUESTION_TAIL.search(text, sp.start, sp.end)
+    if m is None or m.start() - sp.start < 8:
+        yield sp
+        return
+    head = _trimmed(text, sp.start, m.start())
+    tail = _trimmed(text, m.end(), sp.end)
+    if head is not None:
+        yield head
+    if tail is not None:
+        yield tail
+
+
 def sentence_spans(text: str, para: Span) -> Iterator[Span]:
-    """Sentences of one paragraph: end at . ! ? (plus closing quotes/brackets) before whitespace, or a newline."""
+    """Sentences of one paragraph: end at . ! ? (plus closing quotes/brackets) before whitespace, or a newline.
+
+    A sentence that states something and then asks ("I drive a Leaf; how long does it take to charge?") is
+    two: the statement is not a question.
+    """
     pos = para.start
     chunk = text[para.start : para.end]
     for m in _SENT_END.finditer(chunk):
@@ -160,11 +191,11 @@ def sentence_spans(text: str, para: Span) -> Iterator[Span]:
             continue
         sp = _trimmed(text, pos, end)
         if sp is not None:
-            yield sp
+            yield from _split_question(text, sp)
         pos = end
     sp = _trimmed(text, pos, para.end)
     if sp is not None:
-        yield sp
+        yield from _split_question(text, sp)
 
 
 # --- segments ---------------------------------------------------------------
@@ -201,7 +232,7 @@ QUALIFIER_START: Final = re.compile(
 )
 
 _CONDITION_MARKER: Final = re.compile(
-    r"\b(?:only if|if|unless|provided that|providing that|as long as)\b", re.IGNORECASE
+    r"\b(?:only if|if|unless|provided that|providing that|provided|as long as|whenever|when|in case)\b", re.IGNORECASE
 )
 _NOT_A_CONDITION_BEFORE: Final = re.compile(
     r"(?:\b(?:ask|asks|asked|asking|check|checks|checked|checking|curious|determine|determines|determined|"
@@ -210,6 +241,27 @@ _NOT_A_CONDITION_BEFORE: Final = re.compile(
     r"(?:\s+(?:me|us|you|them|him|her))?\s*)$",
     re.IGNORECASE,
 )
+#: A "when" that asks or relates rather than conditions: "no idea when", "remember when", "back when", "the day when".
+_NOT_A_WHEN_BEFORE: Final = re.compile(
+    r"\b(?:ask|asks|asked|asking|check|checking|know|knows|knew|remember|remembers|forget|forgot|idea|clue|sure|"
+    r"unsure|certain|wonder|wondering|wondered|tell|told|decide|decided|say|said|see|back|since|until|till|from|"
+    r"like|time|times|day|days|year|years|moment|point|period|week|month|season|morning|night|evening|"
+    r"even|except|just|only|that's|thats|is|was)(?:\s+(?:me|us|you|them|him|her))?\s*$",
+    re.IGNORECASE,
+)
+#: "when discussing incidents" (a circumstance of the act, not a condition on it), "when I was a kid" (a time).
+_NOT_A_WHEN_AFTER: Final = re.compile(
+    r"\s+(?:[a-z]+ing\b|(?:I|we|he|she|they|you)\s+(?:was|were)\b|(?:I|we|he|she|they)\s+(?:first\s+)?"
+    r"(?:started|moved|met|got|arrived|left|joined|came|went|began|heard|saw|found|told|asked|said)\b)",
+    re.IGNORECASE,
+)
+#: "provided" as a verb: "the data I provided", "provided by the host", "was provided to us".
+_PROVIDED_VERB_BEFORE: Final = re.compile(
+    r"\b(?:I|we|you|they|he|she|it|was|were|is|are|been|be|being|has|have|had|who|which|that)\s*$", re.IGNORECASE
+)
+_PROVIDED_VERB_AFTER: Final = re.compile(
+    r"\s+(?:by|to|for|with|in|on|as|below|above|here|free|at|from)\b", re.IGNORECASE
+)
 #: A condition clause ends at punctuation, "then"/"so", a dash, or an inverted auxiliary that opens the main
 #: clause ("Only if the beta goes well | will we launch").
 _CLAUSE_END: Final = re.compile(
@@ -217,20 +269,55 @@ _CLAUSE_END: Final = re.compile(
     r"\s(?=(?:will|shall|would|may|can|must|should|do|does)\s+(?:we|I|you|they)\b)",
     re.IGNORECASE,
 )
+#: In a message written all in lower case, without a comma, the main clause's first-person subject ends the
+#: condition: "whenever i visit my dad in galway | we go to the same chipper". The condition's own first word
+#: is never taken for it.
+_MAIN_SUBJECT: Final = re.compile(
+    r"(?<!\band)(?<!\bor)(?<!\bthan)(?<!\bthat)(?<!\bas)(?<!\bwhat)(?<!\bwho)(?<!\bwhere)(?<!\bbefore)"
+    r"(?<!\bafter)(?<!\buntil)(?<!\bonce)(?<!\bsaid)(?<!\bknow)(?<!\bthink)(?<!\bif)(?<!&)"
+    r"\s(?=(?:i|we)(?:'|\s+(?!(?:and|or|both|all|get|got|have|had|are|am|was|were|'re|'m)\b)[a-z]))",
+    re.IGNORECASE
+)
+_OPEN_WORD: Final = re.compile(r"\s*(?:that\s+)?\S+")
+
+
+def _condition_marker_ok(text: str, m: re.Match[str]) -> bool:
+    word = m.group().lower()
+    before = text[max(0, m.start() - 40) : m.start()]
+    if word == "if":
+        if m.start() >= 5 and text[m.start() - 5 : m.start()].lower() == "only ":
+            return False  # part of "only if", already reported
+        # Only a bare "if" can open an indirect question ("see if ..."); "ask only if", "know unless" are conditions.
+        return _NOT_A_CONDITION_BEFORE.search(before) is None
+    if word in ("when", "whenever"):
+        if word == "when" and _NOT_A_WHEN_BEFORE.search(before) is not None:
+            return False
+        return _NOT_A_WHEN_AFTER.match(text, m.end()) is None
+    if word == "provided":
+        return _PROVIDED_VERB_BEFORE.search(before) is None and _PROVIDED_VERB_AFTER.match(text, m.end()) is None
+    return True
 
 
 def find_conditions(text: str) -> list[tuple[int, int]]:
-    """Explicit condition clauses in ``text``: (start, end) from the marker word to the end of its clause."""
+    """Explicit condition clauses in ``text``: (start, end) from the marker word to the end of its clause.
+
+    Markers: if, only if, unless, provided (that), providing that, as long as, when, whenever and in case. A
+    "when" that asks ("no idea when"), relates ("back when", "the day when"), dates ("when I was a kid") or
+    names a circumstance with a gerund ("when discussing incidents") is none, and neither is "provided" used
+    as a verb ("the data I provided").
+    """
     out: list[tuple[int, int]] = []
+    casual = text.islower()  # all lower case: commas are often missing too
     for m in _CONDITION_MARKER.finditer(text):
-        bare_if = m.group().lower() == "if"
-        if bare_if and m.start() >= 5 and text[m.start() - 5 : m.start()].lower() == "only ":
-            continue  # part of "only if", already reported
-        # Only a bare "if" can open an indirect question ("see if ..."); "ask only if", "know unless" are conditions.
-        if bare_if and _NOT_A_CONDITION_BEFORE.search(text, max(0, m.start() - 40), m.start()):
+        if not _condition_marker_ok(text, m):
             continue
         end_m = _CLAUSE_END.search(text, m.end())
         end = end_m.start() if end_m else len(text)
+        if casual:
+            first = _OPEN_WORD.match(text, m.end())
+            subj_m = _MAIN_SUBJECT.search(text, first.end() if first else m.end(), end)
+            if subj_m is not None:
+                end = subj_m.start()
         while end > m.end() and text[end - 1].isspace():
             end -= 1
         if end > m.end():
@@ -409,7 +496,9 @@ ACK_YOU_ARE: Final = (
 
 _QUESTION_START: Final = re.compile(
     r"^(?:(?:hey|hi|ok|okay|so|and|but|also|btw|quick question)[,:]?\s+)*(?:"
-    r"(?:who|what|when|where|why|how|which|whose)\b(?!\s+(?:I|we)\s+(?:love|like|hate|need|want)\b)"
+    r"(?:who|what|where|why|how|which|whose)\b(?!\s+(?:I|we)\s+(?:love|like|hate|need|want)\b)"
+    # "when" opens a question only before an inverted auxiliary: "When I travel, I ..." is a condition
+    r"|when\s+(?:do|does|did|is|are|was|were|will|would|can|could|should|shall|am|has|have)\b"
     r"|(?:do|does|did|is|are|was|were|can|could|would|will|should|shall|may|have|has|am|isn't|aren't|"
     r"don't|doesn't|won't|wouldn't|shouldn't|can't)\s+(?:you|i|we|they|he|she|it|there|this|that|these|"
     r"those|anyone|someone|somebody|u|my|your|our)\b)",

@@ -58,7 +58,14 @@ from pydantic import ValidationError
 
 from extractors import reasons
 from extractors.dates import TimeMention, find_times, local_time
-from extractors.secrets import SecretMatch, find_secrets, is_secret_predicate, mask, may_contain_secret
+from extractors.secrets import (
+    SecretMatch,
+    find_secrets,
+    has_placeholder,
+    is_secret_predicate,
+    mask,
+    may_contain_secret,
+)
 from extractors.text import (
     ACK_THIRD_PARTY,
     ACK_YOU_ARE,
@@ -174,9 +181,10 @@ class SourceText:
             for sp in sentence_spans(content, para):
                 sentences.append(_Sentence(sp, pi, tuple(segment_spans(content, sp))))
         self.sentences = sentences
+        #: Secret-shaped values still in the content (admission masked the rest into placeholders).
         self.secrets: list[SecretMatch] = find_secrets(content)
         #: No secret marker anywhere in the content, so none in any slice of it: masking slices is a no-op.
-        self.secret_free = not may_contain_secret(content)
+        self.secret_free = not may_contain_secret(content) and not has_placeholder(content)
         self._memo: dict[tuple[int, str], Any] = {}
 
     # Cue detectors memoised per event: the proposer and the validator ask about the same passages.
@@ -334,6 +342,8 @@ def _check_secrets(claim: Claim, ctx: SourceText) -> None:
     values = [claim.subject, claim.object, claim.condition, claim.replaces_object]
     if claim.quantity is not None:
         values.append(claim.quantity.source_text)
+    if any(v and has_placeholder(v) for v in values):
+        raise _Reject(reasons.SECRET_VALUE, "value is a secret masked at admission")
     if not ctx.secrets and not find_secrets("\n".join(v for v in values if v)):
         return
     secret_texts = [ctx.content[s.start : s.end] for s in ctx.secrets]

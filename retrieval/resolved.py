@@ -31,8 +31,10 @@ class ResolvedBackend:
         return self._backend.vector(query, flt, k)
 
     def cited(self, event_ids: Sequence[str], flt: SearchFilter, limit: int = 1000) -> list[MemoryNode]:
-        found = self._backend.cited(event_ids, flt, limit)
-        return [self._lookup(n.node_id) or n for n in found]
+        ids_of = getattr(self._backend, "cited_ids", None)
+        if ids_of is None:
+            return [self._lookup(n.node_id) or n for n in self._backend.cited(event_ids, flt, limit)]
+        return self.get(ids_of(event_ids, flt, limit))  # by id from the store: no stored document is parsed
 
     def get(self, node_ids: Sequence[str]) -> list[MemoryNode]:
         found = [self._lookup(node_id) for node_id in node_ids]

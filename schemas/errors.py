@@ -127,6 +127,18 @@ class BackendUnavailable(EpistreamError):
     http_status = 503
 
 
+class StorageFull(BackendUnavailable):
+    """The disk under the log or an index is full: what was stored is kept and verified, the rest waits.
+
+    Raised with what the command did so far (``details["report"]`` where there is one); run it again
+    once there is room and it completes the work (events already reduced are not reduced twice, and the
+    indexes catch up with the log when the data directory is opened).
+    """
+
+    code = "storage_full"
+    http_status = 507
+
+
 class DeliveryFailed(BackendUnavailable):
     """The broker never acknowledged a record a worker produced; its inputs stay uncommitted."""
 

@@ -91,6 +91,10 @@ class ConversationEvent(ScopeRef):
     received_at: UtcDatetime | None = None
     metadata: dict[str, JsonValue] = Field(default_factory=dict)
     attachments: tuple[Attachment, ...] = added_field((), max_length=MAX_ATTACHMENTS)
+    #: SHA-256 of ``content`` as the platform sent it, set by admission when masking changed the
+    #: content (the original is never kept). Omitted while unset, so an event without secrets
+    #: serializes as before.
+    source_sha256: str | None = added_field(None, pattern=r"^[0-9a-f]{64}$")
 
     @model_validator(mode="before")
     @classmethod
@@ -120,7 +124,8 @@ class ConversationEvent(ScopeRef):
 
     @property
     def content_sha256(self) -> str:
-        return sha256_hex(self.content)
+        """The original content's digest: kept by admission when it masked a secret, else the content's."""
+        return self.source_sha256 if self.source_sha256 is not None else sha256_hex(self.content)
 
     @property
     def text(self) -> str:

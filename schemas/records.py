@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pydantic import Field, JsonValue
 
-from schemas.canonical import derive_id, sha256_hex
+from schemas.canonical import derive_id
 from schemas.common import Contract, UtcDatetime
 from schemas.enums import Role, Scope
 from schemas.events import Attachment, ConversationEvent
@@ -47,26 +47,44 @@ class StoredEvent(Contract):
         )  # fmt: skip
 
 
+#: Largest number of (masked) bytes a dead letter keeps; its ``original_length`` says how long the input was.
+MAX_DEAD_LETTER_BYTES = 64 * 1024
+
+
 class DeadLetter(Contract):
-    """Input that could not be processed, kept byte-for-byte with a reason code."""
+    """Input that could not be processed: its bytes with secrets masked, and where the original is.
+
+    The original bytes are never kept (they may hold a credential): ``masked_bytes`` is what they
+    say with every secret replaced by ``[REDACTED:<kind>]`` (at most ``MAX_DEAD_LETTER_BYTES``),
+    ``original_sha256`` and ``original_length`` identify the original, and ``source`` with
+    ``partition``/``offset`` (a topic) or ``offset`` alone (a file's line number) say where to re-read
+    it while the source retains it.
+    """
 
     source: str = Field(min_length=1, max_length=200)
     partition: int | None = None
     offset: int | None = None
     reason_code: str = Field(min_length=1, max_length=100)
     message: str = Field(default="", max_length=4000)
-    original_bytes: bytes
+    masked_bytes: bytes = Field(max_length=MAX_DEAD_LETTER_BYTES)
+    original_sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+    original_length: int = Field(ge=0)
     received_at: UtcDatetime
 
     @property
+    def truncated(self) -> bool:
+        """Whether ``masked_bytes`` holds only the first part of a longer input."""
+        return self.original_length > len(self.masked_bytes) and self.original_length > MAX_DEAD_LETTER_BYTES
+
+    @property
     def dlq_id(self) -> str:
-        """Stable across redelivery: the source coordinates and the bytes (the bytes alone without them).
+        """Stable across redelivery: the source coordinates and the original's digest (the digest alone without them).
 
         One batched record (memory.extractions holds one record per partition of a batch) can yield
-        several letters at the same coordinates, one per input the reducer refused; the bytes of each
-        keep them apart, where the coordinates alone made the table keep one of them.
+        several letters at the same coordinates, one per input the reducer refused; the digest of each
+        keeps them apart, where the coordinates alone made the table keep one of them.
         """
-        digest = sha256_hex(self.original_bytes)
+        digest = self.original_sha256
         if self.offset is not None:
             partition = self.partition if self.partition is not None else -1
             return derive_id("dlq", self.source, partition, self.offset, digest)

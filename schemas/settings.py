@@ -27,9 +27,6 @@ class Settings(BaseSettings):
         ge=1,
         description="Rows (events + operations) the embedded runner gathers across micro-batches per log insert.",
     )
-    retain_raw_secrets: bool = Field(
-        default=False, description="Keep raw content of events that contain secrets (default: store masked)."
-    )
 
     # --- extraction --------------------------------------------------------
     extractor: Literal["rules", "llm"] = "rules"

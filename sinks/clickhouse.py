@@ -26,13 +26,15 @@ from engine.fastjson import model_json
 from schemas.canonical import sha256_hex
 from schemas.claims import ExtractionResult
 from schemas.enums import OpType, Role, Scope
-from schemas.errors import BackendUnavailable, IntegrityError, QueryRejected, ValidationFailed
+from schemas.errors import BackendUnavailable, IntegrityError, QueryRejected, StorageFull, ValidationFailed
 from schemas.events import Attachment, ConversationEvent
 from schemas.nodes import Edge, MemoryNode
 from schemas.operations import Operation, verify_operation
 from schemas.records import DeadLetter, StoredEvent
 from schemas.retrieval import Exclusion, ReceiptItem, RetrievalMode, RetrievalReceipt
 from sinks.clickhouse_schema import RECEIPTS_TABLE, check_database_name, migrate
+from sinks.sql_guard import check_read_only
+from sinks.storage import out_of_space
 
 #: Rows per INSERT; one dedup token per chunk.
 INSERT_CHUNK: Final = 20_000
@@ -61,16 +63,11 @@ class LogCursor(NamedTuple):
         return cls(op.occurred_at, op.caused_by, op.op_index, op.op_id)
 
 
-def _attachments_json(event: ConversationEvent, mask: Callable[[str], str] | None) -> str:
+def _attachments_json(event: ConversationEvent) -> str:
+    """The attachments as stored: admission masked their text already."""
     if not event.attachments:
         return "[]"
-    rows = []
-    for a in event.attachments:
-        row = a.model_dump(mode="json", exclude_none=True)
-        if mask is not None:
-            row = {k: mask(v) if isinstance(v, str) and k != "kind" else v for k, v in row.items()}
-        rows.append(row)
-    return canonical_text(rows)
+    return canonical_text([a.model_dump(mode="json", exclude_none=True) for a in event.attachments])
 
 
 def _stored_event(r: dict[str, Any]) -> StoredEvent:
@@ -222,6 +219,14 @@ class OperationLog:
 
     def _insert(self, table: str, columns: list[str], rows: list[list[Any]], ids: list[str]) -> int:
         """Insert in chunks, each with a token over its rows' identities (a repeated chunk is a no-op)."""
+        try:
+            return self._insert_chunks(table, columns, rows, ids)
+        except Exception as exc:
+            if out_of_space(exc):
+                raise StorageFull("no space left for the operation log", table=table) from None
+            raise
+
+    def _insert_chunks(self, table: str, columns: list[str], rows: list[list[Any]], ids: list[str]) -> int:
         key = (table, tuple(columns))
         for start in range(0, len(rows), INSERT_CHUNK):
             chunk = rows[start : start + INSERT_CHUNK]
@@ -243,10 +248,9 @@ class OperationLog:
         self,
         events: Sequence[ConversationEvent],
         *,
-        mask: Callable[[str], str] | None = None,
         seqs: Sequence[int] | None = None,
     ) -> int:
-        """Store raw events; ``mask`` redacts secrets before storage, the hash is of the original text."""
+        """Store raw events as admission left them (secrets masked); the hash is of the original content."""
         if seqs is not None and len(seqs) != len(events):
             raise ValidationFailed("seqs must match events", code="invalid_batch")
         order = sorted(range(len(events)), key=lambda i: events[i].event_id)
@@ -254,9 +258,9 @@ class OperationLog:
         ids: list[str] = []
         for i in order:
             e = events[i]
-            content = mask(e.content) if mask is not None else e.content
+            content = e.content
             digest = e.content_sha256
-            stored = digest if content is e.content or content == e.content else sha256_hex(content)
+            stored = digest if e.source_sha256 is None else sha256_hex(content)
             rows.append(
                 [
                     e.event_id,
@@ -275,7 +279,7 @@ class OperationLog:
                     canonical_text(e.metadata) if e.metadata else "{}",
                     int(seqs[i]) if seqs is not None else 0,
                     _opt(e.speaker_id),
-                    _attachments_json(e, mask),
+                    _attachments_json(e),
                     e.utc_offset_minutes,
                 ]
             )
@@ -380,8 +384,10 @@ class OperationLog:
                     d.offset,
                     d.reason_code,
                     d.message,
-                    d.original_bytes,
+                    d.masked_bytes,
                     d.received_at,
+                    d.original_sha256,
+                    d.original_length,
                 ]
             )
             ids.append(f"{d.dlq_id}:{d.reason_code}:{d.received_at.isoformat()}")
@@ -591,6 +597,10 @@ class OperationLog:
         ops = ops[:limit]
         return ops, (LogCursor.of(ops[-1]) if more and ops else None)
 
+    def event_count(self) -> int:
+        """Distinct stored events (a redelivered event stored twice counts once): the excerpts expected."""
+        return int(self.client.command(f"SELECT uniqExact(tenant_id, owner_id, event_id) FROM {self._t('raw_events')}"))
+
     def count(self, table: str, *, final: bool = True) -> int:
         if table not in _ALL_TABLES:
             raise ValidationFailed("unknown table", code="unknown_table")
@@ -735,7 +745,7 @@ class OperationLog:
             + " ORDER BY received_at DESC, dlq_id LIMIT 1 BY dlq_id)"
             + f" ORDER BY received_at, dlq_id LIMIT {int(limit)}"
         )
-        result = self.client.query(sql, parameters=params, column_formats={"original_bytes": "bytes"})
+        result = self.client.query(sql, parameters=params, column_formats={"masked_bytes": "bytes"})
         return [
             DeadLetter(
                 source=r["source"],
@@ -743,22 +753,27 @@ class OperationLog:
                 offset=r["offset"],
                 reason_code=r["reason_code"],
                 message=r["message"],
-                original_bytes=bytes(r["original_bytes"]),
+                masked_bytes=bytes(r["masked_bytes"]),
+                original_sha256=r["original_sha256"] or "0" * 64,
+                original_length=int(r["original_length"]),
                 received_at=r["received_at"],
             )
             for r in result.named_results()
         ]
 
     # -------------------------------------------------------------- analytics
-    def read_only_query(self, sql: str, *, max_rows: int = 10_000, timeout_s: float = 30.0) -> QueryRows:
-        """Run an analyst's SQL against this database; ClickHouse itself refuses anything but reads.
+    def read_only_query(
+        self, sql: str, *, max_rows: int = 10_000, timeout_s: float = 30.0, max_memory_bytes: int = 1 << 30
+    ) -> QueryRows:
+        """Run an analyst's SQL against this database: one read of the documented tables.
 
-        ``readonly=1`` is enforced by the engine (writes, DDL and changing settings fail), so no
-        statement parsing is trusted here. Unqualified table names resolve to this database. At most
-        ``max_rows`` rows come back (``truncated`` says when more matched).
+        The statement is checked first (:func:`sinks.sql_guard.check_read_only`: one SELECT, no
+        ``INTO OUTFILE``, no table functions, no other database such as ``system``), then the engine
+        runs it under ``readonly=1`` (writes, DDL and setting changes fail), a memory cap and a time
+        cap. Unqualified table names resolve to this database. At most ``max_rows`` rows come back
+        (``truncated`` says when more matched).
         """
-        if not sql.strip():
-            raise QueryRejected("empty query", code="sql_error")
+        sql = check_read_only(sql, self.database)
         client = self.client
         previous = getattr(client, "database", None)
         client.database = self.database
@@ -770,6 +785,7 @@ class OperationLog:
                     "max_result_rows": max_rows + 1,
                     "result_overflow_mode": "break",
                     "max_execution_time": timeout_s,
+                    "max_memory_usage": max_memory_bytes,
                 },
             )
         except Exception as exc:  # clickhouse_connect wraps every engine error in DatabaseError
@@ -971,8 +987,10 @@ _DLQ_COLUMNS: Final = (
     "offset",
     "reason_code",
     "message",
-    "original_bytes",
+    "masked_bytes",
     "received_at",
+    "original_sha256",
+    "original_length",
 )
 _RECEIPT_COLUMNS: Final = (
     "request_id",

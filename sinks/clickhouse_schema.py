@@ -308,7 +308,25 @@ _M6 = Migration(
     ),
 )
 
-MIGRATIONS: Final[tuple[Migration, ...]] = (_M1, _M2, _M3, _M4, _M5, _M6)
+#: Migration 7: dead letters keep masked bytes, never the original (which may hold a credential):
+#: the bytes column is renamed for what it holds, the original's SHA-256 and length are added, and
+#: rows written before (which held original bytes) keep only their digest and length — their bytes
+#: are cleared, since SQL cannot mask them; ``source``/``partition``/``offset`` still say where the
+#: original can be re-read while its source retains it.
+_M7 = Migration(
+    7,
+    "dead_letters_masked",
+    (
+        "ALTER TABLE {db}.dead_letters RENAME COLUMN IF EXISTS original_bytes TO masked_bytes",
+        "ALTER TABLE {db}.dead_letters ADD COLUMN IF NOT EXISTS original_sha256 String DEFAULT ''",
+        "ALTER TABLE {db}.dead_letters ADD COLUMN IF NOT EXISTS original_length UInt64 DEFAULT 0",
+        "ALTER TABLE {db}.dead_letters UPDATE original_sha256 = lower(hex(SHA256(masked_bytes))),"
+        " original_length = length(masked_bytes), masked_bytes = '' WHERE original_sha256 = ''"
+        " SETTINGS mutations_sync = 2",
+    ),
+)
+
+MIGRATIONS: Final[tuple[Migration, ...]] = (_M1, _M2, _M3, _M4, _M5, _M6, _M7)
 
 
 

@@ -594,6 +594,25 @@ class OpenSearchIndex:
             )
         return [MemoryNode.model_validate(h["_source"]["node"]) for h in result.get("hits", {}).get("hits", [])]
 
+    def versions(self, page: int = 5000) -> dict[str, int]:
+        """The version of every document under the alias, by id (a scan in id order): what a projection
+        check compares with the log."""
+        out: dict[str, int] = {}
+        after: list[str] | None = None
+        while True:
+            body: dict[str, Any] = {"query": {"match_all": {}}, "size": page, "sort": [{"node_id": "asc"}],
+                                    "_source": ["version"]}  # fmt: skip
+            if after is not None:
+                body["search_after"] = after
+            with guarded("versions", index=self.alias):
+                result = self.client.search(index=self.alias, body=body, request_timeout=self.timeout)
+            hits = result.get("hits", {}).get("hits", [])
+            for h in hits:
+                out[h["_id"]] = int(h["_source"]["version"])
+            if len(hits) < page:
+                return out
+            after = hits[-1]["sort"]
+
     def count(self, flt: SearchFilter | None = None) -> int:
         body: dict[str, Any] = {}
         if flt is not None:

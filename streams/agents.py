@@ -8,6 +8,7 @@ in-process holds on Kafka.
 
 from __future__ import annotations
 
+import hashlib
 from collections import OrderedDict, deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ from engine.store import StateStore
 from extractors.base import Extractor
 from extractors.dates import event_dates, local_time
 from extractors.secrets import mask
+from extractors.secrets.admission import mask_bytes, mask_command, mask_event
 from schemas.claims import EventRef, ExtractionResult, event_input_id
 from schemas.commands import CommandBase
 from schemas.common import ScopeRef
@@ -50,26 +52,56 @@ def admit(
     offset: int | None = None,
     max_content_bytes: int = DEFAULT_MAX_CONTENT_BYTES,
 ) -> ConversationEvent | Rejected:
-    """Parse raw bytes into an event, or a dead letter carrying the original bytes.
+    """Parse raw bytes into a masked event, or a dead letter carrying the masked bytes.
 
-    ``received_at`` is only used for the dead letter: events keep their own
-    ``received_at`` (or none), so a redelivered record yields identical state.
+    The one masking pass of admission (:func:`extractors.secrets.admission.mask_event`) runs here,
+    before anything is stored or extracted. ``received_at`` is only used for the dead letter:
+    events keep their own ``received_at`` (or none), so a redelivered record yields identical state.
     """
     try:
-        return parse_event(raw, max_content_bytes=max_content_bytes)
+        return mask_event(parse_event(raw, max_content_bytes=max_content_bytes))
     except InvalidEvent as exc:
-        message, _ = mask(exc.message)
         return Rejected(
-            DeadLetter(
+            dead_letter(
+                raw,
                 source=source,
                 partition=partition,
                 offset=offset,
                 reason_code=exc.code,
-                message=message,
-                original_bytes=raw,
+                message=exc.message,
                 received_at=received_at,
             )
         )
+
+
+def dead_letter(
+    raw: bytes,
+    *,
+    source: str,
+    reason_code: str,
+    message: str,
+    received_at: datetime,
+    partition: int | None = None,
+    offset: int | None = None,
+) -> DeadLetter:
+    """The dead letter of refused input: its bytes masked (and capped), the original's digest and
+    length, and where to re-read the original (topic/partition/offset, or file/line)."""
+    return DeadLetter(
+        source=source,
+        partition=partition,
+        offset=offset,
+        reason_code=reason_code,
+        message=mask(message)[0][:4000],
+        masked_bytes=mask_bytes(raw),
+        original_sha256=hashlib.sha256(raw).hexdigest(),
+        original_length=len(raw),
+        received_at=received_at,
+    )
+
+
+def admit_event(event: ConversationEvent) -> ConversationEvent:
+    """Admission for an event already validated (the API, ``ingest_events``): the masking pass."""
+    return mask_event(event)
 
 
 def keyed_correctly(key: bytes | None, scope: ScopeRef) -> bool:
@@ -102,7 +134,9 @@ def extract(extractor: Extractor, event: ConversationEvent) -> ExtractionResult:
 
 
 def materialize(store: StateStore, reducer: Reducer, item: ExtractionResult | CommandBase) -> ApplyResult:
-    """The single writer of epistemic state for one partition key."""
+    """The single writer of epistemic state for one partition key (a command's free text masked first)."""
+    if isinstance(item, CommandBase):
+        item = mask_command(item)
     return reducer.apply(store, item)
 
 
@@ -129,14 +163,14 @@ class ConversationContext:
         self.sessions = sessions
         self._recent: OrderedDict[tuple[str, ...], deque[str]] = OrderedDict()
 
-    def excerpt(self, event: ConversationEvent, *, masked: bool = True) -> Excerpt:
+    def excerpt(self, event: ConversationEvent) -> Excerpt:
         """The excerpt of ``event`` with the turns before it; ``event`` becomes the last turn of its session."""
         session = event.session_id or event.conversation_id
         if session is None or self.turns < 1:
-            return excerpt_for(event, masked=masked)
+            return excerpt_for(event)
         key = (event.tenant_id, event.owner_id, event.scope.value, event.scope_id or "", session)
         recent = self._recent.pop(key, None) or deque(maxlen=self.turns)
-        excerpt = excerpt_for(event, masked=masked, context=tuple(recent))
+        excerpt = excerpt_for(event, context=tuple(recent))
         recent.append(f"{event.speaker}: {excerpt.text}" if event.speaker else excerpt.text)
         self._recent[key] = recent
         while len(self._recent) > self.sessions:
@@ -144,9 +178,12 @@ class ConversationContext:
         return excerpt
 
 
-def excerpt_for(event: ConversationEvent, *, masked: bool = True, context: tuple[str, ...] = ()) -> Excerpt:
-    """The excerpt of an admitted event: its text (with captions), speaker, times, and the dates it names."""
-    text = masked_content(event.text) if masked else event.text
+def excerpt_for(event: ConversationEvent, *, context: tuple[str, ...] = ()) -> Excerpt:
+    """The excerpt of an admitted event: its text (with captions), speaker, times, and the dates it names.
+
+    Admission masked the event's every text already, so the excerpt holds no secret.
+    """
+    text = event.text
     return Excerpt(
         tenant_id=event.tenant_id,
         owner_id=event.owner_id,
@@ -168,7 +205,7 @@ def excerpt_for(event: ConversationEvent, *, masked: bool = True, context: tuple
 
 
 def masked_content(text: str) -> str:
-    """What raw-event storage keeps when raw secrets are not retained."""
+    """Text as the pipeline stores it (a retrieval query, an error message): secrets masked."""
     return mask(text)[0]
 
 

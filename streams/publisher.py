@@ -41,6 +41,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from extractors.secrets.admission import mask_event
 from schemas.commands import CommandBase, parse_command
 from schemas.errors import InvalidCommand, InvalidEvent
 from schemas.events import DEFAULT_MAX_CONTENT_BYTES, ConversationEvent, parse_event
@@ -138,9 +139,19 @@ class EventPublisher:
         await self.stop()
 
     def validate(self, item: bytes | str | dict[str, Any] | ConversationEvent) -> tuple[ConversationEvent, bytes]:
-        """Raise :class:`InvalidEvent` (with a stable code) or return the event and the bytes to send."""
+        """Raise :class:`InvalidEvent` (with a stable code) or return the event and the bytes to send.
+
+        The bytes are masked: a record this publisher writes never holds a secret (the workers mask
+        again at admission, which changes nothing then). An event without one is sent byte for byte;
+        one with a secret is sent as its masked JSON, with ``source_sha256`` the original content's
+        digest, so the workers' idempotency and audit see the message as it was sent.
+        """
         raw = _as_bytes(item)
-        return parse_event(raw, max_content_bytes=self.max_content_bytes), raw
+        event = parse_event(raw, max_content_bytes=self.max_content_bytes)
+        masked = mask_event(event)
+        if masked is event:
+            return event, raw
+        return masked, masked.model_dump_json(exclude_none=True).encode("utf-8")
 
     async def send(self, item: bytes | str | dict[str, Any] | ConversationEvent) -> asyncio.Future[Any]:
         """Validate and enqueue; the future resolves to ``(metadata, timestamp_ms)`` once acknowledged.

@@ -40,13 +40,16 @@ DEFAULT_PARTITIONS: Final = 12
 #: incomplete history. It is kept for good (ClickHouse holds the same records for analytics).
 OPERATIONS_CONFIG: Final = {"retention.ms": "-1", "retention.bytes": "-1"}
 
-#: Dead-letter record headers (the value is the original bytes, untouched).
+#: Dead-letter record headers (the value is the input's bytes with secrets masked, at most 64 KiB;
+#: the original's SHA-256 and length are headers, and the source coordinates say where it is).
 H_REASON: Final = "reason_code"
 H_SOURCE: Final = "source_topic"
 H_PARTITION: Final = "source_partition"
 H_OFFSET: Final = "source_offset"
 H_MESSAGE: Final = "message"
 H_RECEIVED: Final = "received_at"
+H_SHA256: Final = "original_sha256"
+H_LENGTH: Final = "original_length"
 
 
 def partition_key(tenant_id: str, owner_id: str, scope_key: str) -> str:

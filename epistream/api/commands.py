@@ -34,6 +34,7 @@ from epistream.api.models import (
     TransitionBody,
     _CommandBody,
 )
+from extractors.secrets.admission import mask_command
 from schemas.commands import COMMANDS, CommandSpec
 from schemas.enums import EpistemicType
 from schemas.errors import ValidationFailed
@@ -118,6 +119,7 @@ async def run_command(
             list(exc.errors(include_input=False, include_url=False))
         )) from None
     name = spec.command
+    command = mask_command(command)  # a reason or description may quote a secret; published and sealed masked
     if state.dispatch is not None:
         outcome = await state.dispatch.submit(command, wait_s=wait_s)
         if outcome is None:

@@ -8,15 +8,17 @@ The edge is where time and identity enter: ``issued_at`` is the server clock, ``
 API key, the tenant is the key's tenant.
 """
 
+import asyncio
 import uuid
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import Depends, Header, Query, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from epistream.api.auth import ApiKey, ApiKeyRing
+from epistream.api.auth import NEEDS_SCRYPT, ApiKey, ApiKeyRing
 from epistream.api.distributed import Dispatch
 from epistream.api.errors import ErrorBody
 from epistream.api.gate import DEFAULT_READERS, RunnerGate
@@ -73,6 +75,10 @@ class ApiState:
         self.clock = clock
         self.gate = RunnerGate(runner, settings.api_backend_timeout_s, readers=readers)
         self.limiter = TokenBucketLimiter(settings.api_rate_limit_per_s, settings.api_rate_burst)
+        #: Failed authentications per client address: a burst of 10, then one a second.
+        self.auth_failures = TokenBucketLimiter(1.0, 10)
+        #: scrypt checks of unknown tokens: two at a time at most, beside the request threads.
+        self.scrypt_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="api-auth")
         self.idempotency = IdempotencyCache(settings.api_idempotency_cache)
         self.metrics = ApiMetrics()
         #: None when ``settings.retrieval_receipts`` is off.
@@ -155,13 +161,37 @@ def api_state(request: Request) -> ApiState:
 State = Annotated[ApiState, Depends(api_state)]
 
 
+async def authenticate(state: ApiState, request: Request, header: str) -> ApiKey:
+    """The caller's key, without letting unknown tokens cost the server.
+
+    A valid SHA-256 key is never throttled. Failures are counted per client address, and an address
+    over its budget is answered 429 before any further work (no scrypt run for it); a token seen to
+    fail is refused from memory for a while; the scrypt check runs in a small thread pool of its own,
+    so valid requests keep the event loop and the request threads.
+    """
+    client = request.client.host if request.client is not None else "unknown"
+    try:
+        found = state.keys.lookup(header)
+        if found is NEEDS_SCRYPT:
+            state.auth_failures.peek(client)
+            loop = asyncio.get_running_loop()
+            found = await loop.run_in_executor(state.scrypt_pool, state.keys.verify_slow, header)
+    except AuthError:
+        state.auth_failures.peek(client)
+        state.auth_failures.take(client, raise_when_empty=False)
+        raise
+    assert isinstance(found, ApiKey)
+    return found
+
+
 async def principal(
     state: State,
+    request: Request,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
 ) -> ApiKey:
     if credentials is None:
         raise AuthError("missing bearer token")
-    key = state.keys.authenticate(f"Bearer {credentials.credentials}")
+    key = await authenticate(state, request, f"Bearer {credentials.credentials}")
     state.limiter.take(key.id)
     return key
 

@@ -15,6 +15,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from extractors.secrets import mask
 from schemas.errors import EpistreamError
 
 log = logging.getLogger("epistream.api")
@@ -78,7 +79,7 @@ def epistream_error_response(exc: EpistreamError) -> JSONResponse:
 def validation_details(errors: list[Any]) -> dict[str, Any]:
     problems = []
     for err in errors[:20]:
-        loc = [str(p) for p in err.get("loc", ())]
+        loc = [mask(str(p))[0] for p in err.get("loc", ())]  # a location may name a key the caller sent
         problems.append({"loc": loc, "type": str(err.get("type", "invalid"))})
     return {"errors": problems}
 

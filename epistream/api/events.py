@@ -14,6 +14,7 @@ from epistream.api.models import EventResult, EventsBody, EventsResponse
 from schemas.claims import event_input_id
 from schemas.errors import BackendUnavailable, InvalidEvent, PayloadTooLarge, PermissionDenied, ValidationFailed
 from schemas.events import ConversationEvent, validate_event
+from streams.agents import admit_event
 
 router = APIRouter()
 
@@ -118,7 +119,7 @@ async def post_events(
                 if tenant != key.tenant_id:
                     raise PermissionDenied("events may only be written to the key's tenant")
                 item.setdefault("received_at", now.isoformat())
-            event = validate_event(item, max_content_bytes=s.max_content_bytes)
+            event = admit_event(validate_event(item, max_content_bytes=s.max_content_bytes))
             if not key.owner_allowed(event.owner_id):
                 raise PermissionDenied("this key may not write for that owner")
             if not key.scope_allowed(event.scope, event.scope_id):

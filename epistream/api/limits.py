@@ -27,19 +27,42 @@ class TokenBucketLimiter:
         self._buckets: dict[str, tuple[float, float]] = {}
         self._lock = threading.Lock()
 
-    def take(self, key: str, cost: float = 1.0) -> None:
+    def take(self, key: str, cost: float = 1.0, *, raise_when_empty: bool = True) -> None:
+        """Spend ``cost`` tokens of ``key``'s bucket, or raise :class:`RateLimited` when there are not enough
+        (``raise_when_empty=False``: spend what there is, for counting failures)."""
         if self.rate <= 0:
             return
         now = self._clock()
         with self._lock:
             tokens, last = self._buckets.get(key, (self.burst, now))
             tokens = min(self.burst, tokens + (now - last) * self.rate)
-            if tokens >= cost:
-                self._buckets[key] = (tokens - cost, now)
+            if tokens >= cost or not raise_when_empty:
+                self._buckets[key] = (max(0.0, tokens - cost), now)
+                self._prune(now)
                 return
             self._buckets[key] = (tokens, now)
         retry = max(1, math.ceil((cost - tokens) / self.rate))
         raise RateLimited("rate limit exceeded", retry_after_s=retry)
+
+    def peek(self, key: str, cost: float = 1.0) -> None:
+        """Raise :class:`RateLimited` when ``key`` has fewer than ``cost`` tokens, spending none."""
+        if self.rate <= 0:
+            return
+        now = self._clock()
+        with self._lock:
+            held = self._buckets.get(key)
+        if held is None:
+            return
+        tokens = min(self.burst, held[0] + (now - held[1]) * self.rate)
+        if tokens < cost:
+            raise RateLimited("too many failed authentications", retry_after_s=max(1, math.ceil((cost - tokens)
+                                                                                                / self.rate)))
+
+    def _prune(self, now: float) -> None:
+        """Forget buckets that have refilled (bounded memory whatever the number of keys or addresses)."""
+        if len(self._buckets) > 10_000:
+            full = self.burst / self.rate
+            self._buckets = {k: v for k, v in self._buckets.items() if now - v[1] < full}
 
 
 class BodySizeLimit:

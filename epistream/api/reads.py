@@ -38,7 +38,7 @@ def _receipt_of(
             response,
             receipt_id=chosen_id,
             actor_id=actor_id,
-            query=request.query if state.settings.retain_raw_secrets else masked_content(request.query),
+            query=masked_content(request.query),
             received_at=received_at,
             embedding_model=runner.embedder.model_name,
             embedding_version=runner.embedder.model_version,

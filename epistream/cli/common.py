@@ -104,13 +104,13 @@ def settings_for(data_dir: Path | None) -> Settings:
 
 
 @contextlib.contextmanager
-def runner_for(data_dir: Path | None) -> Iterator[Any]:
+def runner_for(data_dir: Path | None, **options: Any) -> Iterator[Any]:
     """The embedded runner for one command; its typed errors (a locked data directory, a read-only
     distributed runner, ...) reach the user through ``_TypedErrorGroup``."""
     from epistream.runner import EmbeddedRunner
 
     settings = settings_for(data_dir)
-    runner = EmbeddedRunner(settings.data_dir, settings)
+    runner = EmbeddedRunner(settings.data_dir, settings, **options)
     try:
         yield runner
     finally:

@@ -22,6 +22,7 @@ from rich.console import Console
 from rich.panel import Panel
 from rich.table import Table
 
+from extractors.secrets.admission import mask_event
 from schemas.commands import EvaluateConditionCommand
 from schemas.common import ActorRef
 from schemas.enums import ActorType, ConditionState, EpistemicType
@@ -63,7 +64,7 @@ def run_demo(
     ) as runner:
         report = runner.ingest_lines(lines, source="demo")
         out["ingest"] = report.as_dict()
-        events = {e.event_id: e for e in (parse_event(line) for line in lines)}
+        events = {e.event_id: e for e in (mask_event(parse_event(line)) for line in lines)}
         extractions = _extractions(runner)
         out["extractions"] = extractions
 

@@ -16,6 +16,8 @@ import typer
 
 from epistream.config import load_settings
 from extractors.base import Extractor, get_extractor
+from extractors.secrets import mask
+from extractors.secrets.admission import mask_event
 from schemas.errors import EpistreamError
 from schemas.events import parse_event
 
@@ -36,10 +38,10 @@ def run_extract(lines: Iterable[str], extractor: Extractor) -> Iterator[dict[str
         if not line.strip():
             continue
         try:
-            event = parse_event(line)
+            event = mask_event(parse_event(line))  # the masking pass of admission: output never holds a secret
             result = extractor.extract(event)
         except EpistreamError as exc:
-            yield {"line": n, "error": {"code": exc.code, "message": exc.message}}
+            yield {"line": n, "error": {"code": exc.code, "message": mask(exc.message)[0]}}
             continue
         except Exception as exc:  # an extractor bug must not stop the run; no message echo (may hold content)
             yield {"line": n, "error": {"code": "extraction_failed", "message": type(exc).__name__}}

@@ -203,7 +203,7 @@ def dlq_list_command(
     limit: Annotated[int, typer.Option(min=1)] = 100,
     json_output: JsonOut = False,
 ) -> None:
-    """Dead letters on the DLQ topics: where each came from, the reason code, the original bytes."""
+    """Dead letters on the DLQ topics: where each came from, the reason code, masked bytes, the original's digest."""
     import base64
 
     from streams.worker.operations import dlq_list
@@ -220,7 +220,9 @@ def dlq_list_command(
             "source": r.letter.source,
             "reason_code": r.letter.reason_code,
             "message": r.letter.message,
-            "original_b64": base64.b64encode(r.letter.original_bytes).decode("ascii"),
+            "masked_b64": base64.b64encode(r.letter.masked_bytes).decode("ascii"),
+            "original_sha256": r.letter.original_sha256,
+            "original_length": r.letter.original_length,
         }
         for r in records
     ]

@@ -131,7 +131,7 @@ def record_receipt(runner: Any, request: Any, response: Any, received_at: dateti
             request,
             response,
             actor_id="cli",
-            query=request.query if runner.settings.retain_raw_secrets else masked_content(request.query),
+            query=masked_content(request.query),
             received_at=received_at,
             embedding_model=runner.embedder.model_name,
             embedding_version=runner.embedder.model_version,
@@ -220,14 +220,18 @@ def state(
 @app.command()
 def replay(
     verify: Annotated[bool, typer.Option("--verify", help="Rebuild state from the log and compare.")] = True,
+    repair: Annotated[bool, typer.Option("--repair", help="Write what the indexes miss or hold stale.")] = False,
     data_dir: DataDir = None,
     json_output: JsonOut = False,
 ) -> None:
-    """Rebuild state from the operation log alone and report any difference from live state."""
-    with runner_for(data_dir) as runner:
+    """Rebuild state from the operation log alone and report any difference from live state, and any
+    drift of the search indexes from the log (a node missing or at another version, missing excerpts)."""
+    with runner_for(data_dir, repair_projections=False) as runner:
         differences = runner.verify_replay() if verify else []
+        drift = runner.verify_projections(repair=repair)
         nodes = len(runner.store)
-    result = {"nodes": nodes, "identical": not differences, "differences": differences}
+    result = {"nodes": nodes, "identical": not differences, "differences": differences,
+              "index_drift": drift, "repaired": repair and bool(drift)}  # fmt: skip
 
     def render() -> None:
         if differences:
@@ -236,9 +240,13 @@ def replay(
                 console.print(f"  {d}")
         else:
             console.print(f"[green]replay identical[/green]: {nodes} nodes rebuilt from the operation log")
+        for d in drift:
+            console.print(f"  [yellow]{'repaired' if repair else 'drift'}[/yellow] {d}")
+        if not drift:
+            console.print("[green]indexes level with the log[/green]")
 
     emit(result, json_output, render)
-    if differences:
+    if differences or (drift and not repair):
         raise typer.Exit(code=1)
 
 
@@ -265,10 +273,14 @@ def stats(
 def sql(
     query: Annotated[str, typer.Argument(help="A read-only ClickHouse SQL statement; '-' reads it from stdin.")],
     max_rows: Annotated[int, typer.Option("--max-rows", min=1, max=1_000_000)] = 1000,
+    max_memory_mb: Annotated[
+        int, typer.Option("--max-memory-mb", min=1, max=65_536, help="Memory the statement may use.")
+    ] = 1024,
     data_dir: DataDir = None,
     json_output: JsonOut = False,
 ) -> None:
-    """Ad-hoc SQL on the operation log tables (operations, raw_events, node_snapshots, ...); reads only."""
+    """Ad-hoc SQL on the operation log tables (operations, raw_events, node_snapshots, ...): one read,
+    no file output, no table functions, no system tables."""
     from epistream.runner import DataDirLock
     from sinks.clickhouse import OperationLog
 
@@ -284,7 +296,7 @@ def sql(
             settings.clickhouse_url, path=settings.data_dir, run_migrations=not settings.clickhouse_url
         )
         try:
-            result = log.read_only_query(text, max_rows=max_rows)
+            result = log.read_only_query(text, max_rows=max_rows, max_memory_bytes=max_memory_mb << 20)
         finally:
             log.close()
     finally:

@@ -43,6 +43,9 @@ _DIRECT_ATTRIBUTION: Final = re.compile(
     r"(?P<clause>(?:you|your\s+[\w-]+(?:\s+[\w-]+)?)\s+"
     r"(?!(?:could|should|might|may|can|would|will|must|need|want|'ll|'d|'re|are|were|have to|got)\b).+)$|"
     rf"^{ASSISTANT_ACK}(?P<clause2>{ACK_YOU_ARE}.+)$|"
+    # after an acknowledgement, "you want to / you've been / you need to" restate the user too
+    rf"^{ASSISTANT_ACK}(?P<clause4>you(?:'ve|\s+have)\s+(?!(?:got\s+this|done\s+it)\b).+|"
+    r"you\s+(?:want|need|plan|intend|hope|are\s+planning|'re\s+planning)\s+to\s+.+)$|"
     rf"^{ACK_THIRD_PARTY}(?P<clause3>.+)$",
     I,
 )
@@ -113,14 +116,44 @@ def _restated(clause: str) -> list[Proto]:
     return protos
 
 
+#: "Got it: Mochi is your shiba inu", "OK, so restoring Persian rugs is your weekend hobby": the user's thing
+#: named. The name is the object; what it is of the user's is the subject.
+_X_IS_YOUR: Final = re.compile(
+    rf"^(?:{ASSISTANT_ACK}|(?:it\s+)?(?:sounds|seems|looks)\s+like\s+)(?:so,?\s+)?(?P<x>(?!(?:you|it|this|that|there)\b)"
+    r"[^,;:]{1,60}?)\s+(?:is|are)\s+(?:now\s+)?your\s+(?P<what>[\w-]+(?:\s+[\w-]+){0,3}?)"
+    r"(?=\s+(?:and|for|into|to|now|then)\b|[.,;!]|$)(?P<tail>.*)$",
+    I,
+)
+
+
+def _x_is_your(seg: str) -> list[Proto]:
+    m = _X_IS_YOUR.match(seg)
+    if m is None:
+        return []
+    x = strip_det(m.group("x").strip())
+    if not x or x.lower() in BAD_OBJECT:
+        return []
+    out = [Proto(f"user's {m.group('what').lower()}", "is", x, NodeType.FACT, epistemic=EpistemicType.INFERRED)]
+    tail = re.sub(r"^[,\s]*and\s+", "", m.group("tail"), flags=I).strip()
+    if tail.lower().startswith("you"):
+        out.extend(p for p in _restated(tail) if p.subject != "assistant")
+        for p in out:
+            p.epistemic = EpistemicType.INFERRED
+    return out
+
+
 def _assistant_one(seg: str) -> list[Proto]:
     """A restatement, else a commitment, else a completed action; anything else is no claim."""
+    named = _x_is_your(seg)
+    if named:
+        return named
     m = _ATTRIBUTION.search(seg)
     if m is None:
         m = _DIRECT_ATTRIBUTION.match(seg)
     if m is not None:
         found = m.groupdict()
-        clause = found.get("clause") or found.get("clause2") or found.get("clause3") or found.get("sub") or ""
+        clause = (found.get("clause") or found.get("clause2") or found.get("clause3") or found.get("clause4")
+                  or found.get("sub") or "")
         protos = _restated(clause)
         for p in protos:
             p.epistemic = EpistemicType.INFERRED

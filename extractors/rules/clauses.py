@@ -22,6 +22,8 @@ from extractors.rules.lexicon import (
     BAD_OBJECT,
     BARE_NP_AUX,
     BE_AUX,
+    CASUAL_TAILS,
+    CASUAL_WORDS,
     COPULA_NEXT,
     DEMONSTRATIVES,
     DET_NEXT,
@@ -77,6 +79,42 @@ _COMMA_GAP: Final = re.compile(r"\s*,\s+,\s*")
 INVERTED: Final = re.compile(r"^(?P<a>will|shall|would|may|can|must|should|do|does)\s+(?P<s>we|I|you)\s+", I)
 
 
+#: A cheap test before the rewrite: a lower-case start, or a word only chat spells that way.
+_CASUAL_HINT: Final = re.compile(r"^[a-z]|'cause|'cos|(?<![\w'])(?:dont|cant|im|ive|i|u|cause|cuz|cos|ill|wont|"
+                                 r"didnt|doesnt|isnt|rn|lol|tbh|ngl|fr|pls|tmrw|haha|lmao|ugh|definately|usualy|untill|recieved|gonna|"
+                                 r"wanna|imo|atm|bc|abt|prolly)(?![\w'])", I)
+_CASUAL: Final = re.compile(
+    r"(?<![\w'])(?:(?P<w>" + "|".join(sorted((re.escape(w) for w in CASUAL_WORDS), key=len, reverse=True)) + r")"
+    r"|(?P<cause>'?cause|'cos|cuz)(?=\s+(?:I|i|we|it|it's|my|our|the|he|she|they|you|there)\b)"
+    r"|(?P<ill>ill)(?=\s+(?:be|bring|do|go|have|take|call|get|make|send|pick|check|try|need|see|text|let)\b)"
+    r"|(?P<tail>" + "|".join(sorted(CASUAL_TAILS)) + r"))(?![\w'-])",
+    I,
+)
+
+
+def casual(text: str) -> str:
+    """Chat spelling read as well written: "dont own a car rn lol" -> "don't own a car", "im" -> "I'm".
+
+    Only the working text changes; quotes and objects still come from the source, and the words rewritten
+    are function words, so an object never holds a rewritten word.
+    """
+    def fix(m: re.Match[str]) -> str:
+        if m.group("tail") is not None:
+            return ""
+        if m.group("cause") is not None:
+            return "because"
+        if m.group("ill") is not None:
+            return "I'll"
+        word = m.group("w")
+        if word == "I":
+            return word
+        if word.lower() == "u" and m.start() > 0 and m.string[m.start() - 1] in "-/":
+            return word
+        return CASUAL_WORDS.get(word.lower(), word)
+
+    return _CASUAL.sub(fix, text)
+
+
 @dataclass(frozen=True, slots=True)
 class Segment:
     """One contrastive segment of a sentence, as a role's rules read it."""
@@ -127,12 +165,15 @@ def segments(ctx: SourceText) -> Iterator[Segment]:
             text = _LEAD_JOINT.sub("", seg_work)
             text = text.strip().rstrip(".!").strip()
             text = _LEAD_COMMA.sub("", text)
+            if _CASUAL_HINT.search(text):
+                text = casual(text).strip()
             if text:
                 yield Segment(text, quote, condition, uncertain, bool(conds))
 
 
 #: Where a segment splits into clauses: before a new subject, or before "and" + a second verb.
 CLAUSE_SPLIT: Final = re.compile(
+    r",?\s+(?=(?:because|since)\s+(?:I|we|my|our|the|it|it's|its|he|she|they|you|there|(?-i:[A-Z][a-z]))\b)|"
     r",\s+(?:so\s+|then\s+)?(?=(?:and\s+)?(?:I|we|my|our|you|your)\b)|"
     r"\s+[-\u2013\u2014]+\s+(?:so\s+|and\s+)?(?=(?:I|we|my|our)\b)|"
     r",?\s+and\s+(?=(?:I|we|my|our|you|your|(?-i:[A-Z][a-z]+))\s|(?:I|we|you)'(?:m|re|ve|d|ll)\s)|"
@@ -142,6 +183,14 @@ CLAUSE_SPLIT: Final = re.compile(
     I,
 )
 _AND_VERB: Final = re.compile(r",?\s+and\s+(?:then\s+)?(?P<w>[a-z]+)\b", I)
+
+
+#: A reason clause's own opener ("because I love baking"): the reason is a proposition of its own.
+REASON_OPENER: Final = re.compile(
+    r"^(?:because|since)\s+(?=(?:I|we|my|our|the|it|it's|its|he|she|they|you|there|(?-i:[A-Z][a-z]))\b)", I
+)
+#: "because it gives me palpitations": "it" is the previous clause's object.
+REASON_IT: Final = re.compile(r"^(?:it|it's|its)(?=\s|$)", I)
 
 
 def split_and_verb(clause: str, *, base_ok: bool = False) -> list[str]:
@@ -169,7 +218,7 @@ def split_and_verb(clause: str, *, base_ok: bool = False) -> list[str]:
 
 _DISCOURSE: Final = re.compile(
     r"^(?:(?:well|so|also|actually|honestly|btw|by the way|oh|and|but|anyway|plus|fyi|ok|okay|yeah|yes|"
-    r"no(?!\s+(?:more|longer)\b)|nope|nah|"
+    r"no(?!\s+(?:more|longer|one|-one)\b)|nope|nah|"
     r"sure|then|just so you know|for the record|fun fact|to be honest|tbh|however|though|whereas|although|while|"
     r"(?:please\s+)?(?:remember|note|keep in mind)(?:\s+that)?|"
     r"(?P<now>now|these days|nowadays|currently|recently|lately))\b[,:]?\s*)+",
@@ -629,6 +678,10 @@ class ClauseParser:
         return name
 
     # -- what the roles and the statement grammar supply
+    def _implicit_subject(self, t: str) -> str:
+        """The clause with a dropped subject written out ("Went kayaking" -> "I went kayaking"); as is here."""
+        return t
+
     def _lead(
         self, t: str, inherited: str | None, hedge: bool, flip: bool, update_cue: bool
     ) -> tuple[list[Proto], str | None] | None:
@@ -669,6 +722,8 @@ class ClauseParser:
             t = t[m.end() :]
         if not t:
             return [], inherited
+        if inherited is None:
+            t = self._implicit_subject(t)
         led = self._lead(t, inherited, hedge, flip, update_cue)
         if led is not None:
             return led

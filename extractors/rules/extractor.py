@@ -15,6 +15,7 @@ from typing import Any, Final
 from engine.attributes import DEFAULT_REGISTRY, AttributeRegistry, TenantAttributes
 from extractors.rules.assistant import propose_assistant
 from extractors.rules.clauses import Mode, segments
+from extractors.rules.lexicon import sarcastic
 from extractors.rules.proto import Proposal, Proto
 from extractors.rules.system import SystemParser
 from extractors.rules.tool import propose_tool
@@ -64,7 +65,9 @@ class RuleExtractor:
         ctx = SourceText(event.text)
         proposed = self.propose(event, ctx)
         outcome = validate_with_context(event, proposed, ctx, grounding_method=self.grounding_method)
-        source_hash = sha256_hex(event.text)
+        # the digest of what was read: the original content's (kept by admission when it masked a
+        # secret) when the text is the content, else the text's with its attachment lines
+        source_hash = event.content_sha256 if not event.attachments else sha256_hex(event.text)
         # Every field below comes from an already validated event, claims the validator built, or constants,
         # so re-validating them would only cost time (about a tenth of the per-message budget).
         ref = EventRef.of(event, content_sha256=source_hash, trusted=True)
@@ -132,6 +135,8 @@ class RuleExtractor:
             for seg in segments(ctx):
                 out.extend(Proposal(p, seg.quote, seg.condition, seg.uncertain) for p in propose_assistant(seg.text))
             return out
+        if event.role in (Role.USER, Role.HUMAN, Role.PARTICIPANT) and sarcastic(ctx.content):
+            return out  # sarcasm states nothing sincere: no claim rather than its opposite
         parser = _parser(event)
         words = update_words(self._registry(event.tenant_id))
         parser.words = words

@@ -339,3 +339,80 @@ BODY_KEYS: Final = _words("body text message content")
 RESULT_KEYS: Final = _words(
     "status state result outcome verdict health ok error errors message summary forecast carrier condition reason tier"
 )
+
+
+# --- casual writing --------------------------------------------------------------------------------
+
+#: Chat spellings of function words, read as written well ("dont" -> "don't", "im" -> "I'm"). Only words
+#: that never carry a claim's object are listed, so every object still comes from the source's own words.
+CASUAL_WORDS: Final = {
+    "dont": "don't", "doesnt": "doesn't", "didnt": "didn't", "cant": "can't", "wont": "won't", "isnt": "isn't",
+    "arent": "aren't", "wasnt": "wasn't", "werent": "weren't", "havent": "haven't", "hasnt": "hasn't",
+    "wouldnt": "wouldn't", "couldnt": "couldn't", "shouldnt": "shouldn't", "im": "I'm", "ive": "I've",
+    "i": "I", "u": "you", "ur": "your", "tmrw": "tomorrow", "tmr": "tomorrow", "2moro": "tomorrow",
+    "definately": "definitely", "definitly": "definitely", "defo": "definitely", "usualy": "usually",
+    "untill": "until", "recieved": "received", "recieve": "receive", "beleive": "believe", "wierd": "weird",
+    "alot": "a lot", "gonna": "going to", "wanna": "want to", "prolly": "probably", "pls": "please",
+    "plz": "please", "thru": "through", "cuz": "because", "coz": "because", "cos": "because",
+    "bc": "because", "abt": "about",
+    "rly": "really", "ppl": "people", "bcos": "because", "becuase": "because", "becasue": "because",
+}
+#: Chat tails that end an object ("own a car rn lol"): never part of what is said.
+CASUAL_TAILS: Final = _words("rn lol lmao haha hahaha tbh ngl fr imo imho atm omg ugh smh jk xd pls btw fyi")
+#: Verbs whose bare form opening a user's message is a dropped "I" (a habit or a state: "Use a Pixel for work",
+#: "dont own a car"), not an imperative.
+DROPPED_I_VERBS: Final = _words(
+    "use work play live hate love like adore enjoy own have speak drink eat wear drive prefer cycle run swim "
+    "teach study smoke volunteer commute rent cook bake knit paint sing listen read watch support follow go "
+    "know stay sleep train coach manage lead date miss avoid dislike"
+)
+#: Errand verbs whose bare form opening a user's message is a to-do of the user ("Buy a present for Chidi").
+ERRAND_VERBS: Final = _words(
+    "buy call ring phone text email book renew pay fix replace return cancel order schedule submit file clean "
+    "water pack post collect pick drop finish sort print sign repair wash charge confirm reschedule ship "
+    "register apply update backup invoice chase contact visit prepare organise organize arrange bring "
+    "get take feed walk mow vacuum hoover tidy declutter defrost top"
+)
+#: Adjectives and states whose opening a user's message is a dropped "I'm" ("Allergic to shellfish").
+DROPPED_IM_WORDS: Final = _words(
+    "allergic intolerant vegan vegetarian pescatarian married single divorced engaged pregnant back off "
+    "retired unemployed self-employed freelance based originally currently fluent colourblind colour-blind "
+    "color-blind asthmatic diabetic coeliac celiac left-handed right-handed"
+)
+
+#: Sarcasm (the realistic sets' convention): a sarcastic message says nothing sincere, so it gives no claim.
+#: 🙃 and 🙄, "/s", stock phrases ("love that for me", "my favourite thing", "just what I needed"), delight
+#: in capitals in a message that is not shouting ("I'd LOVE to redo ..."), "just adore people who ...",
+#: and mock praise closing a complaint ("Genius.", "Stellar service."); 🙃 or 🙄 only with delight words
+#: (``SARCASM_FACE`` and ``DELIGHT``: an upside-down face alone can be wry about a real fact).
+SARCASM: Final = re.compile(
+    r"(?<!\w)/s\b|\b(?:love that for me|my fav(?:ou?rite)? thing|just what I needed|"
+    r"(?:oh\s+)?joy of joys|what a treat|thanks a lot|great news everyone|(?:love|loving) how|love it when|"
+    r"(?:just|absolutely|simply)\s+(?:love|adore)\s+(?:people|it when|how|when|that|being|getting|having|waiting|"
+    r"spending|meetings)|(?:stellar|fantastic|brilliant|top-notch) service|genius[.!]|"
+    r"(?:just\s+)?(?:what|exactly what) (?:I|we) (?:wanted|needed))\b",
+    I,
+)
+#: Delight in capitals in a message that is not shouting.
+SARCASM_CAPS: Final = re.compile(
+    r"(?<![A-Z] )\b(?:LOVE|ADORE|AMAZING|FANTASTIC|WONDERFUL|THRILLED|BRILLIANT|GREAT|FAVOU?RITE)\b(?! [A-Z]{2})"
+)
+#: Words one of which every ``SARCASM`` phrase holds (lower case): a cheap test before the regex.
+_SARCASM_ANCHORS: Final = ("/s", "love", "fav", "what ", "joy", "treat", "thanks a lot", "great news", "adore",
+                           "service", "genius")
+SARCASM_FACE: Final = re.compile("[\U0001F643\U0001F644]")
+DELIGHT: Final = re.compile(
+    r"\b(?:love|loving|adore|great|favou?rite|fun|thrilled|perfect|amazing|best|wonderful|excited|can't wait|"
+    r"nothing (?:like|beats)|delightful|fantastic|brilliant|yay|hooray|joy)\b",
+    I,
+)
+
+
+def sarcastic(text: str) -> bool:
+    """Whether a user's message reads as sarcasm (see ``SARCASM``)."""
+    low = text.lower()
+    if any(a in low for a in _SARCASM_ANCHORS) and SARCASM.search(text) is not None:
+        return True
+    if SARCASM_CAPS.search(text) is not None:
+        return True
+    return SARCASM_FACE.search(text) is not None and DELIGHT.search(text) is not None

@@ -206,6 +206,7 @@ def _relay_statement(out: list[Proposal], src: str, statement: str, quote: str |
         return
     proto = Proto(src, "reports", text, NodeType.FACT, epistemic=EpistemicType.UNVERIFIED)
     proto.metadata["relayed_source"] = src
+    proto.metadata["reported_source"] = src
     out.append(Proposal(proto, quote or text, None, False, SourceType.EXTERNAL_DOCUMENT))
 
 

@@ -20,9 +20,12 @@ from extractors.rules.clauses import (
     GENERIC_PREP,
     INVERTED,
     LEAD_ADV,
+    REASON_IT,
+    REASON_OPENER,
     ClauseParser,
     Flags,
     clean_object,
+    consume_aux,
     generic_object,
     generic_object_prep,
     guess_verb,
@@ -36,7 +39,10 @@ from extractors.rules.lexicon import (
     BAD_OBJECT,
     BE_A_STOP,
     CHOICE_ACTIONS,
+    DROPPED_I_VERBS,
+    DROPPED_IM_WORDS,
     EN_PARTICIPLES,
+    ERRAND_VERBS,
     EVALUATIVE,
     GENERIC_BE_ADJ,
     GENERIC_PREDICATES,
@@ -57,10 +63,11 @@ from extractors.rules.lexicon import (
 )
 from extractors.rules.proto import Proto, snake
 from extractors.rules.updates import UpdateWords, update_clause, update_words, usage, value_first
+from extractors.secrets import PLACEHOLDER
 from extractors.text import SPEECH_ACT_FORMS
 from extractors.validation import POINTER_WORDS
 from schemas.claims import Quantity
-from schemas.enums import NodeType
+from schemas.enums import EpistemicType, NodeType
 
 I: Final = re.IGNORECASE  # noqa: E741 - reads like a regex flag
 
@@ -332,7 +339,9 @@ _LIKE_TO_WANT: Final = re.compile(r"^(?:like|love)\s+to\s+", I)
 _DECIDE: Final = re.compile(
     r"^(?:decided|agreed|committed)\s+(?P<not>not\s+)?to\s+(?P<body>.+)$|"
     r"^(?:decided|agreed|settled)\s+(?P<on>on|against|upon)\s+(?P<obj>.+)$|"
-    r"^(?:chose|chosen|selected|picked|opted\s+for)\s+(?P<obj2>.+)$|"
+    r"^(?:chose|chosen|choose|choosing|selected|picked|opted\s+for|opting\s+for|settled\s+on|settling\s+on|"
+    r"going\s+with|go\s+with|gone\s+with|decided\s+on|deciding\s+on)\s+(?P<obj2>(?!(?:it|that|this|them|you|me|"
+    r"us|him|her|my\s+(?:gut|instinct))\b).+)$|"
     r"^(?:opted)\s+(?P<not2>not\s+)?to\s+(?P<body2>.+)$|"
     r"^(?:rejected|ruled out|turned down)\s+(?P<obj3>.+)$",
     I,
@@ -422,6 +431,19 @@ class StatementParser(ClauseParser):
         if _INSTR_PAIR_START.match(seg) and "," in seg:
             parts = _INSTR_PAIR_SPLIT.split(seg)
         for part in parts:
+            rm = REASON_OPENER.match(part)
+            if rm is not None:
+                # "'cause I love baking", "since i work nights": a reason is a proposition of its own
+                part = part[rm.end() :]
+                subject = None
+                im = REASON_IT.match(part)
+                if im is not None:
+                    if not protos or not protos[-1].object or protos[-1].subject != self._owner():
+                        continue  # "because it ..." with nothing to stand for: unresolved, no claim
+                    it = im.group().lower()
+                    rest, flags = consume_aux(("is " if it in ("it's", "its") else "") + part[im.end() :].strip())
+                    protos.extend(self._predicate(protos[-1].object, rest, flags))
+                    continue
             for clause in split_and_verb(part):
                 got, subject = self.parse(clause, subject)
                 protos.extend(got)
@@ -457,6 +479,11 @@ class StatementParser(ClauseParser):
                 return None
             subject = named
         val = m.group("val")
+        masked = PLACEHOLDER.match(val.strip())
+        if masked is not None:
+            # "my password is [REDACTED:password]": proposed as it stands, so validation refuses it as a
+            # secret value and the journal records that a secret was offered and not kept
+            return Proto(subject, snake(attr), masked.group(0), NodeType.FACT)
         update = False
         lead = _ATTR_LEAD.match(val)
         if lead is not None:
@@ -579,7 +606,9 @@ class StatementParser(ClauseParser):
             return cue_claim(subject, action(rest, "needs_to"), f, NodeType.TASK, speech_act=False)
 
         m = _DECIDE.match(rest)
-        if m is not None:
+        # "going with / we'll go with X" chooses; "I go with friends" does not
+        go = low.startswith(("go ", "going ", "gone "))
+        if m is not None and not (go and not (f.be or f.future or f.perfect)) and not (go and f.would):
             return self._decision(subject, m, f)
         m = _CHANGED_THING.match(rest) or _CHANGED_THING_TO_FROM.match(rest)
         if m is not None:
@@ -831,6 +860,13 @@ class StatementParser(ClauseParser):
         obj, prep = generic_object_prep(after)
         if obj is None:
             return []
+        if lemma == "go" and prep is None and obj.endswith("ing") and " " not in obj:
+            # "went kayaking in Milford Sound": where the outing was is the point
+            end = re.search(r"[,;!?]|\.(?:\s|$)|\s(?:and|but|with|because|so|on|last|this|yesterday|today)\b",
+                            after)
+            whole = after[: end.start()] if end else after
+            if len(whole.split()) <= 6:
+                obj = whole.strip()
         # "sold the camper" gives it up; "the bakery (no longer) sells momos" is a habit, negated only by the aux
         # a bare present without an auxiliary ("you sell the honey at the market") is a habit too
         bare_present = kind == "base" and not f.aux
@@ -939,14 +975,189 @@ _NO_MORE: Final = re.compile(
 )
 
 
+#: Reported speech (PRME-FACTS §1.1: unverified testimony): who said it, then what they said. "Apparently",
+#: "I heard", "word is" name no source; "my manager said", "according to Lindiwe", "the vet told me" do.
+_REPORTER_VERB: Final = (
+    r"(?:says|said|say|reckons|reckoned|thinks|thought|claims|claimed|swears|insists|insisted|mentioned|"
+    r"mentions|reports|reported|tells\s+me|told\s+(?:me|us|him|her|them)|let\s+(?:me|us)\s+know|"
+    r"informed\s+(?:me|us)|warned\s+(?:me|us)|confirmed|announced|wrote|texted(?:\s+(?:me|us))?|"
+    r"emailed(?:\s+(?:me|us))?)(?:\s+that)?,?\s+"
+)
+_REPORTED: Final = re.compile(
+    r"^(?:(?P<none>apparently|supposedly|allegedly|reportedly|rumou?r\s+(?:has\s+it|is)|word\s+(?:is|has\s+it)|"
+    r"(?:I|we)(?:'ve|\s+have)?\s+(?:heard|read)|heard|the\s+word\s+is|i\s+hear|I'm\s+told|we're\s+told)"
+    r"(?:\s+that)?,?\s+"
+    r"|according\s+to\s+(?P<acc>(?:my|our|the)\s+[\w-]+(?:\s+[\w-]+)?|(?-i:[A-Z][\w.-]+)(?:\s+(?-i:[A-Z][\w.-]+))?)"
+    r",\s+"
+    r"|(?P<src>(?:(?:my|our|the)\s+(?-i:[a-zA-Z][\w-]+)(?:\s+(?-i:[a-zA-Z][\w-]+))?)|"
+    r"(?-i:[A-Z][\w.-]+)(?:\s+(?-i:[A-Z][\w.-]+))?)\s+" + _REPORTER_VERB + r")(?P<rest>\S.*)$",
+    I,
+)
+_REPORTER_NOT: Final = frozenset({"i", "we", "you", "he", "she", "they", "it", "this", "that", "there"})
+
+
+#: Quantifier negations: "Nobody in the choir reads music", "None of my flatmates drink alcohol": a negative
+#: claim whose subject is the group.
+_NOBODY: Final = re.compile(
+    r"^(?:nobody|no\s*-?\s*one|none|not\s+one|not\s+a\s+single\s+(?:one|person|soul)|neither)\s+"
+    r"(?P<rel>in|on|at|of|from)\s+(?P<group>.+)$",
+    I,
+)
+_GROUP_DET: Final = re.compile(r"^(?P<det>my|our|the|your)\s+", I)
+
+
+#: "Need to book the vet", "gotta ring the council", "Must email Dr Okafor": the speaker's own to-do, said
+#: without a subject.
+_BARE_TODO: Final = re.compile(
+    r"^(?:need\s+to|needs\s+to|have\s+to|has\s+to|got\s+to|gotta|must|should)\s+(?=[a-z])|"
+    r"^(?:todo|to-do|to do|note to self|to self|reminder|reminder to self)(?:\s+(?:this|next)\s+\w+|\s+list)?\s*"
+    r"(?::|-+|\u2013|\u2014)\s*|^(?:please\s+)?remind\s+me\s+(?:\w+\s+){0,3}?to\s+",
+    I,
+)
+#: "dont own a car", "Can't eat gluten": a negated habit with the "I" dropped ("Don't use jargon" instructs).
+_DONT_HABIT: Final = frozenset({
+    "eat", "drink", "own", "smoke", "drive", "cook", "watch", "play", "live", "work", "have", "like", "speak",
+    "ride", "swim", "run", "wear",
+})
+_DONT: Final = frozenset({"don't", "can't", "cannot", "haven't"})
+_NOT_AN_ERRAND_NEXT: Final = re.compile(r"^\S+\s+(?:me|us|you|it|this|that|these|those|a\s+look)\b", I)
+
+
 class UserParser(StatementParser):
     """A user's, a human's or a participant's clauses: statements, plus what only the speaker's own
     messages hold: subjectless negations ("Not a fan of horror films", "No more coffee for me"),
     instructions to the assistant, and reminders ("remind me to call the bank")."""
 
+    def _implicit_subject(self, t: str) -> str:
+        """A dropped "I": "Went kayaking ...", "Heading to Kyoto", "Allergic to shellfish", "dont own a car".
+
+        Only the shapes a chat message takes when its subject is the speaker: a past form, an -ing form, a
+        habit or state verb, a state adjective, or a negated habit verb; an errand verb is a to-do
+        (:meth:`_lead`), and an instruction, a report of what someone said or a quantifier negation keeps
+        its own reading.
+        """
+        written = self._dropped(t)
+        if written is t:
+            return t
+        if t[:1] in "dDcChH" and written.startswith("I ") and t.split(None, 1)[0].lower() in _DONT:
+            return written  # "dont own a car": a negated habit, which no instruction has
+        if user_instruction(t) is not None or _REPORTED.match(t) is not None or _NOBODY.match(t) is not None:
+            return t
+        return written
+
+    def _dropped(self, t: str) -> str:
+        words = t.split(None, 2)
+        w0 = words[0].lower().rstrip(",")
+        w1 = words[1].lower() if len(words) > 1 else ""
+        if w0 in ("don't", "can't", "cannot", "haven't") and w1 in _DONT_HABIT:
+            return "I " + t
+        if w0 == "been" and w1:
+            return "I've " + t
+        if (w0 in DROPPED_IM_WORDS and w1 and w0 != "back") or (w0 == "back" and w1 in ("from", "in", "home")):
+            return "I'm " + t
+        if w0 == "not" and w1 in ("a", "an", "into", "vegan", "vegetarian", "allergic", "married", "on"):
+            return "I'm " + t
+        vf = VERB_FORM.get(w0)
+        if not w1 or w0 in NOT_A_VERB:
+            return t
+        if (vf is not None and vf[1] == "past") or (vf is None and w0.endswith("ed") and len(w0) > 4
+                                                    and guess_verb(w0, "any") is not None):
+            return "I " + t
+        if w0.endswith("ing") and w0 not in NOT_GUESSED_ING and (
+                (vf is not None and vf[1] == "ing") or (vf is None and len(w0) > 5 and w1 in PREPS)):
+            return "I'm " + t
+        if w0 in DROPPED_I_VERBS and (w0 != "use" or w1 in ("a", "an", "my", "our", "two", "both")) and (
+                w1 not in ("that", "this", "it", "your", "these", "those", "the", "you", "them")):
+            return "I " + t
+        return t
+
+    def _nobody(self, t: str, hedge: bool) -> list[Proto] | None:
+        """"Nobody in my building has fibre": what the group does, negated, with the group as subject."""
+        m = _NOBODY.match(t)
+        if m is None:
+            return None
+        words = m.group("group").split()
+        for i in range(1, min(len(words), 8)):
+            w = words[i].lower()
+            if words[i - 1].lower() in ("my", "our", "the", "a", "an", "your", "this", "that"):
+                continue  # "my book club": the word after a determiner is the group's noun
+            vf = VERB_FORM.get(w)
+            if not (w in ("has", "have", "had", "is", "are", "was", "were", "does", "do", "did", "can", "will",
+                          "knows", "wants", "likes") or (vf is not None and vf[1] in ("s", "base", "past"))
+                    or (vf is None and i >= 1 and guess_verb(w, "s") is not None and w.endswith("s")
+                        and words[i - 1].lower() not in ("the", "my", "our", "a"))):
+                continue
+            group = " ".join(words[:i])
+            rest = " ".join(words[i:])
+            dm = _GROUP_DET.match(group)
+            if group.lower() in ("us", "them", "you"):
+                subject = self._owner() if group.lower() == "us" else None
+            elif dm is not None and dm.group("det").lower() in ("my", "our"):
+                subject = f"{self._owner()}'s {group[dm.end():]}"
+            elif dm is not None:
+                subject = group[dm.end() :]
+            else:
+                subject = group
+            if subject is None:
+                return []
+            rest, flags = consume_aux(rest)
+            flags.neg = not flags.neg
+            flags.hedge = flags.hedge or hedge
+            protos = self._predicate(subject, rest, flags)
+            for p in protos:
+                p.metadata["quantifier"] = "none"
+            return protos
+        return []
+
+    def _reported(self, t: str, hedge: bool) -> list[Proto] | None:
+        """What someone else said, as UNVERIFIED claims naming the reported source (``metadata``)."""
+        m = _REPORTED.match(t)
+        if m is None:
+            return None
+        raw = m.group("acc") or m.group("src")
+        source: str | None = None
+        if raw is not None:
+            words = raw.split()
+            if words[0].lower() in _REPORTER_NOT or (len(words) > 1 and words[1].lower() in ("said", "says")):
+                return None
+            det = words[0].lower()
+            if det in ("my", "our"):
+                source = f"{self._owner()}'s {' '.join(words[1:])}"
+            elif det == "the":
+                source = " ".join(words[1:])
+            else:
+                named = self._named(raw)
+                if named is None or named == self._owner():
+                    return None
+                source = named
+        protos, _ = self.parse(m.group("rest"), None)
+        for p in protos:
+            p.epistemic = EpistemicType.UNVERIFIED
+            p.hedge = p.hedge or hedge
+            p.update = False
+            p.replaces = None
+            if p.node_type is NodeType.TASK:
+                p.node_type = NodeType.FACT  # someone else's report of a plan is a fact about it, not the user's to-do
+            p.speech_act = False
+            if source is not None:
+                p.metadata["reported_source"] = source
+        return protos
+
     def _lead(
         self, t: str, inherited: str | None, hedge: bool, flip: bool, update_cue: bool
     ) -> tuple[list[Proto], str | None] | None:
+        if inherited is None and t[:1] in "nN":
+            nobody = self._nobody(t, hedge)
+            if nobody is not None:
+                return nobody, inherited
+        if inherited is None and t[:1].isalpha():
+            said = self._reported(t, hedge)
+            if said is not None:
+                return said, inherited
+        if inherited is None:
+            todo = self._todo(t)
+            if todo is not None:
+                return todo, inherited
         if t[0] in "nN":
             found = self._elliptic(t, hedge, flip, update_cue)
             if found is not None:
@@ -970,6 +1181,22 @@ class UserParser(StatementParser):
             f = Flags(update=True, hedge=hedge, neg=flip)
             return self._predicate(self._owner(), t, f), self._owner()
         return self._attribute_clause(t, inherited, hedge, flip)
+
+    def _todo(self, t: str) -> list[Proto] | None:
+        """A to-do said without a subject: "Need to book the vet", "todo: renew the domain", "Buy descaler"."""
+        m = _BARE_TODO.match(t)
+        body = t[m.end() :] if m is not None else None
+        if body is None:
+            w0 = t.split(" ", 1)[0].lower()
+            if w0 not in ERRAND_VERBS or _NOT_AN_ERRAND_NEXT.match(t) or " " not in t:
+                return None
+            body = t
+        out: list[Proto] = []
+        # "to do this week — fix the gutter, book flights to Nairobi": one task per item
+        for item in re.split(r",\s+(?:and\s+)?|\s+and\s+(?=(?:" + "|".join(sorted(ERRAND_VERBS)) + r")\b)", body):
+            act = action(item, "needs_to")
+            out.extend(cue_claim(self._owner(), act, Flags(), NodeType.TASK, speech_act=False))
+        return out
 
     def _elliptic(self, t: str, hedge: bool, flip: bool, update_cue: bool) -> tuple[list[Proto], str | None] | None:
         em = _ELLIPTIC_NOT.match(t)

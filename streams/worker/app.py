@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from extractors.base import Extractor
 from schemas.errors import ValidationFailed
 from schemas.settings import Settings
-from streams import agents, eager_delivery
+from streams import eager_delivery
 from streams import topics as tn
 from streams.delivery import Outbox
 from streams.kafka_store import PartitionStates
@@ -71,7 +71,7 @@ def create_app(
         data_path=data_path,
         sinks=sinks,
     )
-    clickhouse = ClickHouseLog(ctx, mask=None if settings.retain_raw_secrets else agents.masked_content)
+    clickhouse = ClickHouseLog(ctx)
     dead_letters = DeadLetters(ctx, clickhouse)
     extract = ExtractStage(ctx, runner, clickhouse, dead_letters)
     materialize = MaterializeStage(ctx, clickhouse, dead_letters)

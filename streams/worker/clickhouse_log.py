@@ -30,10 +30,8 @@ T = TypeVar("T")
 
 
 class ClickHouseLog:
-    def __init__(self, ctx: WorkerContext, *, mask: Callable[[str], str] | None) -> None:
+    def __init__(self, ctx: WorkerContext) -> None:
         self.ctx = ctx
-        #: Redacts secrets from raw events before storage (None: ``retain_raw_secrets``).
-        self.mask = mask
         # Every ClickHouse call runs on this one thread: chDB releases the GIL, so inserts overlap with
         # the event loop instead of stalling every agent, and one thread keeps the session single-user.
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="clickhouse")
@@ -60,7 +58,7 @@ class ClickHouseLog:
     # The writes themselves, run on the ClickHouse thread through :meth:`write`.
 
     def write_events(self, events: list[ConversationEvent]) -> None:
-        self.oplog().write_events(events, mask=self.mask)
+        self.oplog().write_events(events)
         self.ctx.metrics.inc("epistream_clickhouse_rows_total", len(events), table="raw_events")
 
     def write_journals(self, results: list[ExtractionResult]) -> None:

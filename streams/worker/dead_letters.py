@@ -1,6 +1,7 @@
 """Dead letters: records a stage cannot process, sent to a DLQ topic with why, and stored in ClickHouse.
 
-A dead-letter record's value is the original bytes; its headers say where it came from and why it
+A dead-letter record's value is the input's bytes with every secret masked (capped at 64 KiB);
+its headers carry the original's SHA-256 and length, and say where it came from and why it
 was refused (:func:`letter_headers`, read back by :func:`letter_from_record`). Every dead letter of
 a stage passes :meth:`DeadLetters.counted`, so the metrics count each one once. The
 ``oplog_dead_letters`` agent reads every DLQ topic into ClickHouse's dead-letter table, keyed by
@@ -13,7 +14,8 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from schemas.records import DeadLetter
+from schemas.records import MAX_DEAD_LETTER_BYTES, DeadLetter
+from streams import agents
 from streams import topics as tn
 from streams.worker.clickhouse_log import ClickHouseLog
 from streams.worker.context import WorkerContext
@@ -35,35 +37,52 @@ def letter_headers(letter: DeadLetter) -> list[tuple[str, bytes]]:
         (tn.H_OFFSET, str(letter.offset if letter.offset is not None else -1).encode()),
         (tn.H_MESSAGE, letter.message.encode("utf-8")),
         (tn.H_RECEIVED, letter.received_at.isoformat().encode()),
+        (tn.H_SHA256, letter.original_sha256.encode()),
+        (tn.H_LENGTH, str(letter.original_length).encode()),
     ]
 
 
 def letter_from_record(value: bytes, headers: Iterable[tuple[str, bytes]] | dict[str, bytes] | None) -> DeadLetter:
-    """Rebuild a :class:`DeadLetter` from a DLQ record (value = original bytes)."""
+    """Rebuild a :class:`DeadLetter` from a DLQ record (value = masked bytes).
+
+    A record written before the digest headers existed holds its original bytes: they are
+    digested and masked here, so the table never stores them either.
+    """
     items = headers.items() if isinstance(headers, dict) else (headers or [])
     h = {k: (v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v)) for k, v in items}
     partition = int(h.get(tn.H_PARTITION, "-1"))
     offset = int(h.get(tn.H_OFFSET, "-1"))
+    received = datetime.fromisoformat(h[tn.H_RECEIVED]) if tn.H_RECEIVED in h else _EPOCH
+    source = h.get(tn.H_SOURCE, "unknown")
+    reason, message = h.get(tn.H_REASON, "unknown"), h.get(tn.H_MESSAGE, "")
+    part, off = (None if partition < 0 else partition), (None if offset < 0 else offset)
+    if tn.H_SHA256 not in h:
+        return agents.dead_letter(
+            value or b"", source=source, partition=part, offset=off, reason_code=reason, message=message,
+            received_at=received,
+        )
     return DeadLetter(
-        source=h.get(tn.H_SOURCE, "unknown"),
-        partition=None if partition < 0 else partition,
-        offset=None if offset < 0 else offset,
-        reason_code=h.get(tn.H_REASON, "unknown"),
-        message=h.get(tn.H_MESSAGE, ""),
-        original_bytes=value or b"",
-        received_at=datetime.fromisoformat(h[tn.H_RECEIVED]) if tn.H_RECEIVED in h else _EPOCH,
+        source=source,
+        partition=part,
+        offset=off,
+        reason_code=reason,
+        message=message,
+        masked_bytes=(value or b"")[:MAX_DEAD_LETTER_BYTES],
+        original_sha256=h[tn.H_SHA256],
+        original_length=int(h.get(tn.H_LENGTH, str(len(value or b"")))),
+        received_at=received,
     )
 
 
 def bad_record(raw: bytes, msg: Any, code: str, message: str) -> DeadLetter:
     """The dead letter of a consumed record (``msg``: faust's message, for its topic/partition/offset)."""
-    return DeadLetter(
+    return agents.dead_letter(
+        raw or b"",
         source=msg.topic,
         partition=msg.partition,
         offset=msg.offset,
         reason_code=code,
-        message=message[:4000],
-        original_bytes=raw or b"",
+        message=message,
         received_at=received_at(msg.timestamp),
     )
 
@@ -82,7 +101,7 @@ class DeadLetters:
 
     async def send(self, letter: DeadLetter, key: bytes | None, target: TopicT, stage: str) -> None:
         self.counted(letter, stage)
-        await target.send(key=key, value=letter.original_bytes, headers=letter_headers(letter))
+        await target.send(key=key, value=letter.masked_bytes, headers=letter_headers(letter))
 
     async def store(self, letters: list[DeadLetter]) -> None:
         """Into ClickHouse's dead-letter table (awaited: the batch is acked only after the write)."""

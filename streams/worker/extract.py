@@ -106,10 +106,9 @@ class ExtractStage:
         (``epistream rebuild-index`` reads every session in order).
         """
         ctx = self.ctx
-        masked = not ctx.settings.retain_raw_secrets
         sent: list[Sent] = []
         for event, msg in valid:
-            doc = excerpt_document(self.conversations.excerpt(event, masked=masked))
+            doc = excerpt_document(self.conversations.excerpt(event))
             key = f"{event.partition_key}/{doc.node_id}".encode()
             sent.append(ctx.send(ctx.channels.nodes, key=key, value=doc.model_dump_json().encode(),
                                  partition=msg.partition))  # fmt: skip

@@ -93,7 +93,9 @@ def dump_state(data_dir: str | os.PathLike[str], database: str = "epistream") ->
                 "partition": d.partition,
                 "offset": d.offset,
                 "reason_code": d.reason_code,
-                "original": d.original_bytes.decode("utf-8", "replace"),
+                "masked": d.masked_bytes.decode("utf-8", "replace"),
+                "original_sha256": d.original_sha256,
+                "original_length": d.original_length,
             }
             for d in letters
         ],

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,8 @@ def edge(chdb_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
     keys.add("admin", "t1")
     keys.add("reader", "t1", frozenset({Permission.READ}))
     keys.add("writer", "t1", frozenset({Permission.WRITE, Permission.ASSERT}), owners={"u1"})
+    keys.add("expired", "t1", expires_at=datetime(2020, 1, 1, tzinfo=UTC))
+    keys.add("revoked", "t1", revoked=True)
     with open_runner(chdb_path, data, settings) as runner, make_client(runner, keys, settings) as client:
         r = client.post("/v1/events", json=[
             event("e1", f"I like {SECRET}.", owner="u1"),
@@ -76,6 +79,27 @@ def test_missing_permission_is_403(edge: Edge) -> None:
                          headers=edge.keys.auth("writer"))
     _err(r, 403, "permission_denied")
     assert edge.runner.node(node, tenant_id="t1").epistemic_type.value != "DEPRECATED"  # type: ignore[union-attr]
+
+
+def test_expired_and_revoked_keys_say_so(edge: Edge) -> None:
+    body = {"query": "tea", "owner_id": "u1"}
+    _err(edge.client.post("/v1/retrieve", json=body, headers=edge.keys.auth("expired")), 401, "key_expired")
+    _err(edge.client.post("/v1/retrieve", json=body, headers=edge.keys.auth("revoked")), 401, "key_revoked")
+
+
+def test_guessing_keys_is_throttled_per_address_and_valid_keys_are_not(edge: Edge) -> None:
+    guesser = TestClient(edge.client.app, client=("203.0.113.7", 4000))
+    other = TestClient(edge.client.app, client=("203.0.113.8", 4000))
+    body = {"query": "tea", "owner_id": "u1"}
+    codes = [guesser.post("/v1/retrieve", json=body, headers={"Authorization": f"Bearer guess-{i}"}).status_code
+             for i in range(14)]
+    assert codes[:10] == [401] * 10 and set(codes[10:]) == {429}, codes
+    r = guesser.post("/v1/retrieve", json=body, headers={"Authorization": "Bearer guess-x"})
+    _err(r, 429, "rate_limited")
+    assert int(r.headers["Retry-After"]) >= 1
+    # The same address with a real key, and another address guessing, are unaffected.
+    assert guesser.post("/v1/retrieve", json=body, headers=edge.keys.auth("reader")).status_code == 200
+    _err(other.post("/v1/retrieve", json=body, headers={"Authorization": "Bearer guess-y"}), 401, "unauthenticated")
 
 
 def test_scrypt_hashed_keys_authenticate(tmp_path: Path) -> None:

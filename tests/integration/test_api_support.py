@@ -67,6 +67,7 @@ class Keys:
         permissions: frozenset[Permission] = ALL,
         owners: set[str] | None = None,
         scopes: set[str] | None = None,
+        **extra: Any,
     ) -> str:
         token = f"tok-{name}-{uuid.uuid4().hex}"
         self.tokens[name] = token
@@ -78,6 +79,7 @@ class Keys:
                 owners=frozenset(owners) if owners is not None else None,
                 scopes=frozenset(scopes) if scopes is not None else None,
                 sha256=hash_key_sha256(token),
+                **extra,
             )
         )
         return token

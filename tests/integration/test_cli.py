@@ -136,6 +136,8 @@ def test_world_state_provenance_stats_replay(data_dir: Path) -> None:
         "nodes": stats_nodes(stats, data_dir),
         "identical": True,
         "differences": [],
+        "index_drift": [],
+        "repaired": False,
     }
 
 
@@ -204,6 +206,17 @@ def test_sql_answers_analyst_reads_and_refuses_writes(data_dir: Path) -> None:
         assert refused["error"]["code"] == "read_only", statement
     broken = cli(data_dir, "sql", "SELEC 1", expect=2)
     assert broken["error"]["code"] == "sql_error"
+    target = data_dir.parent / "appended.sh"
+    target.write_text("echo before\n")
+    for statement, code in ((f"SELECT 'echo pwned' FROM raw_events INTO OUTFILE '{target}' APPEND", "sql_writes_file"),
+                            ("SELECT 1; SELECT 2", "sql_multiple_statements"),
+                            ("SELECT * FROM file('/etc/hostname', 'LineAsString')", "sql_table_function"),
+                            ("SELECT name FROM system.tables", "sql_table_not_allowed")):  # fmt: skip
+        assert cli(data_dir, "sql", statement, expect=2)["error"]["code"] == code, statement
+    assert target.read_text() == "echo before\n" and not (data_dir / "index" / "meta.json").read_text().startswith("1")
+    big = cli(data_dir, "sql", "SELECT groupArray(repeat(content, 100000)) FROM raw_events", "--max-memory-mb", "16",
+              expect=2)  # fmt: skip
+    assert big["error"]["code"] == "sql_error" and "memory" in big["error"]["message"].lower()
     # The refused statements changed nothing.
     again = cli(data_dir, "sql", "SELECT count() FROM (SELECT DISTINCT event_id FROM raw_events)")
     assert again["rows"] == [[len(events)]]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -9,12 +10,13 @@ from pathlib import Path
 import pytest
 from sink_factories import T0, at, make_event, make_extraction, make_node, make_op
 
+from extractors.secrets.admission import mask_event
 from schemas.canonical import derive_id
 from schemas.enums import EpistemicType, OpType, Scope
 from schemas.errors import ChecksumMismatch, IntegrityError
-from schemas.records import DeadLetter
 from sinks.clickhouse import LogCursor, OperationLog
 from sinks.clickhouse_schema import MIGRATIONS, TABLES, Migration, applied_migrations, migrate
+from streams.agents import dead_letter
 
 pytestmark = pytest.mark.integration
 
@@ -65,13 +67,13 @@ def _batch() -> tuple[list, list, list, list, list]:
     nodes = [make_node(f"n{i}", version=v, confidence=0.1 * (i + 1)) for i in range(4) for v in (1, 2)]
     extractions = [make_extraction(e, rejected=("quote_not_found",) * (i % 2)) for i, e in enumerate(events)]
     letters = [
-        DeadLetter(
+        dead_letter(
+            b"\xff\x00{" + bytes([i]),
             source="conversation.events",
             partition=0,
             offset=i,
             reason_code="invalid_json",
             message="not json",
-            original_bytes=b"\xff\x00{" + bytes([i]),
             received_at=at(days=i),
         )
         for i in range(3)
@@ -199,12 +201,14 @@ def test_latest_snapshot_wins_whatever_the_write_order(log: OperationLog) -> Non
 
 
 def test_events_round_trip_with_masked_content_and_original_hash(log: OperationLog) -> None:
-    secret = make_event("e1", "my key is sk-ABCDEF", occurred_at=datetime(2026, 2, 1, 23, 59, 59, 999999, tzinfo=UTC))
-    log.write_events([secret, make_event("e0", occurred_at=T0)], mask=lambda s: s.replace("sk-ABCDEF", "[SECRET]"))
+    secret = make_event("e1", "my key is sk-ABCDEF0123456789abcdefXYZ",
+                        occurred_at=datetime(2026, 2, 1, 23, 59, 59, 999999, tzinfo=UTC))  # fmt: skip
+    masked = mask_event(secret)  # what admission hands the sinks
+    log.write_events([masked, make_event("e0", occurred_at=T0)])
     got = log.get_events(["e1", "e0", "missing"], "t1", "alice")
     assert [e.event_id for e in got] == ["e0", "e1"]
-    assert got[1].content == "my key is [SECRET]"
-    assert got[1].content_sha256 == secret.content_sha256
+    assert got[1].content == "my key is [REDACTED:api_key]"
+    assert got[1].content_sha256 == secret.content_sha256 == hashlib.sha256(secret.content.encode()).hexdigest()
     assert got[1].occurred_at == secret.occurred_at  # microseconds and UTC survive
     assert got[1].metadata == {"client": "test", "n": 1}
     assert log.get_events(["e1"], "t1", "bob") == []
@@ -223,34 +227,36 @@ def test_operations_for_target_pages_through_one_nodes_history(log: OperationLog
     assert end is None
 
 
-def test_dead_letters_keep_exact_bytes_and_a_redelivery_is_listed_once(log: OperationLog) -> None:
-    raw = b"\xff\xfe not utf-8 \x00"
-    letter = DeadLetter(source="conversation.events", partition=3, offset=17, reason_code="invalid_utf8",
-                        original_bytes=raw, received_at=at())
+def test_dead_letters_keep_masked_bytes_and_the_digest_and_a_redelivery_is_listed_once(log: OperationLog) -> None:
+    raw = b"\xff\xfe not utf-8 \x00 password: Hunter2-Tango!"
+    letter = dead_letter(raw, source="conversation.events", partition=3, offset=17, reason_code="invalid_utf8",
+                         message="", received_at=at())
     again = letter.model_copy(update={"received_at": at(days=45)})  # redelivered next month
-    from_file = DeadLetter(source="file:in.jsonl", reason_code="invalid_json", original_bytes=b"{", received_at=at())
+    from_file = dead_letter(b"{", source="file:in.jsonl", reason_code="invalid_json", message="", received_at=at())
     log.write_dead_letters([again])  # the later receipt is written first
     log.write_dead_letters([letter, from_file])
     listed = log.list_dead_letters()
     assert [d.dlq_id for d in listed] == sorted([letter.dlq_id, from_file.dlq_id])
     by_id = {d.dlq_id: d for d in listed}
-    assert by_id[letter.dlq_id].original_bytes == raw
+    stored = by_id[letter.dlq_id]
+    assert b"Hunter2" not in stored.masked_bytes and b"[REDACTED:password]" in stored.masked_bytes
+    assert (stored.original_sha256, stored.original_length) == (hashlib.sha256(raw).hexdigest(), len(raw))
     assert by_id[letter.dlq_id].received_at == at(days=45)  # latest receipt, whatever the write order
-    assert from_file.dlq_id == derive_id("dlq", "file:in.jsonl", __import__("hashlib").sha256(b"{").hexdigest())
+    assert from_file.dlq_id == derive_id("dlq", "file:in.jsonl", hashlib.sha256(b"{").hexdigest())
     assert [d.reason_code for d in log.list_dead_letters(reason_code="invalid_json")] == ["invalid_json"]
 
 
 def test_letters_from_one_batched_record_are_all_kept(log: OperationLog) -> None:
     """Several inputs of one memory.extractions record refused by the reducer: same coordinates, other bytes."""
     letters = [
-        DeadLetter(source="memory.extractions", partition=2, offset=40, reason_code="integrity_error",
-                   original_bytes=f'{{"input": {i}}}'.encode(), received_at=at())
+        dead_letter(f'{{"input": {i}}}'.encode(), source="memory.extractions", partition=2, offset=40,
+                    reason_code="integrity_error", message="", received_at=at())
         for i in range(3)
     ]  # fmt: skip
     log.write_dead_letters(letters)
     log.write_dead_letters(letters[:1])  # a redelivery of the first changes nothing
     listed = log.list_dead_letters()
-    assert sorted(d.original_bytes for d in listed) == sorted(d.original_bytes for d in letters)
+    assert sorted(d.masked_bytes for d in listed) == sorted(d.masked_bytes for d in letters)
 
 
 def test_stats_count_operations_confidence_and_rejections(log: OperationLog) -> None:

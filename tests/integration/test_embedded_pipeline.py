@@ -8,6 +8,7 @@ tenants never see each other's memory.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -241,9 +242,14 @@ def test_bad_lines_become_dead_letters_and_the_rest_is_processed(
         assert report.events == 1 and report.dead_letters == 3
         assert sorted(e["code"] for e in report.errors) == ["invalid_json", "invalid_utf8", "missing_field"]
         letters = r.log.list_dead_letters(source="file.jsonl")
-        assert sorted(letter.original_bytes for letter in letters) == sorted(
-            [b"{not json", b"\xff\xfe", b'{"event_id": "x"}']
+        # masked bytes (the invalid UTF-8 replaced), the original's digest and its line in the file
+        assert sorted(letter.masked_bytes for letter in letters) == sorted(
+            [b"{not json", "\ufffd\ufffd".encode(), b'{"event_id": "x"}']
         )
+        assert sorted(letter.original_sha256 for letter in letters) == sorted(
+            hashlib.sha256(raw).hexdigest() for raw in (b"{not json", b"\xff\xfe", b'{"event_id": "x"}')
+        )
+        assert sorted(letter.offset or 0 for letter in letters) == [1, 2, 4]
     finally:
         r.close()
         r.log.close()

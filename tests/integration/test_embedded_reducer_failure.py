@@ -60,7 +60,7 @@ def test_the_refused_input_is_a_dead_letter_and_the_rest_of_the_batch_is_stored(
     assert report.events == 3 and report.dead_letters == 1
     [letter] = runner.log.list_dead_letters()
     assert letter.reason_code == "injected_break" and letter.source == "reducer"
-    assert json.loads(letter.original_bytes)["event"]["event_id"] == "e-2"
+    assert json.loads(letter.masked_bytes)["event"]["event_id"] == "e-2"
     objects = sorted(n.object or "" for n in runner.store.iter_nodes())
     assert objects == ["Neovim", "Porto"]  # nothing of e-2 stayed in memory
     assert runner.verify_replay() == []  # and memory is exactly the fold of the log

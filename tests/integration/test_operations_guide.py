@@ -209,13 +209,17 @@ def schema(chdb_path: Path) -> Iterator[dict[str, Any]]:
     """Tables -> columns and engine of a freshly migrated log (what ``epistream migrate`` leaves)."""
     log = OperationLog.connect(None, path=chdb_path, database=f"ops_guide_{os.getpid()}_{uuid.uuid4().hex[:8]}")
     try:
-        here = "WHERE database = currentDatabase()"
+        here = f"WHERE database = '{log.database}'"  # the client's own current database is not the log's
         columns: dict[str, set[str]] = {}
-        for table, name in log.read_only_query(f"SELECT table, name FROM system.columns {here}", max_rows=9999).rows:
+        # system tables are not readable through the analysts' SQL (sinks.sql_guard): asked directly here
+        def rows(sql: str) -> list[Any]:
+            return list(log.client.query(sql).result_rows)
+
+        for table, name in rows(f"SELECT table, name FROM system.columns {here}"):
             columns.setdefault(table, set()).add(name)
-        engines = dict(log.read_only_query(f"SELECT name, engine_full FROM system.tables {here}", max_rows=999).rows)
+        engines = dict(rows(f"SELECT name, engine_full FROM system.tables {here}"))
         known = "SELECT name FROM system.settings UNION ALL SELECT name FROM system.merge_tree_settings"
-        settings = {row[0] for row in log.read_only_query(known, max_rows=100_000).rows}
+        settings = {row[0] for row in rows(known)}
         yield {"columns": columns, "engines": engines, "settings": settings}
     finally:
         log.close()

@@ -449,9 +449,11 @@ def test_the_life_of_a_memory_shows_each_lifecycle_step(deployment: Deployment, 
 
 def test_the_documented_columns_exist(deployment: Deployment) -> None:
     """The analysts' table: each listed column is in its table, each JSON key (in parentheses) in its JSON."""
-    rows = deployment.log.read_only_query(
-        "SELECT table, name FROM system.columns WHERE database = currentDatabase()", max_rows=10_000
-    ).rows
+    # system tables are not readable through the analysts' SQL (sinks.sql_guard): asked directly here
+    rows = deployment.log.client.query(
+        "SELECT table, name FROM system.columns WHERE database = {db:String}",
+        parameters={"db": deployment.log.database},
+    ).result_rows
     columns: dict[str, set[str]] = {}
     for table, name in rows:
         columns.setdefault(table, set()).add(name)

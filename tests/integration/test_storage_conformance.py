@@ -20,6 +20,7 @@ from opensearchpy import OpenSearch
 from sink_factories import at, make_event, make_extraction, make_op
 from test_opensearch_support import drop_alias, opensearch_client, unique_alias
 
+from extractors.secrets.admission import mask_event
 from schemas.enums import ActorType, Role, Scope
 from sinks.clickhouse import _EVENT_COLUMNS, OperationLog
 from sinks.clickhouse_schema import MIGRATIONS, TABLES, migrate
@@ -126,14 +127,14 @@ def test_event_table_has_every_column_of_the_spec(log: OperationLog) -> None:
 
 
 def test_content_hash_is_sha256_of_the_exact_content_even_when_stored_masked(log: OperationLog) -> None:
-    text = "  my key is sk-SECRET \n"
-    log.write_events(
-        [make_event("e1", text), make_event("e2", "")], mask=lambda s: s.replace("sk-SECRET", "[SECRET]")
-    )
+    text = "  my key is sk-SECRETabcdefghijklmnop0123456789 \n"
+    log.write_events([mask_event(make_event("e1", text)), make_event("e2", "")])  # as admission hands them over
     rows = dict(_sql(log, "SELECT event_id, content_hash FROM {db}.raw_events"))
     assert rows["e1"] == hashlib.sha256(text.encode("utf-8")).hexdigest()
     assert rows["e2"] == EMPTY_SHA256  # empty content hashes the empty byte string
-    assert _sql(log, "SELECT content FROM {db}.raw_events WHERE event_id = 'e1'") == [("  my key is [SECRET] \n",)]
+    assert _sql(log, "SELECT content FROM {db}.raw_events WHERE event_id = 'e1'") == [
+        ("  my key is [REDACTED:api_key] \n",)
+    ]
 
 
 def test_event_actor_columns_follow_the_role(log: OperationLog) -> None:
@@ -282,7 +283,7 @@ def test_a_version_3_log_moves_to_zstd_and_reads_its_lz4_rows(chdb_path: Path, c
             old_event.role.value, "", old_event.content, old_event.content_sha256, old_event.occurred_at,
             old_event.recorded_at, "{}", 0,
         ]], ["old"])  # fmt: skip
-        assert log.migrate() == [4, 5, 6]
+        assert log.migrate() == [m.id for m in MIGRATIONS[3:]]
         assert all(_codecs(log)[c] == "CODEC(ZSTD(1))" for c in DOCUMENT_COLUMNS)
         new_op = make_op("event:new", 0, when=at(days=1), payload={"reason": "after"})
         log.write_operations([new_op])
@@ -292,6 +293,25 @@ def test_a_version_3_log_moves_to_zstd_and_reads_its_lz4_rows(chdb_path: Path, c
             "after", "before"
         ]
 
+
+
+def test_migration_7_keeps_only_the_digest_and_length_of_dead_letters_written_with_original_bytes(
+    chdb_path: Path, chdb_database: str
+) -> None:
+    raw = b'{"content": "my password is Hunter2-Tango!", "occurred_at": "2026-03-01T09:00:00"}'
+    with OperationLog.connect(path=chdb_path, database=chdb_database, run_migrations=False) as log:
+        assert migrate(log.client, log.database, MIGRATIONS[:6]) == [1, 2, 3, 4, 5, 6]
+        log.client.insert(
+            f"{log.database}.dead_letters",
+            [["d-old", "conversation.events", 0, 7, "naive_timestamp", "", raw, at()]],
+            column_names=["dlq_id", "source", "partition", "offset", "reason_code", "message", "original_bytes",
+                          "received_at"],
+        )  # fmt: skip
+        assert log.migrate() == [7]
+        [letter] = log.list_dead_letters()
+        assert letter.masked_bytes == b""  # SQL cannot mask them: the old bytes are cleared
+        assert (letter.original_sha256, letter.original_length) == (hashlib.sha256(raw).hexdigest(), len(raw))
+        assert (letter.source, letter.partition, letter.offset) == ("conversation.events", 0, 7)
 
 # ------------------------------------------------------------------ OpenSearch: the node index mapping
 

@@ -22,8 +22,8 @@ from typing import Any
 import pytest
 from test_stream_pipeline import Deployment, assert_matches, expected_state, sample_events, start_services
 
+from extractors.secrets.admission import mask_bytes
 from schemas.errors import EpistreamError
-from schemas.records import DeadLetter
 from schemas.settings import Settings
 from streams import agents
 from streams import topics as tn
@@ -98,11 +98,11 @@ def test_inputs_keyed_for_another_scope_are_dead_lettered_and_can_be_redriven(
     assert set(on_events) == set(event_coords)
     for coord, raw in zip(event_coords, (miskeyed, unkeyed), strict=True):
         letter = on_events[coord]
-        assert (letter.reason_code, letter.original_bytes) == (agents.KEY_MISMATCH, raw)
+        assert (letter.reason_code, letter.masked_bytes) == (agents.KEY_MISMATCH, mask_bytes(raw))
         assert letter.source == dep.topics.events
     [on_commands] = [r.letter for r in letters if r.topic == dep.topics.commands_dlq]
     assert (on_commands.partition, on_commands.offset) == command_coord
-    assert (on_commands.reason_code, on_commands.original_bytes) == (agents.KEY_MISMATCH, command)
+    assert (on_commands.reason_code, on_commands.masked_bytes) == (agents.KEY_MISMATCH, mask_bytes(command))
     # Exactly the good events and the re-driven one made memory (the command changed nothing).
     ops, nodes = expected_state([*good, miskeyed], PublishReport(records=[*report.records, (0, 0, 0)]))
     got = dep.dump()
@@ -213,8 +213,8 @@ def test_publish_and_dead_letter_listing_use_the_deployments_topic_prefix(servic
         return json.loads(proc.stdout)
 
     assert cli("publish", "-", stdin=_event("px-1", "ana", "I live in Porto."))["sent"] == 1
-    letter = DeadLetter(source=topics.events, partition=0, offset=7, reason_code="invalid_json",
-                               original_bytes=b"{", received_at=datetime(2026, 1, 1, tzinfo=UTC))  # fmt: skip
+    letter = agents.dead_letter(b"{", source=topics.events, partition=0, offset=7, reason_code="invalid_json",
+                                message="", received_at=datetime(2026, 1, 1, tzinfo=UTC))  # fmt: skip
     asyncio.run(_send_letter(bootstrap, topics.events_dlq, letter))
 
     async def end_offsets() -> int:
@@ -242,6 +242,6 @@ async def _send_letter(bootstrap: str, topic: str, letter: Any) -> None:
     producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all")
     await producer.start()
     try:
-        await producer.send_and_wait(topic, letter.original_bytes, headers=_headers(letter))
+        await producer.send_and_wait(topic, letter.masked_bytes, headers=_headers(letter))
     finally:
         await producer.stop()

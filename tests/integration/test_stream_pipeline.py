@@ -14,6 +14,7 @@ already use the session path). Services missing => the tests FAIL (ensure_up rai
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import importlib.util
 import json
 import os
@@ -33,6 +34,7 @@ from test_opensearch_support import create_mismatched_index
 from engine.reducer import Reducer
 from engine.store import InMemoryStateStore
 from extractors.base import get_extractor
+from extractors.secrets.admission import mask_bytes
 from schemas.enums import EpistemicType
 from schemas.excerpts import excerpt_id_for
 from schemas.nodes import MemoryNode
@@ -412,10 +414,10 @@ def test_poison_input_goes_to_dead_letters_and_pipeline_keeps_running(
     for (raw, code), coord in zip(POISON, coords, strict=True):
         letter = by_offset[coord]
         assert letter.reason_code == code
-        assert letter.original_bytes == raw
+        assert letter.masked_bytes == mask_bytes(raw) and letter.original_sha256 == hashlib.sha256(raw).hexdigest()
         assert letter.source == dep.topics.events
     cmd_letters = [r.letter for r in letters if r.topic == dep.topics.commands_dlq]
-    assert [(c.reason_code, c.original_bytes) for c in cmd_letters] == [("invalid_command", bad_command)]
+    assert [(c.reason_code, c.masked_bytes) for c in cmd_letters] == [("invalid_command", mask_bytes(bad_command))]
     got = dep.dump()
     table = Counter(d["reason_code"] for d in got["dead_letters"])
     assert table == Counter([code for _, code in POISON] + ["invalid_command"])
@@ -497,7 +499,7 @@ def test_a_node_document_opensearch_refuses_is_dead_lettered_and_the_rest_indexe
     got = dep.run_until_idle(expect_events=len(good))
     refused = [d for d in got["dead_letters"] if d["reason_code"] == "index_rejected"]
     assert refused and all(d["source"] == dep.topics.nodes for d in refused)
-    assert {json.loads(d["original"])["node_id"] for d in refused} == conditional
+    assert {json.loads(d["masked"])["node_id"] for d in refused} == conditional
     # The log is complete (every operation and snapshot in ClickHouse) ...
     assert {(a, b) for a, b in got["operations"]} == ops
     assert got["nodes"] == nodes

@@ -38,7 +38,9 @@ S = SourceType
         (E.CONDITIONAL, S.USER_STATED, 0.45), (E.CONDITIONAL, S.SYSTEM_INFERRED, 0.30),
         (E.CONDITIONAL, S.EXTERNAL_DOCUMENT, 0.35), (E.CONDITIONAL, S.TOOL_OUTPUT, 0.40),
         (E.UNVERIFIED, S.SYSTEM_INFERRED, 0.20), (E.UNVERIFIED, S.EXTERNAL_DOCUMENT, 0.25),
-        (E.UNVERIFIED, S.TOOL_OUTPUT, 0.30), (E.UNVERIFIED, S.USER_STATED, 0.25),
+        (E.UNVERIFIED, S.TOOL_OUTPUT, 0.30),
+        # not in RFC-0003: filled by configuration for what a user reports someone else said (issue #25)
+        (E.UNVERIFIED, S.USER_STATED, 0.25),
     ],
 )
 def test_matrix_cells(et: EpistemicType, st: SourceType, expected: float) -> None:

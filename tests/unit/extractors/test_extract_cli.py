@@ -46,6 +46,7 @@ def test_json_output_per_event_and_bad_lines_do_not_stop_the_run() -> None:
     assert out[3]["error"]["code"] == "unknown_role"  # type: ignore[index]
     e2 = out[2]
     assert e2["claims"][0]["node_type"] == "INSTRUCTION" and e2["claims"][0]["polarity"] == "negative"  # type: ignore[index]
+    # masked at admission: the extractor proposes the placeholder, validation refuses it as a secret value
     assert e2["rejected"][0]["reason_code"] == "secret_value"  # type: ignore[index]
     assert "hunter2" not in json.dumps(out)
     assert out[4] == {"event_id": "e4", "claims": [], "rejected": []}

@@ -264,7 +264,10 @@ def test_decisions_need_choice_verbs(event: EventFactory) -> None:
                                                                  Polarity.POSITIVE)
     r = one(event, "We rejected MongoDB.")
     assert (r.predicate, r.object, r.polarity) == ("chose", "MongoDB", Polarity.NEGATIVE)
-    assert all(c.node_type is not NodeType.DECISION for c in claims(event, "We're going with Postgres."))
+    # issue #25: "going with" chooses (it was a FACT before); going somewhere with someone does not
+    g = one(event, "We're going with Postgres.")
+    assert (g.node_type, g.predicate, g.object) == (NodeType.DECISION, "chose", "Postgres")
+    assert all(c.node_type is not NodeType.DECISION for c in claims(event, "We go with our kids to the lake."))
 
 
 @pytest.mark.parametrize(

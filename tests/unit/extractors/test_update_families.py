@@ -81,7 +81,7 @@ def test_an_update_naming_the_old_value_supersedes_it(first: str, second: str) -
     ("first", "second"),
     [
         ("I live in Cardiff, in Canton.", "We moved to Swansea a few weeks ago, still living out of boxes."),
-        ("I'm 44, in case the form asks.", "Just turned 45, the kids baked a cake."),
+        ("I'm 44, for the insurance form.", "Just turned 45, the kids baked a cake."),
         ("I work at Arup as a structural engineer.", "Started at Atkins last week, new badge and everything."),
         ("My shell is zsh, with a couple of plugins.", "changed my default shell to nushell over the weekend"),
         ("I'm engaged, the wedding is next spring.", "We got married on Friday, what a day."),

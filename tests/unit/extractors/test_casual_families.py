@@ -1,0 +1,194 @@
+"""Realistic chat (issue #25): conditions with when/in case/provided, reported speech, facts inside
+questions, to-dos, decisions, quantifier negations, sarcasm, casual spelling, dropped subjects, reason
+clauses and assistant restatements. Messages written for these tests, not taken from the evaluation sets."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from extractors.rules import RuleExtractor
+from extractors.text import find_conditions, paragraph_spans, sentence_spans
+from schemas.events import validate_event
+
+_X = RuleExtractor()
+
+
+def _claims(content: str, role: str = "user") -> list[Any]:
+    ev: dict[str, Any] = {"event_id": "e-1", "tenant_id": "t", "owner_id": "u", "scope": "personal",
+                          "conversation_id": "c", "role": role, "content": content,
+                          "occurred_at": "2026-03-02T10:00:00+00:00"}
+    if role == "participant":
+        ev["speaker"] = "Ines"
+    return list(_X.extract(validate_event(ev)).claims)
+
+
+def _brief(c: Any) -> tuple[str, str, str, str, str | None]:
+    return (c.node_type.value, c.epistemic_type.value, c.polarity.value, c.object or "", c.condition)
+
+
+@pytest.mark.parametrize(
+    ("text", "condition"),
+    [
+        ("When the kettle boils, I make oolong.", "When the kettle boils"),
+        ("I cycle to work whenever it isn't raining.", "whenever it isn't raining"),
+        ("I pack a head torch in case the hike runs late.", "in case the hike runs late"),
+        ("Provided the ferry runs, we're visiting Skye on Sunday.", "Provided the ferry runs"),
+        ("whenever i visit my aunt in cork we eat at the same cafe", "whenever i visit my aunt in cork"),
+    ],
+)
+def test_new_condition_markers_give_the_exact_condition(text: str, condition: str) -> None:
+    got = _claims(text)
+    assert got, text
+    assert all(c.epistemic_type.value == "CONDITIONAL" and c.condition == condition for c in got)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I have no idea when the shop opens.",
+        "Back when I was a student I lived on noodles.",
+        "Responses must cite the ticket when discussing outages.",
+        "Here is the data I provided to the auditors.",
+    ],
+)
+def test_when_and_provided_that_do_not_condition(text: str) -> None:
+    assert find_conditions(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "source", "obj"),
+    [
+        ("My physio says the tendon needs six more weeks.", "user's physio", "six more weeks"),
+        ("According to Priya, the canteen closes at 3.", "Priya", "3"),
+        ("Apparently the bakery on Elm Street is shutting down in May.", None, None),
+    ],
+)
+def test_reported_speech_is_unverified_and_names_its_source(text: str, source: str | None, obj: str | None) -> None:
+    got = _claims(text)
+    assert got, text
+    for c in got:
+        assert c.epistemic_type.value == "UNVERIFIED"
+        assert c.metadata.get("reported_source") == source
+        assert c.replaces_object is None
+    if obj is not None:
+        assert any(obj in (c.object or "") for c in got)
+
+
+def test_a_statement_before_a_question_is_a_claim_and_the_question_is_not() -> None:
+    text = "I run Debian 12 on my laptop — why does the fan never stop?"
+    got = _claims(text)
+    assert [(c.predicate, c.object) for c in got] == [("run", "Debian 12")]
+    sents = [text[s.start : s.end] for s in sentence_spans(text, paragraph_spans(text)[0])]
+    assert sents == ["I run Debian 12 on my laptop", "why does the fan never stop?"]
+
+
+def test_a_plain_question_still_gives_nothing() -> None:
+    assert _claims("Is it worth upgrading my phone this year?") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "obj"),
+    [
+        ("need to renew my passport before july", "passport"),
+        ("Gotta return the library books on Friday.", "library books"),
+        ("todo: descale the espresso machine", "espresso machine"),
+        ("Ring the dentist about the crown.", "dentist"),
+    ],
+)
+def test_subjectless_todos_are_asserted_tasks(text: str, obj: str) -> None:
+    got = _claims(text)
+    assert [(c.node_type.value, c.epistemic_type.value) for c in got] == [("TASK", "ASSERTED")]
+    assert obj in (got[0].object or "")
+
+
+def test_a_request_to_the_assistant_is_not_a_todo() -> None:
+    assert all(c.node_type.value != "TASK" for c in _claims("Call me Theo, not Theodore."))
+
+
+@pytest.mark.parametrize(
+    ("text", "obj"),
+    [
+        ("Going with the oak worktop for the kitchen.", "oak worktop"),
+        ("We'll go with Fastmail for the family domain.", "Fastmail"),
+        ("I'm choosing Ghent over Bruges for the weekend.", "Ghent"),
+        ("Settled on Pippin as the cat's name.", "Pippin"),
+    ],
+)
+def test_decision_phrasings_give_decisions(text: str, obj: str) -> None:
+    got = _claims(text)
+    assert [(c.node_type.value, c.object) for c in got] == [("DECISION", obj)]
+
+
+def test_going_somewhere_with_someone_is_no_decision() -> None:
+    assert all(c.node_type.value != "DECISION" for c in _claims("I go with my brother to the match."))
+
+
+@pytest.mark.parametrize(
+    ("text", "subject", "obj"),
+    [
+        ("Nobody in my book club reads sci-fi.", "user's book club", "sci-fi"),
+        ("None of my cousins speaks Welsh.", "user's cousins", "Welsh"),
+        ("Not a single person on the night shift owns a car.", "night shift", "car"),
+    ],
+)
+def test_quantifier_negations_are_negative_claims_on_the_group(text: str, subject: str, obj: str) -> None:
+    (c,) = _claims(text)
+    assert (c.subject, c.polarity.value, c.object) == (subject, "negative", obj)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "oh I just ADORE queueing at the post office for an hour",
+        "Love that for me, the boiler broke again /s",
+        "My favourite thing is a 6am fire alarm test 🙃",
+    ],
+)
+def test_sarcasm_is_never_a_sincere_preference(text: str) -> None:
+    assert not any(c.node_type.value == "PREFERENCE" and c.polarity.value == "positive"
+                   and c.epistemic_type.value != "HYPOTHETICAL" for c in _claims(text))
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("dont eat shellfish lol", [("FACT", "ASSERTED", "negative", "shellfish", None)]),
+        ("im a welder at the shipyard", [("FACT", "ASSERTED", "positive", "welder", None)]),
+        ("Bought a secondhand Brompton on Saturday.", [("FACT", "ASSERTED", "positive", "secondhand Brompton", None)]),
+        ("Moving to Oslo in June.", [("FACT", "ASSERTED", "positive", "Oslo", None)]),
+        ("Allergic to penicillin.", [("FACT", "ASSERTED", "positive", "penicillin", None)]),
+    ],
+)
+def test_casual_spelling_and_dropped_subjects(text: str, expected: list[tuple[str, ...]]) -> None:
+    got = [_brief(c) for c in _claims(text)]
+    assert got == expected
+
+
+def test_an_instruction_keeps_its_reading_without_a_subject() -> None:
+    (c,) = _claims("Don't use emojis in replies.")
+    assert (c.node_type.value, c.epistemic_type.value, c.subject) == ("INSTRUCTION", "OBSERVED", "assistant")
+
+
+@pytest.mark.parametrize(
+    ("text", "objects"),
+    [
+        ("I'm learning to knit 'cause I love wool.", {"wool"}),
+        ("I gave up sugar because it gives me headaches.", {"headaches"}),
+    ],
+)
+def test_a_reason_clause_is_a_proposition_of_its_own(text: str, objects: set[str]) -> None:
+    got = {c.object for c in _claims(text)}
+    assert objects <= got
+
+
+def test_an_unresolved_it_in_a_reason_gives_no_claim() -> None:
+    assert all(c.subject != "it" for c in _claims("We left early because it was raining."))
+
+
+def test_an_assistant_restatement_in_any_phrasing_is_inferred() -> None:
+    got = _claims("Got it: Biscuit is your labrador.", role="assistant")
+    assert [(c.subject, c.object, c.epistemic_type.value, c.replaces_object) for c in got] == [
+        ("user's labrador", "Biscuit", "INFERRED", None)]
+
