@@ -166,7 +166,7 @@ class Matcher:
             if known is not None:
                 return _make(known[0], known[1])
             return Attribute(head, head not in self._multi_heads)
-        return Attribute(p, False)
+        return Attribute(_verb_stem(p), False)
 
     def _named(self, name: str) -> Attribute:
         known = self._specs.get(name)
@@ -247,10 +247,19 @@ class Matcher:
                 i += 1
         return tuple(out)
 
+    def activity(self, obj: str | None) -> bool:
+        """Whether a claim names an activity rather than a thing: no object, or only qualifiers ("every morning")."""
+        text = normalize_text(obj)
+        if not text:
+            return True
+        stripped = self._qualifiers.sub(" ", text) if self._qualifiers is not None else text
+        return not any(w not in self._determiners and not _NUMBER.match(w) for w in object_tokens(stripped))
+
     def lookup_words(self, obj: str | None) -> tuple[str, ...]:
         """Words to find candidate claims by (the store indexes active claims by their objects' words)."""
         core = self.core(obj)
         words = dict.fromkeys(w for w in core if w not in self._determiners)
+        words[""] = None  # claims without an object: "I never cook" meets "I cook dinner every night"
         for phrase, group in self._groups.items():
             if _run_in(phrase, core):
                 words.update(dict.fromkeys(group))
@@ -322,6 +331,26 @@ class Matcher:
         if _NAME.match(text):
             return "name"
         return None
+
+
+_PARTICLES: Final = frozenset({
+    "to", "in", "at", "on", "for", "with", "from", "by", "of", "about", "into", "through", "up", "out", "off", "over",
+})
+
+
+def _verb_stem(predicate: str) -> str:
+    """A predicate the registry does not know, by its verb's stem and without trailing prepositions, so the
+    tenses and prepositions of one verb meet ("lifted"/"lift", "meditate_for"/"meditate"). Names only."""
+    words = predicate.split("_")
+    verb = words[0]
+    for ending in ("ing", "ed", "es", "s", "e"):
+        if verb.endswith(ending) and len(verb) - len(ending) >= 3:
+            verb = verb[: -len(ending)]
+            break
+    if len(verb) > 3 and verb[-1] == verb[-2] and verb[-1] not in "aeiou":
+        verb = verb[:-1]
+    rest = [w for w in words[1:] if w not in _PARTICLES]
+    return "_".join([verb, *rest])
 
 
 def _make(name: str, spec: AttributeSpec) -> Attribute:

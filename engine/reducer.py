@@ -477,10 +477,12 @@ class Reducer:
             for root in roots:
                 for node in store.find_active_by_words((tenant, owner, scope_key, root), words):
                     found[node.node_id] = node
+        activity = m.activity(obj)
         for s in group:
             for ck in store.active_claim_keys((tenant, owner, scope_key, s)):
-                # every value of the same single-valued attribute, and the ranked families a like meets
-                if (attr.single and m.could_be(ck[4], attr.name)) or m.implied_by(ck[4], attr.name):
+                # every value of the same single-valued attribute, the ranked families a like meets, and what an
+                # activity ("I don't run") meets whatever its object ("run every morning")
+                if ((attr.single or activity) and m.could_be(ck[4], attr.name)) or m.implied_by(ck[4], attr.name):
                     for node in store.find_active(ck):
                         found[node.node_id] = node
         corrected: set[str] = set()
@@ -524,8 +526,9 @@ class Reducer:
             elif not same_subject:
                 continue
             elif (
-                polarity in _OPPOSITE and old.polarity is _OPPOSITE[polarity] and factual
-                and attr.related(old_attr) and self._values_meet(m, attr, core, old_attr, old_core)
+                polarity in _OPPOSITE and old.polarity is _OPPOSITE[polarity] and factual and attr.related(old_attr)
+                and (self._values_meet(m, attr, core, old_attr, old_core)
+                     or self._activity_meets(m, polarity, obj, old.polarity, old_obj))
             ):
                 rule = ("correction" if correction else "polarity_update") if retiring else "polarity"
             elif same_message:
@@ -563,6 +566,16 @@ class Reducer:
                      old_core: tuple[str, ...]) -> bool:
         """The same value, or the thing a ranked family is about ("musicals" meets ``favorite_musical``)."""
         return m.same_value(core, old_core) or m.category_meets(old_attr, core) or m.category_meets(attr, old_core)
+
+    @staticmethod
+    def _activity_meets(m: Matcher, polarity: Polarity, obj: str | None, old_polarity: Polarity,
+                        old_obj: str | None) -> bool:
+        """"I never cook" denies "I cook dinner every night": a negated activity meets every object of it, and two
+        activities ("run every morning", "don't run") meet; "I run" says nothing of "I don't run marathons"."""
+        new_act, old_act = m.activity(obj), m.activity(old_obj)
+        if new_act and old_act:
+            return True
+        return (new_act and polarity is Polarity.NEGATIVE) or (old_act and old_polarity is Polarity.NEGATIVE)
 
     @staticmethod
     def _corrected(

@@ -455,7 +455,9 @@ _Slot = tuple[ClaimKey, str, tuple[str, ...]]
 
 def _slot(node: MemoryNode) -> _Slot:
     """A node's place in the active indexes (fixed for its life: subject, predicate and object never change)."""
-    return claim_key(node, node.subject, node.predicate), normalize_text(node.object), object_tokens(node.object)
+    # a claim without an object ("I don't run") is indexed under the empty word, so claims with objects find it
+    words = object_tokens(node.object) or ("",)
+    return claim_key(node, node.subject, node.predicate), normalize_text(node.object), words
 
 
 def _subject(key: ClaimKey) -> SubjectKey:

@@ -489,6 +489,18 @@ def value_first(t: str, owner: str, we: str) -> list[Proto] | None:
     return [made]
 
 
+# --- activities -----------------------------------------------------------------------------------
+
+#: Verbs that name a habit or pastime by themselves: "I don't run" is a claim about running (it meets "I run
+#: every morning"), where "I don't know" or "I don't mind" says nothing to keep.
+ACTIVITY_VERBS: Final = frozenset({
+    "run", "swim", "cook", "bake", "smoke", "drink", "drive", "cycle", "meditate", "dance", "sing", "knit", "garden",
+    "hike", "climb", "ski", "surf", "skate", "paint", "draw", "fish", "golf", "jog", "walk", "vape", "gamble", "box",
+    "row", "sail", "read", "write", "travel", "fly", "camp", "exercise", "train", "lift", "snowboard", "skydive",
+    "volunteer", "pray", "journal", "sew", "crochet", "commute",
+})
+
+
 # --- corrections ----------------------------------------------------------------------------------
 
 

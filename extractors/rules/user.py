@@ -62,7 +62,7 @@ from extractors.rules.lexicon import (
     VERBS,
 )
 from extractors.rules.proto import Proto, snake
-from extractors.rules.updates import UpdateWords, update_clause, update_words, usage, value_first
+from extractors.rules.updates import ACTIVITY_VERBS, UpdateWords, update_clause, update_words, usage, value_first
 from extractors.secrets import PLACEHOLDER
 from extractors.text import SPEECH_ACT_FORMS
 from extractors.validation import POINTER_WORDS
@@ -359,6 +359,12 @@ _AGE: Final = re.compile(r"^(?P<n>\d{1,3})(?:\s+(?:years?\s+old|yo|y/o))?(?=[\s,
 _FAN_OF: Final = re.compile(r"^an?\s+(?:(?:big|huge|massive)\s+)?fan\s+of\b", I)
 _AS_ROLE: Final = re.compile(
     r"\bas\s+(?:an?\s+)?(?P<role>(?!(?:well|much|long|soon|far|usual|before|always)\b)[^,;.!?]+)", I
+)
+#: What may follow an activity verb without being its object: "I don't bake at all", "I never drive any more".
+_ONLY_QUALIFIED: Final = re.compile(
+    r"^\s*(?:at\s+all|much|any\s?more|these\s+days|nowadays|often|ever|really|very\s+much|a\s+lot|regularly|"
+    r"anywhere|either)\b\s*(?:[,;.!?]|$)",
+    I,
 )
 _GOT_DONE: Final = re.compile(
     r"^(?P<np>(?:my|our|the|his|her|their|a|an)\s+[\w'-]+(?:\s+[\w'-]+){0,2}?)\s+"
@@ -854,11 +860,19 @@ class StatementParser(ClauseParser):
             after = after[len(aw[0]) :].strip()
             if part == "up" and after.lower().startswith("on "):
                 after = after[3:]
+        if after.lstrip().startswith((",", ";")):
+            after = ""  # "I never bake, the oven is for storage": the comma ends the verb phrase
         sm = _SEE_MYSELF.match(after) if lemma == "see" else None
         if sm is not None:
             return self._predicate(subject, after[sm.end() :], replace(f, be=False))
         obj, prep = generic_object_prep(after)
         if obj is None:
+            if (not after.strip() or _ONLY_QUALIFIED.match(after)) and not part and subject == self._owner() \
+                    and lemma in ACTIVITY_VERBS and not (
+                    f.future or f.would or f.modal or f.must or f.should):
+                # "I don't run", "I never cook": the activity itself, with no object (it meets "I run every morning")
+                done = _mk(subject, lemma, None, NodeType.FACT, f)
+                return [done] if done else []
             return []
         if lemma == "go" and prep is None and obj.endswith("ing") and " " not in obj:
             # "went kayaking in Milford Sound": where the outing was is the point

@@ -132,6 +132,8 @@ def test_a_correction_supersedes_what_it_corrects(first: str, second: str) -> No
         ("milk chocolate is my favourite, the creamier the better", "I dislike chocolate in general, too sweet."),
         ("I've been to Lisbon four times, always in May.", "I've never been to Lisbon, it's on my list."),
         ("I drink two lattes a day at least.", "I don't drink lattes, dairy doesn't agree with me."),
+        ("I swim every morning before work.", "I don't swim, I never learned."),
+        ("I bake bread most weekends, sourdough mainly.", "I don't bake at all, too much faff."),
     ],
 )
 def test_favourites_against_dislikes_and_counts_against_negations_contradict(first: str, second: str) -> None:
@@ -151,6 +153,7 @@ def test_favourites_against_dislikes_and_counts_against_negations_contradict(fir
         ("I work at Initech, on payroll.", "As I said, I work at Initech, mostly payroll.", {}),
         ("I live in Reading, it's an easy commute.", "I'm reading a great novel about whales.", {}),
         ("I drive a Jaguar, my one treat.", "We saw a jaguar at the zoo yesterday.", {}),
+        ("I don't cook much on weeknights.", "I cook a big curry every Sunday.", {}),
     ],
 )
 def test_coexistence_stays_coexistence(first: str, second: str, kw: dict[str, Any]) -> None:
