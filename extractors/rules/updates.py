@@ -256,7 +256,8 @@ def _alternation(words: tuple[str, ...]) -> str:
 
 
 _COMPILED: dict[int, tuple[AttributeRegistry, UpdateWords]] = {}
-_MOTION: Final = ("went", "gone", "jumped", "bumped", "turned", "became")
+_MOTION: Final = ("went", "gone", "jumped", "bumped", "turned", "became", "started", "joined", "renamed", "traded",
+                  "exchanged", "promoted")
 
 
 def update_words(registry: AttributeRegistry = DEFAULT_REGISTRY) -> UpdateWords:
@@ -275,9 +276,9 @@ def _compile(registry: AttributeRegistry) -> UpdateWords:
     with its object, from the registry's update words."""
     positive = tuple(registry.updates.update_verbs)
     negative = tuple(registry.updates.negative_update_verbs)
-    cue = re.compile(
-        rf"\b(?:{_alternation(positive + negative)}|(?:my|our)\s+new|any\s?more|these\s+days|nowadays)\b", I
-    )
+    # only words of a present change mark a whole segment; a give-up verb's own claim is already an update, and
+    # "a retired teacher" or "since I started" in a plain statement change nothing
+    cue = re.compile(rf"\b(?:{_alternation(positive)}|(?:my|our)\s+new|any\s?more|these\s+days|nowadays)\b", I)
     # a subjectless clause may also open with a verb of motion whose update is its construction ("went from X
     # to Y"); as a cue for the whole segment those words say too little ("the furthest I've gone")
     past = tuple(w for w in positive + negative + _MOTION if " " in w or w.endswith(("ed", "t", "ne", "nt", "ld")))
