@@ -110,6 +110,11 @@ class Matcher:
                 self._synonyms.setdefault(phrase, phrases[0])
                 self._groups.setdefault(phrases[0], words)
         self._longest_synonym = max((len(p) for p in self._synonyms), default=0)
+        self._group_heads: dict[tuple[str, ...], frozenset[str]] = {}
+        for group in registry.value_synonyms:
+            phrases = [object_tokens(v) for v in group if object_tokens(v)]
+            for phrase in phrases:
+                self._group_heads[phrase] = frozenset(p[-1] for p in phrases)
         self._aliases: dict[str, dict[str, tuple[str, ...]]] = {}
         for scope, groups in registry.subject_aliases.items():
             table: dict[str, tuple[str, ...]] = {}
@@ -255,15 +260,22 @@ class Matcher:
         stripped = self._qualifiers.sub(" ", text) if self._qualifiers is not None else text
         return not any(w not in self._determiners and not _NUMBER.match(w) for w in object_tokens(stripped))
 
-    def lookup_words(self, obj: str | None) -> tuple[str, ...]:
-        """Words to find candidate claims by (the store indexes active claims by their objects' words)."""
+    def head_words(self, obj: str | None) -> tuple[str, ...]:
+        """Words to find the claims whose object may meet ``obj`` by (the store indexes active claims by their
+        objects' words). Cores meet on a shared last word, so the head noun (and its synonyms') is enough: a
+        subject with thousands of "likes" is asked for the few that share it, never scanned."""
         core = self.core(obj)
-        words = dict.fromkeys(w for w in core if w not in self._determiners)
-        words[""] = None  # claims without an object: "I never cook" meets "I cook dinner every night"
-        for phrase, group in self._groups.items():
+        if not core:
+            return ()
+        words = dict.fromkeys((core[-1],))
+        for phrase, heads in self._group_heads.items():
             if _run_in(phrase, core):
-                words.update(dict.fromkeys(group))
+                words.update(dict.fromkeys(heads))
         return tuple(words)
+
+    def content_words(self, core: tuple[str, ...]) -> tuple[str, ...]:
+        """The words of ``core`` but its determiners (an update's named value is looked up by all of them)."""
+        return tuple(w for w in core if w not in self._determiners)
 
     def same_value(self, a: tuple[str, ...], b: tuple[str, ...]) -> bool:
         """Whether two cores name the same thing: equal, or one is the head of the other."""

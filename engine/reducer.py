@@ -472,11 +472,13 @@ class Reducer:
         retiring = intent is TemporalIntent.UPDATE or correction
 
         found: dict[str, MemoryNode] = {}
-        words = (*m.lookup_words(obj), *(m.lookup_words(claim.replaces_object) if named else ()), *attr.category)
-        if words:
-            for root in roots:
-                for node in store.find_active_by_words((tenant, owner, scope_key, root), words):
-                    found[node.node_id] = node
+        # the claims whose object may meet this one's (a shared head noun), those without an object ("I never
+        # cook"), and those an update's named value meets: containing it, or contained in it ("offloaded the
+        # vintage Vespa to a collector" names "vintage Vespa"), so any of its words
+        heads = (*m.head_words(obj), *attr.category[-1:], "", *m.content_words(named))
+        for root in roots:
+            for node in store.find_active_by_words((tenant, owner, scope_key, root), heads):
+                found[node.node_id] = node
         activity = m.activity(obj)
         for s in group:
             for ck in store.active_claim_keys((tenant, owner, scope_key, s)):

@@ -198,7 +198,10 @@ _CORRECTING: Final = re.compile(
     r"i\s+meant|i\s+mean(?=\s+(?:the\s+)?(?-i:[A-Z0-9]))|meant\s+to\s+say|my\s+bad|my\s+mistake|my\s+error|"
     r"i\s+(?:had|got)\s+(?:that|it|this)\s+(?:wrong|mixed\s+up|backwards)|i\s+was\s+wrong|i\s+misspoke|misspoke|"
     r"mis-?typed|typo(?:\s+earlier)?|wrong\s+(?:date|day|time|number|name)|(?:that|it)\s+was\s+a\s+typo|"
-    r"no\s+wait|wait\s+no|ignore\s+(?:that|what\s+i\s+said)|i\s+mixed\s+(?:it|them|that)\s+up)\b",
+    r"no\s+wait|wait\s+no|ignore\s+(?:that|what\s+i\s+said|my\s+last)|disregard\s+(?:that|what\s+i\s+said|my\s+last)|"
+    r"i\s+(?:mixed|muddled|got)\s+(?:it|them|that|those)\s+(?:up|mixed\s+up|muddled\s+up)|"
+    r"(?:that|this)\s+(?:was|is)\s+(?:wrong|incorrect|a\s+mistake)|wrong\s+(?:one|year|month|address)|"
+    r"sorry,?\s+(?:it'?s|it\s+(?:is|was)|i\s+meant|make\s+that)|make\s+that)\b",
     I,
 )
 #: "Actually, ..." opening a message corrects what came before it (a contradiction is stated plainly).
@@ -234,7 +237,7 @@ _FINE: Final = re.compile(
     I,
 )
 _MARKER_LEAD: Final = re.compile(
-    r"^\W*(?:(?:oh|ah|ugh|um+|er+m?|hm+|sorry|oops|wait|no|ok|okay|so|small|quick|actually|correction|"
+    r"^\W*(?:(?:oh|ah|ugh|um+|er+m?|hm+|sorry|oops|wait|no|ok|okay|so|small|quick|actually|correction|make\s+that|"
     r"let me correct (?:that|myself)|scratch that|my bad|my mistake|typo(?:\s+earlier)?|i\s+misspoke(?:\s+earlier)?)"
     r"\W+)+",
     I,

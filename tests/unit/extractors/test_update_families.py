@@ -170,7 +170,8 @@ def test_team_facts_meet_across_speakers_in_a_project() -> None:
 
 def test_corrections_are_recognised_and_plain_statements_are_not() -> None:
     for text in ("Correction: it's Tuesday", "sorry, I meant the 14th", "scratch that", "my bad, it's 6pm",
-                 "Actually my flat is on the third floor", "I misspoke earlier, I'm in Lyon"):
+                 "Actually my flat is on the third floor", "I misspoke earlier, I'm in Lyon",
+                 "sorry, it's the 9th", "make that 7pm", "disregard that, the venue is Hall B"):
         assert correcting(text), text
     for text in ("I actually love this", "I live in Lyon", "The meeting moved to 3pm"):
         assert not correcting(text), text
