@@ -82,12 +82,16 @@ INVERTED: Final = re.compile(r"^(?P<a>will|shall|would|may|can|must|should|do|do
 #: A cheap test before the rewrite: a lower-case start, or a word only chat spells that way.
 _CASUAL_HINT: Final = re.compile(r"^[a-z]|'cause|'cos|(?<![\w'])(?:dont|cant|im|ive|i|u|cause|cuz|cos|ill|wont|"
                                  r"didnt|doesnt|isnt|rn|lol|tbh|ngl|fr|pls|tmrw|haha|lmao|ugh|definately|usualy|untill|recieved|gonna|"
-                                 r"wanna|imo|atm|bc|abt|prolly)(?![\w'])", I)
+                                 r"wanna|imo|atm|bc|abt|prolly|lowkey|highkey|def|luv|lo+o+ve|ha+a+te|r)(?![\w'])", I)
 _CASUAL: Final = re.compile(
     r"(?<![\w'])(?:(?P<w>" + "|".join(sorted((re.escape(w) for w in CASUAL_WORDS), key=len, reverse=True)) + r")"
     r"|(?P<cause>'?cause|'cos|cuz)(?=\s+(?:I|i|we|it|it's|my|our|the|he|she|they|you|there)\b)"
     r"|(?P<ill>ill)(?=\s+(?:be|bring|do|go|have|take|call|get|make|send|pick|check|try|need|see|text|let)\b)"
-    r"|(?P<tail>" + "|".join(sorted(CASUAL_TAILS)) + r"))(?![\w'-])",
+    r"|(?P<tail>" + "|".join(sorted(CASUAL_TAILS)) + r")"
+    # stretched taste verbs ("looove", "luv", "haaate"): read as the verb, whatever the stretch
+    r"|(?P<love>lo+o+ve+|lu+v+|lu+ve|wuv)(?P<love_s>s)?|(?P<hate>ha+a+te+)(?P<hate_s>s)?"
+    # "bananas r gross", "they r the best": the chat spelling of "are" after a plural or a pronoun
+    r"|(?<=(?-i:[a-z])s\s|we\s|ey\s|ou\s)(?P<are>r)(?=\s+(?-i:[a-z])))(?![\w'-])",
     I,
 )
 
@@ -105,6 +109,12 @@ def casual(text: str) -> str:
             return "because"
         if m.group("ill") is not None:
             return "I'll"
+        if m.group("love") is not None:
+            return "loves" if m.group("love_s") else "love"
+        if m.group("hate") is not None:
+            return "hates" if m.group("hate_s") else "hate"
+        if m.group("are") is not None:
+            return "are"
         word = m.group("w")
         if word == "I":
             return word
@@ -220,6 +230,7 @@ _DISCOURSE: Final = re.compile(
     r"^(?:(?:well|so|also|actually|honestly|btw|by the way|oh|and|but|anyway|plus|fyi|ok|okay|yeah|yes|"
     r"no(?!\s+(?:more|longer|one|-one)\b)|nope|nah|"
     r"sure|then|just so you know|for the record|fun fact|to be honest|tbh|however|though|whereas|although|while|"
+    r"omg|ngl|lowkey|highkey|tbf|to be fair|truth be told|real talk|fr|srsly|seriously|"
     r"(?:please\s+)?(?:remember|note|keep in mind)(?:\s+that)?|"
     r"(?P<now>now|these days|nowadays|currently|recently|lately))\b[,:]?\s*)+",
     I,

@@ -366,6 +366,34 @@ _ONLY_QUALIFIED: Final = re.compile(
     r"anywhere|either)\b\s*(?:[,;.!?]|$)",
     I,
 )
+#: The verb-table predicates whose verb is also an activity without an object ("I don't drive").
+_ACTIVITY_ROWS: Final = frozenset({"drives", "drinks", "plays", "eats", "studies"})
+_INTENSIFIER: Final = (r"(?:(?:so|really|rly|very|pretty|kinda|kind\s+of|super|quite|just|honestly|absolutely|totally|"
+                       r"incredibly|unbearably|extremely|a\s+bit|too|sooo+|actually|literally|genuinely|truly)\s+)*")
+_BAD_TASTE: Final = (r"gross|nasty|disgusting|vile|revolting|awful|horrible|terrible|the\s+worst|overrated|overhyped|"
+                     r"boring|dull|tedious|unbearable|annoying|grim|rank|trash|garbage|rubbish|torture|a\s+nightmare|"
+                     r"not\s+for\s+me|the\s+devil|evil|yuck|yucky|bland|meh|mid|tasteless|pointless|overpriced")
+_GOOD_TASTE: Final = (r"the\s+best|amazing|awesome|delicious|incredible|life|the\s+goat|goated|elite|fire|lush|"
+                      r"underrated|my\s+jam|so\s+good|the\s+bomb|heaven|relaxing|fun|fascinating|addictive|yummy|tasty")
+#: A taste stated as a be-complement: only when nothing follows but punctuation or a chat tail.
+_OPINION: Final = re.compile(
+    r"^" + _INTENSIFIER + r"(?:(?P<bad>" + _BAD_TASTE + r")|(?P<good>" + _GOOD_TASTE + r"))"
+    r"(?:\s+(?:honestly|tbh|ngl|imo|to\s+me|for\s+me|though|tho|lol|haha))*\s*(?:[,;.!?]|$)",
+    I,
+)
+#: Whose taste a be-complement may be: a bare noun phrase ("pineapple on pizza", "Taylor Swift"), never a
+#: thing pointed at, owned or a person ("the weather", "my commute", "it", "she").
+_OPINION_SUBJECT: Final = re.compile(
+    r"^(?!(?:the|this|that|these|those|it|its|it's|he|she|they|we|you|there|here|everything|everyone|"
+    r"everybody|something|nothing|someone|life|today|tonight|tomorrow|yesterday|work|a|an|one|what|which)\b)"
+    r"(?!.*'s\b)[\w&+.'-]+(?:\s+[\w&+.'-]+){0,3}$",
+    I,
+)
+_FIND_IT: Final = re.compile(
+    r"^(?:find|finds)\s+(?P<x>(?!(?:it|that|this|them|myself|out|time|a|an|the\s+time)\b)[^,;.!?]+?)\s+"
+    + _INTENSIFIER + r"(?:(?P<bad>" + _BAD_TASTE + r")|(?P<good>" + _GOOD_TASTE + r"))\b",
+    I,
+)
 _GOT_DONE: Final = re.compile(
     r"^(?P<np>(?:my|our|the|his|her|their|a|an)\s+[\w'-]+(?:\s+[\w'-]+){0,2}?)\s+"
     r"(?P<pp>[a-z]+(?:ed|built|done|made|fixed|cut|set|sold|paid|sent))(?:\s|$)",
@@ -624,6 +652,14 @@ class StatementParser(ClauseParser):
                 return []
             p = _mk(subject, snake(m.group("what")), new, NodeType.FACT, f, update=True, replaces=old)
             return [p] if p else []
+        m = _FIND_IT.match(rest)
+        if m is not None and not f.past:
+            # "I find golf boring", "find cricket unbearably dull": a taste, its object what is found so
+            obj, _ = clean_object(m.group("x"))
+            if obj is None:
+                return []
+            found = _mk(subject, "likes", obj, NodeType.PREFERENCE, f, lexneg=m.group("bad") is not None)
+            return [found] if found else []
         m = _PREFER.match(rest)
         if m is not None:
             if f.past and not f.perfect:
@@ -701,6 +737,9 @@ class StatementParser(ClauseParser):
             else:
                 o, n = clean_object(obj_text)
                 items = [(o, n)] if o is not None else []
+            if not items and verb.predicate in _ACTIVITY_ROWS and (
+                    not obj_text.strip() or _ONLY_QUALIFIED.match(obj_text)):
+                return self._generic(subject, rest, f)  # "I don't drive", "i dont drink anymore": the activity
             out: list[Proto] = []
             for obj, det_neg in items:
                 if verb.predicate == "has" and obj.split()[0].lower() in ("question", "questions", "idea", "problem",
@@ -866,6 +905,8 @@ class StatementParser(ClauseParser):
         if sm is not None:
             return self._predicate(subject, after[sm.end() :], replace(f, be=False))
         obj, prep = generic_object_prep(after)
+        if obj is not None and _ONLY_QUALIFIED.match(after):
+            obj = None  # "I don't smoke anymore": a qualifier, not what is smoked
         if obj is None:
             if (not after.strip() or _ONLY_QUALIFIED.match(after)) and not part and subject == self._owner() \
                     and lemma in ACTIVITY_VERBS and not (
@@ -938,6 +979,11 @@ class StatementParser(ClauseParser):
         return [p] if p else []
 
     def _be_complement(self, subject: str, rest: str, f: Flags) -> list[Proto] | None:
+        m = _OPINION.match(rest)
+        if m is not None and _OPINION_SUBJECT.match(subject) and subject not in (self._owner(), "user", "assistant"):
+            # "coriander is gross", "bananas r the worst", "cheese is life": the speaker's taste in a bare noun
+            p = _mk(self._owner(), "likes", subject, NodeType.PREFERENCE, f, lexneg=m.group("bad") is not None)
+            return [p] if p else []
         if _FOR_ME.match(rest) and subject not in (self._owner(), "user", "assistant"):
             p = _mk(self._owner(), "likes", subject, NodeType.PREFERENCE, f)
             return [p] if p else []
@@ -1031,7 +1077,7 @@ _BARE_TODO: Final = re.compile(
 #: "dont own a car", "Can't eat gluten": a negated habit with the "I" dropped ("Don't use jargon" instructs).
 _DONT_HABIT: Final = frozenset({
     "eat", "drink", "own", "smoke", "drive", "cook", "watch", "play", "live", "work", "have", "like", "speak",
-    "ride", "swim", "run", "wear",
+    "ride", "swim", "run", "wear", "stand", "bear", "stomach",
 })
 _DONT: Final = frozenset({"don't", "can't", "cannot", "haven't"})
 _NOT_AN_ERRAND_NEXT: Final = re.compile(r"^\S+\s+(?:me|us|you|it|this|that|these|those|a\s+look)\b", I)
