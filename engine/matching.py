@@ -286,6 +286,23 @@ class Matcher:
         short, long = (a, b) if len(a) < len(b) else (b, a)
         return long[-len(short) :] == short
 
+    def kind(self, obj: str | None) -> tuple[str, ...]:
+        """An object's words without leading determiners and qualifiers, its category noun kept ("Pro plan")."""
+        text = normalize_text(obj)
+        stripped = self._qualifiers.sub(" ", text) if self._qualifiers is not None else text
+        words = list(object_tokens(stripped))
+        while words and (words[0] in self._determiners or _NUMBER.match(words[0])):
+            words.pop(0)
+        return tuple(words)
+
+    def same_kind(self, a: str | None, b: str | None) -> bool:
+        """Whether two objects that do not meet are two of one kind: the same head noun, each qualified
+        ("the Pro plan" and "the free plan", "Python SDK" and "Go SDK"): an update from one to the other is a
+        change, where two unqualified values of a multi-valued attribute ("Python", "Go") coexist."""
+        ka, kb = self.kind(a), self.kind(b)
+        return (len(ka) > 1 and len(kb) > 1 and ka[-1] == kb[-1] and ka != kb
+                and not self.same_value(self.core(a), self.core(b)))
+
     def names(self, named: tuple[str, ...], core: tuple[str, ...]) -> bool:
         """Whether a value named by an update ("swapped the Galaxy for ...") is the object ``core``."""
         if not named or not core:

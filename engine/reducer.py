@@ -475,7 +475,8 @@ class Reducer:
         # the claims whose object may meet this one's (a shared head noun), those without an object ("I never
         # cook"), and those an update's named value meets: containing it, or contained in it ("offloaded the
         # vintage Vespa to a collector" names "vintage Vespa"), so any of its words
-        heads = (*m.head_words(obj), *attr.category[-1:], "", *m.content_words(named))
+        heads = (*m.head_words(obj), *attr.category[-1:], "", *m.content_words(named),
+                 *(m.kind(obj)[-1:] if intent is TemporalIntent.UPDATE else ()))
         for root in roots:
             for node in store.find_active_by_words((tenant, owner, scope_key, root), heads):
                 found[node.node_id] = node
@@ -546,6 +547,11 @@ class Reducer:
                 and not m.same_value(core, old_core)
             ):
                 rule = "single_valued" if intent is TemporalIntent.ASSERTION else "single_valued_update"
+            elif (
+                intent is TemporalIntent.UPDATE and old_attr.name == attr.name and polarity is Polarity.POSITIVE
+                and old.polarity is Polarity.POSITIVE and factual and m.same_kind(obj, old_obj)
+            ):
+                rule = "same_kind_update"  # "downgraded to the free plan" ends "I'm on the Pro plan"
             if rule is None:
                 continue
             if rule == "correction" and not mine:

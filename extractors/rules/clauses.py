@@ -189,7 +189,11 @@ CLAUSE_SPLIT: Final = re.compile(
     r",?\s+and\s+(?=(?:I|we|my|our|you|your|(?-i:[A-Z][a-z]+))\s|(?:I|we|you)'(?:m|re|ve|d|ll)\s)|"
     r",?\s+and\s+(?=(?:don't|doesn't|do not|never|also|now|loves?|likes?|hates?|uses?|works?|lives?|prefers?|"
     r"speaks?|have|has|owns?|joined|left|moved|switched|enjoys?|dislikes?|can't stand|runs?|plays?|studies|"
-    r"study|drinks?|eats?)\b)",
+    r"study|drinks?|eats?|ditched|dropped|sold|cancell?ed|quit|gave\s+up|got\s+rid\s+of|stopped|swapped|"
+    r"replaced|upgraded|downgraded)\b)|"
+    # "got an iPhone now, ditched the Pixel": a give-up verb after a comma is a clause with the subject dropped
+    r",\s+(?=(?:ditched|dropped|sold|cancell?ed|quit|gave\s+up|got\s+rid\s+of|binned|scrapped|uninstalled|"
+    r"deleted|unsubscribed\s+from)\s)",
     I,
 )
 _AND_VERB: Final = re.compile(r",?\s+and\s+(?:then\s+)?(?P<w>[a-z]+)\b", I)
@@ -256,6 +260,8 @@ _LEAD_PHRASE: Final = re.compile(
     I,
 )
 _LEAD_PHRASE_INITIALS: Final = frozenset("FfIiOoBbSsUuAaDdTtNnLlEe")
+#: Words that add a value rather than change one ("now I play the drums too").
+_ADDED: Final = re.compile(r"\b(?:too|as well|also|either|in addition)\b", I)
 ANYMORE: Final = re.compile(r"\b(?:anymore|any more|these days|nowadays)\b", I)
 
 
@@ -712,7 +718,8 @@ class ClauseParser:
         update_cue = False
         m = _DISCOURSE.match(t)
         if m:
-            update_cue = m.group("now") is not None
+            # "now I like Korean food too": an addition, not a change
+            update_cue = m.group("now") is not None and _ADDED.search(t) is None
             t = t[m.end() :]
         m = _LEAD_PARTICIPLE.match(t)
         if m:

@@ -542,12 +542,17 @@ def correction_clause(segment: str, owner: str) -> list[Proto]:
     return []
 
 
+#: "now I like Korean food too", "I also use Zed now": a value added, not a change (an update verb still types
+#: its own claim: "I've also switched to Zed").
+_ADDITION: Final = re.compile(r"\b(?:too|as well|also|in addition)\b", I)
+
+
 def mark(protos: list[Proto], segment: str, words: UpdateWords, *, correction: bool) -> None:
     """Type the claims of one segment: a correcting message's claims are corrections (updates), and a
     segment with update wording ("Relocated to Singapore, so I'm on SGT") makes its claims updates."""
     if not protos:
         return
-    cue = correction or words.cue.search(segment) is not None
+    cue = correction or (words.cue.search(segment) is not None and _ADDITION.search(segment) is None)
     for p in protos:
         if correction:
             p.update = True

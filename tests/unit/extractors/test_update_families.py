@@ -203,3 +203,20 @@ def test_a_missing_or_broken_attribute_file_is_a_typed_error(tmp_path: Path) -> 
         load_attribute_file(Settings(attributes_file=broken))
     assert missing.value.code == malformed.value.code == "invalid_configuration"
     assert load_attribute_file(Settings()) is None
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "expected"),
+    [
+        ("I've been to Lisbon loads of times, mostly for work.", "I've never been to Lisbon.", "contradiction"),
+        ("My phone is a Galaxy S21.", "Got a Pixel 8 now, ditched the Galaxy.", "supersedence"),
+        ("I'm on the Premium plan with Duolingo.", "I downgraded to the basic plan.", "supersedence"),
+        ("We use the Java SDK for the uploads.", "We switched to the Rust SDK last sprint.", "supersedence"),
+        ("I use the Java SDK for the uploads.", "I use the Rust SDK too.", "coexistence"),
+        ("I like Thai food.", "Now I like Korean food too.", "coexistence"),
+        ("i luv sushi, have it every week", "ngl sushi is gross, the texture gets me", "contradiction"),
+        ("i got no tattoos", "i have a couple tattoos, one on my ankle", "contradiction"),
+    ],
+)
+def test_chat_qualifiers_comma_clauses_and_updates_within_one_kind(first: str, second: str, expected: str) -> None:
+    assert outcome(first, second) == expected
