@@ -129,6 +129,10 @@ class AttributeRegistry(_Frozen):
     shared_things: dict[str, str] = Field(default_factory=dict)
     #: Groups of values that name the same thing ("vet", "veterinarian").
     value_synonyms: tuple[tuple[str, ...], ...] = ()
+    #: Kinds of thing one uses one of at a time, by their values ("browser": Chrome, Firefox, ...): an update
+    #: to one value of a kind ("switched to Firefox") ends the use of another ("I use Chrome"), whatever the
+    #: attribute's cardinality; without update wording two values of a kind coexist.
+    value_kinds: dict[str, tuple[str, ...]] = Field(default_factory=dict)
     #: Nouns of people: "user's wife" is someone else, while "user's ci" is a thing of the user's.
     person_nouns: tuple[str, ...] = ()
     matching: Matching = Matching()
@@ -155,8 +159,8 @@ class AttributeRegistry(_Frozen):
         if not isinstance(extension, Mapping):
             raise ValueError("an attribute extension is a JSON object")
         known = {"version", "about", "attributes", "prefixes", "attribute_form", "object_classes", "inverse",
-                 "subject_aliases", "shared_things", "value_synonyms", "person_nouns", "matching", "updates",
-                 "corrections"}  # fmt: skip
+                 "subject_aliases", "shared_things", "value_synonyms", "value_kinds", "person_nouns", "matching",
+                 "updates", "corrections"}  # fmt: skip
         unknown = sorted(set(extension) - known)
         if unknown:
             raise ValueError(f"unknown attribute extension keys: {', '.join(unknown)}")
@@ -176,6 +180,10 @@ class AttributeRegistry(_Frozen):
         data["subject_aliases"] = aliases
         data["shared_things"] = {**base["shared_things"], **_mapping(extension.get("shared_things", {}))}
         data["value_synonyms"] = [*base["value_synonyms"], *_sequence(extension.get("value_synonyms", ()))]
+        kinds = {k: list(v) for k, v in base["value_kinds"].items()}
+        for kind, values in _mapping(extension.get("value_kinds", {})).items():
+            kinds[kind] = list(_union(kinds.get(kind, ()), values))
+        data["value_kinds"] = kinds
         data["person_nouns"] = _union(base["person_nouns"], extension.get("person_nouns", ()))
         matching = dict(base["matching"])
         ext_matching = _mapping(extension.get("matching", {}))

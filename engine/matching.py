@@ -131,6 +131,18 @@ class Matcher:
         self._attr_cache: dict[tuple[str, str, bool], Attribute] = {}
         self._core_cache: dict[str, tuple[str, ...]] = {}
         self._could_cache: dict[tuple[str, str], bool] = {}
+        self._kinds: dict[tuple[str, ...], str] = {}
+        for kind_name, values in registry.value_kinds.items():
+            for value in values:
+                value_words = self.kind(value)
+                if value_words:
+                    self._kinds.setdefault(value_words, kind_name)
+        self._kind_heads: dict[str, tuple[str, ...]] = {}
+        for phrase, kind_name in self._kinds.items():
+            heads = self._kind_heads.setdefault(kind_name, ())
+            if phrase[-1] not in heads:
+                self._kind_heads[kind_name] = (*heads, phrase[-1])
+        self._longest_kind = max((len(p) for p in self._kinds), default=0)
 
     # -- attributes ---------------------------------------------------------------------
     def inverse_of(self, predicate: str) -> str | None:
@@ -302,6 +314,26 @@ class Matcher:
         ka, kb = self.kind(a), self.kind(b)
         return (len(ka) > 1 and len(kb) > 1 and ka[-1] == kb[-1] and ka != kb
                 and not self.same_value(self.core(a), self.core(b)))
+
+    def kind_of(self, obj: str | None) -> str | None:
+        """The registry's kind of thing an object names ("a Pixel 8" is a phone): the longest leading run of its
+        words (:meth:`kind`, category nouns kept: "Apple Music" is not an apple) that is a value of the kind."""
+        words = self.kind(obj)
+        for n in range(min(len(words), self._longest_kind), 0, -1):
+            hit = self._kinds.get(words[:n])
+            if hit is not None:
+                return hit
+        return None
+
+    def kind_words(self, obj: str | None) -> tuple[str, ...]:
+        """The words to find the claims naming another value of ``obj``'s kind by (each value's last word)."""
+        kind_name = self.kind_of(obj)
+        return self._kind_heads.get(kind_name, ()) if kind_name is not None else ()
+
+    def kindred(self, a: str | None, b: str | None) -> bool:
+        """Whether two objects that do not meet name two values of one kind ("Chrome" and "Firefox")."""
+        kind_a = self.kind_of(a)
+        return kind_a is not None and kind_a == self.kind_of(b) and not self.same_value(self.core(a), self.core(b))
 
     def names(self, named: tuple[str, ...], core: tuple[str, ...]) -> bool:
         """Whether a value named by an update ("swapped the Galaxy for ...") is the object ``core``."""

@@ -123,6 +123,11 @@ def _actor(actor_id: str, actor_type: ActorType) -> ActorRef:
     return ActorRef(actor_id=actor_id, actor_type=actor_type)
 
 
+def _taste(attribute: Attribute) -> bool:
+    """A like or a favourite: what one enjoys, which no change of what one uses ends."""
+    return attribute.name == "likes" or attribute.implies == "likes"
+
+
 def _is_active(node: MemoryNode) -> bool:
     return node.lifecycle in ACTIVE_LIFECYCLE_STATES and node.epistemic_type is not E.DEPRECATED
 
@@ -476,7 +481,7 @@ class Reducer:
         # cook"), and those an update's named value meets: containing it, or contained in it ("offloaded the
         # vintage Vespa to a collector" names "vintage Vespa"), so any of its words
         heads = (*m.head_words(obj), *attr.category[-1:], "", *m.content_words(named),
-                 *(m.kind(obj)[-1:] if intent is TemporalIntent.UPDATE else ()))
+                 *((*m.kind(obj)[-1:], *m.kind_words(obj)) if intent is TemporalIntent.UPDATE else ()))
         for root in roots:
             for node in store.find_active_by_words((tenant, owner, scope_key, root), heads):
                 found[node.node_id] = node
@@ -548,10 +553,15 @@ class Reducer:
             ):
                 rule = "single_valued" if intent is TemporalIntent.ASSERTION else "single_valued_update"
             elif (
-                intent is TemporalIntent.UPDATE and old_attr.name == attr.name and polarity is Polarity.POSITIVE
-                and old.polarity is Polarity.POSITIVE and factual and m.same_kind(obj, old_obj)
+                intent is TemporalIntent.UPDATE and polarity is Polarity.POSITIVE and old.polarity is Polarity.POSITIVE
+                and factual and (
+                    (old_attr.name == attr.name and m.same_kind(obj, old_obj))
+                    or (not _taste(attr) and not _taste(old_attr) and m.kindred(obj, old_obj))
+                )
             ):
-                rule = "same_kind_update"  # "downgraded to the free plan" ends "I'm on the Pro plan"
+                # "downgraded to the free plan" ends "I'm on the Pro plan"; "switched to Firefox" ends "my browser
+                # is Chrome" (two values of one kind, whatever the predicates), but never a taste ("I love Chrome")
+                rule = "same_kind_update"
             if rule is None:
                 continue
             if rule == "correction" and not mine:

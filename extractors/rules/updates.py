@@ -201,7 +201,8 @@ _CORRECTING: Final = re.compile(
     r"no\s+wait|wait\s+no|ignore\s+(?:that|what\s+i\s+said|my\s+last)|disregard\s+(?:that|what\s+i\s+said|my\s+last)|"
     r"i\s+(?:mixed|muddled|got)\s+(?:it|them|that|those)\s+(?:up|mixed\s+up|muddled\s+up)|"
     r"(?:that|this)\s+(?:was|is)\s+(?:wrong|incorrect|a\s+mistake)|wrong\s+(?:one|year|month|address)|"
-    r"sorry,?\s+(?:it'?s|it\s+(?:is|was)|i\s+meant|make\s+that)|make\s+that)\b",
+    r"sorry,?\s+(?:it'?s|it\s+(?:is|was)|i\s+meant|make\s+that|i'?m\s+(?=\d)|(?:she|he|they)'?(?:s|re)\s+(?=\d)|"
+    r"(?:she|he|they)\s+(?:is|are)\s+(?=\d))|make\s+that|w?h?oops|woops)\b",
     I,
 )
 #: "Actually, ..." opening a message corrects what came before it (a contradiction is stated plainly).

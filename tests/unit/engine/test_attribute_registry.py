@@ -349,3 +349,44 @@ def test_the_disabled_registry_is_the_engine_v1_rule() -> None:
     _add(store, said("user", "lives_in", "York"), day=1, reducer=v1)
     _add(store, update("user", "uses", "Firefox", replaces="Leeds"), day=2, reducer=v1)
     assert _n(store, leeds).lifecycle is L.TENTATIVE
+
+
+# ----------------------------------------------------------------------------- values of one kind
+
+
+def test_an_update_to_another_value_of_a_kind_retires_the_old_one_whatever_its_predicate() -> None:
+    store = new_store()
+    [browser], _ = _add(store, said("user", "browser", "Safari", metadata={"attribute_form": True}))
+    [taste], _ = _add(store, said("user", "likes", "Safari"))
+    [arc], ops = _add(store, update("user", "uses", "Arc"), day=1)
+    assert _n(store, browser).lifecycle is L.SUPERSEDED and _n(store, browser).superseded_by == arc
+    assert _n(store, taste).lifecycle is L.TENTATIVE  # a taste is not what one uses
+    assert [o.payload["reason"] for o in ops if o.op_type is OpType.SUPERSEDENCE_APPLIED] == ["same_kind_update"]
+
+
+def test_two_values_of_a_kind_stated_plainly_coexist() -> None:
+    store = new_store()
+    [chrome], _ = _add(store, said("user", "uses", "Chrome"))
+    _add(store, said("user", "uses", "Firefox"), day=1)
+    assert _n(store, chrome).lifecycle is L.TENTATIVE
+
+
+def test_an_update_to_another_qualified_value_of_one_head_noun_retires_the_old_one() -> None:
+    store = new_store()
+    [pro], _ = _add(store, said("user", "uses", "the Pro plan"))
+    [python], _ = _add(store, said("user", "uses", "Python"))
+    _add(store, update("user", "uses", "the free plan"), day=1)
+    _add(store, update("user", "uses", "Go"), day=2)
+    assert _n(store, pro).lifecycle is L.SUPERSEDED
+    assert _n(store, python).lifecycle is L.TENTATIVE  # two unqualified values of a multi-valued attribute
+
+
+def test_a_tenant_adds_values_to_a_kind() -> None:
+    ext = {"tenants": {"acme": {"value_kinds": {"browser": ["Netscape"], "bike": ["Brompton", "Tern"]}}}}
+    _, tenants = TenantAttributes.parse(json.dumps(ext)).registries(DEFAULT_REGISTRY)
+    acme = Matcher(tenants["acme"])
+    assert acme.kindred("Netscape", "Firefox") and acme.kindred("my Brompton", "a Tern")
+    assert "chrome" in tenants["acme"].value_kinds["browser"]  # the bundled values stay
+    assert not M.kindred("Netscape", "Firefox") and not M.kindred("Firefox", "firefox")
+    assert M.kind_of("a Pixel 8 Pro") == "phone" and M.kind_of("an apple") is None
+    assert M.kind_of("Apple Music") == "music streaming"
