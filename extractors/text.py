@@ -285,9 +285,18 @@ _MAIN_SUBJECT: Final = re.compile(
 _OPEN_WORD: Final = re.compile(r"\s*(?:that\s+)?\S+")
 
 
+#: "I love podcasts, especially when I'm driving": the claim holds anyway, the clause only says when most.
+_EMPHASIS_BEFORE: Final = re.compile(
+    r"\b(?:especially|particularly|specially|esp\.?|above\s+all|most\s+of\s+all|even\s+more|more\s+so)\s*$",
+    re.IGNORECASE,
+)
+
+
 def _condition_marker_ok(text: str, m: re.Match[str]) -> bool:
     word = m.group().lower()
     before = text[max(0, m.start() - 40) : m.start()]
+    if word in ("if", "when", "whenever") and _EMPHASIS_BEFORE.search(before) is not None:
+        return False
     if word == "if":
         if m.start() >= 5 and text[m.start() - 5 : m.start()].lower() == "only ":
             return False  # part of "only if", already reported

@@ -273,8 +273,8 @@ def cue_claim(
 
 _NUMBER: Final = re.compile(r"^(?P<n>[+-]?\d{1,3}(?:,\d{3})+(?:\.\d+)?|[+-]?\d+(?:\.\d+)?)(?:\s*(?P<u>[A-Za-z%]+))?")
 _ATTR: Final = re.compile(
-    r"^(?P<own>my|our|your|the user's|(?-i:[A-Z][a-z]+)'s)\s+(?P<attr>[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2}?)\s+"
-    r"(?P<cop>is|are|was|'s)\s+(?P<neg>not\s+)?(?P<val>.+)$",
+    r"^(?P<own>my|our|your|the user's|(?-i:[A-Z][a-z]+)'s)\s+(?P<attr>[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2}?)"
+    r"(?P<tov>\s+to\s+[a-z]+(?:\s+(?:to|at|on|in|with|about))?)?\s+(?P<cop>is|are|was|'s)\s+(?P<neg>not\s+)?(?P<val>.+)$",
     I,
 )
 _REL_ATTR: Final = re.compile(
@@ -491,6 +491,8 @@ class StatementParser(ClauseParser):
     # -- "my X is Y"
     def _attribute(self, t: str) -> Proto | None:
         m = _ATTR.match(t)
+        if m is not None and m.group("tov") and not _PREFERENCE_ATTR.search(m.group("attr")):
+            m = None  # "my way to relax is ...": only a favourite is ranked within "sport to watch"
         if m is None:
             return self._relative_attribute(t)
         own = m.group("own").lower()

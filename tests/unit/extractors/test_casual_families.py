@@ -235,3 +235,24 @@ def test_a_bare_noun_judged_is_the_speakers_taste(text: str, obj: str, polarity:
 )
 def test_judgements_of_owned_or_pointed_at_things_and_sarcasm_are_no_taste(text: str) -> None:
     assert not any(c.predicate == "likes" for c in _claims(text))
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I love audiobooks, especially when I'm driving.",
+         [("PREFERENCE", "ASSERTED", "positive", "audiobooks", None)]),
+        ("ramen is my favourite comfort food, particularly when it's raining",
+         [("PREFERENCE", "ASSERTED", "positive", "ramen", None)]),
+        ("I only drink coffee when I'm at work.",
+         [("FACT", "CONDITIONAL", "positive", "coffee", "when I'm at work")]),
+    ],
+)
+def test_an_emphasised_when_is_no_condition(text: str, expected: list[tuple[str, ...]]) -> None:
+    assert [_brief(c) for c in _claims(text)] == expected
+
+
+def test_a_favourite_ranked_with_an_infinitive_is_the_favourite_of_its_category() -> None:
+    (c,) = _claims("My favourite sport to watch is snooker.")
+    assert (c.predicate, c.object) == ("favorite_sport", "snooker")
+    assert [c.predicate for c in _claims("My way to relax is yoga.")] != ["favorite_way"]
