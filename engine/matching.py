@@ -110,11 +110,13 @@ class Matcher:
                 self._synonyms.setdefault(phrase, phrases[0])
                 self._groups.setdefault(phrases[0], words)
         self._longest_synonym = max((len(p) for p in self._synonyms), default=0)
-        self._group_heads: dict[tuple[str, ...], frozenset[str]] = {}
+        #: first word -> (a synonym phrase starting with it, the last words of its group's phrases)
+        self._group_heads: dict[str, list[tuple[tuple[str, ...], frozenset[str]]]] = {}
         for group in registry.value_synonyms:
             phrases = [object_tokens(v) for v in group if object_tokens(v)]
             for phrase in phrases:
-                self._group_heads[phrase] = frozenset(p[-1] for p in phrases)
+                self._group_heads.setdefault(phrase[0], []).append((phrase, frozenset(p[-1] for p in phrases)))
+        self._heads_cache: dict[tuple[str, ...], tuple[str, ...]] = {}
         self._aliases: dict[str, dict[str, tuple[str, ...]]] = {}
         for scope, groups in registry.subject_aliases.items():
             table: dict[str, tuple[str, ...]] = {}
@@ -279,11 +281,19 @@ class Matcher:
         core = self.core(obj)
         if not core:
             return ()
+        hit = self._heads_cache.get(core)
+        if hit is not None:
+            return hit
         words = dict.fromkeys((core[-1],))
-        for phrase, heads in self._group_heads.items():
-            if _run_in(phrase, core):
-                words.update(dict.fromkeys(heads))
-        return tuple(words)
+        for word in core:
+            for phrase, heads in self._group_heads.get(word, ()):
+                if _run_in(phrase, core):
+                    words.update(dict.fromkeys(heads))
+        found = tuple(words)
+        if len(self._heads_cache) > 65536:
+            self._heads_cache.clear()
+        self._heads_cache[core] = found
+        return found
 
     def content_words(self, core: tuple[str, ...]) -> tuple[str, ...]:
         """The words of ``core`` but its determiners (an update's named value is looked up by all of them)."""
