@@ -161,6 +161,8 @@ VERBS: Final = (
     _v(r"(?:stopped|quit|gave up|ditched|dropped|abandoned)\s+using", "uses", lexneg=True, update=True,
        past_ok=True),
     _v(r"(?:speak|speaks|speaking)", "speaks", listy=True),
+    _v(r"(?:(?:pretty|very|totally|fully|completely|almost|nearly|basically)\s+)?fluent\s+in", "speaks", needs_be=True,
+       listy=True),
     _v(r"on", "uses", needs_be=True),
     _v(r"(?:run|runs|running)\s+on", "uses"),
     # A progressive future ("I'm moving to Oakland") is a FACT about the plan, not a to-do (labels, node type).

@@ -216,6 +216,9 @@ def test_a_missing_or_broken_attribute_file_is_a_typed_error(tmp_path: Path) -> 
         ("I like Thai food.", "Now I like Korean food too.", "coexistence"),
         ("i luv sushi, have it every week", "ngl sushi is gross, the texture gets me", "contradiction"),
         ("i got no tattoos", "i have a couple tattoos, one on my ankle", "contradiction"),
+        ("I'm fluent in Portuguese.", "I don't speak any Portuguese.", "contradiction"),
+        ("i go climbing like 3x a week", "i never go climbing", "contradiction"),
+        ("I'm fluent in Portuguese.", "I speak Dutch too.", "coexistence"),
     ],
 )
 def test_chat_qualifiers_comma_clauses_and_updates_within_one_kind(first: str, second: str, expected: str) -> None:
