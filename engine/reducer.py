@@ -549,7 +549,10 @@ class Reducer:
                 and (self._values_meet(m, attr, core, old_attr, old_core)
                      or self._activity_meets(m, polarity, obj, old.polarity, old_obj))
             ):
-                rule = ("correction" if correction else "polarity_update") if retiring else "polarity"
+                if correction and claim.metadata.get("correction_marker") == "actually":
+                    rule = "polarity"  # "Actually, I like coffee" after "I don't like coffee": a plain flip, both kept
+                else:
+                    rule = ("correction" if correction else "polarity_update") if retiring else "polarity"
             elif same_message:
                 continue  # one message naming two values ("Paris and Rome") is not a change of mind
             elif (

@@ -19,7 +19,7 @@ from extractors.rules.lexicon import sarcastic
 from extractors.rules.proto import Proposal, Proto
 from extractors.rules.system import SystemParser
 from extractors.rules.tool import propose_tool
-from extractors.rules.updates import correcting, correction_clause, mark, strip_marker, update_words
+from extractors.rules.updates import correcting, correction_clause, mark, only_actually, strip_marker, update_words
 from extractors.rules.user import StatementParser, UserParser
 from extractors.validation import (
     DEFAULT_GROUNDING_METHOD,
@@ -142,6 +142,7 @@ class RuleExtractor:
         parser.words = words
         # a correcting message ("Correction: it's Capgemini, not Accenture") corrects with every claim it makes
         correction = event.role is not Role.SYSTEM and correcting(ctx.content)
+        plain = correction and only_actually(ctx.content)
         for seg in segments(ctx):
             protos: list[Proto] = []
             if correction and not (seg.conditional or seg.uncertain):
@@ -149,7 +150,7 @@ class RuleExtractor:
             if not protos:
                 protos = parser.segment(strip_marker(seg.text) if correction else seg.text, seg.conditional)
             if event.role is not Role.SYSTEM:
-                mark(protos, seg.text, words, correction=correction)
+                mark(protos, seg.text, words, correction=correction, plain=plain)
             out.extend(Proposal(p, seg.quote, seg.condition, seg.uncertain) for p in protos)
         return out
 

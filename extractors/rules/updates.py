@@ -548,15 +548,25 @@ def correction_clause(segment: str, owner: str) -> list[Proto]:
 _ADDITION: Final = re.compile(r"\b(?:too|as well|also|in addition)\b", I)
 
 
-def mark(protos: list[Proto], segment: str, words: UpdateWords, *, correction: bool) -> None:
+def only_actually(text: str) -> bool:
+    """Whether a correcting message is marked by nothing but its opening "Actually" ("Actually, I like coffee"):
+    such a message restates a value, and where it only flips a polarity it contradicts plainly."""
+    return _CORRECTING.search(text) is None and _ACTUALLY_FIRST.match(text) is not None
+
+
+def mark(protos: list[Proto], segment: str, words: UpdateWords, *, correction: bool, plain: bool = False) -> None:
     """Type the claims of one segment: a correcting message's claims are corrections (updates), and a
-    segment with update wording ("Relocated to Singapore, so I'm on SGT") makes its claims updates."""
+    segment with update wording ("Relocated to Singapore, so I'm on SGT") makes its claims updates.
+    ``plain``: the message is marked only by an opening "Actually" (see :func:`only_actually`)."""
     if not protos:
         return
-    cue = correction or (words.cue.search(segment) is not None and _ADDITION.search(segment) is None)
+    worded = words.cue.search(segment) is not None and _ADDITION.search(segment) is None
+    cue = correction or worded
     for p in protos:
         if correction:
             p.update = True
             p.metadata["correction"] = True
+            if plain and not worded:
+                p.metadata["correction_marker"] = "actually"
         elif cue and not p.hedge:
             p.update = True

@@ -223,3 +223,9 @@ def test_a_missing_or_broken_attribute_file_is_a_typed_error(tmp_path: Path) -> 
 )
 def test_chat_qualifiers_comma_clauses_and_updates_within_one_kind(first: str, second: str, expected: str) -> None:
     assert outcome(first, second) == expected
+
+
+def test_an_opening_actually_that_only_flips_a_polarity_contradicts_and_a_marked_correction_retires() -> None:
+    assert outcome("I don't like olives.", "Actually, I like olives.") == "contradiction"
+    assert outcome("I don't like olives.", "Correction: I do like olives.") == "supersedence"
+    assert outcome("My dentist is on Friday.", "Actually my dentist is on Thursday.") == "supersedence"
