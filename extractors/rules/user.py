@@ -1047,7 +1047,8 @@ _REPORTER_VERB: Final = (
 )
 _REPORTED: Final = re.compile(
     r"^(?:(?P<none>apparently|supposedly|allegedly|reportedly|rumou?r\s+(?:has\s+it|is)|word\s+(?:is|has\s+it)|"
-    r"(?:I|we)(?:'ve|\s+have)?\s+(?:heard|read)|heard|the\s+word\s+is|i\s+hear|I'm\s+told|we're\s+told)"
+    r"(?:I|we)(?:'ve|\s+have)?\s+(?:heard|read(?=\s+(?:that|somewhere|online)\b))|heard|the\s+word\s+is|i\s+hear|"
+    r"I'm\s+told|we're\s+told)"
     r"(?:\s+that)?,?\s+"
     r"|according\s+to\s+(?P<acc>(?:my|our|the)\s+[\w-]+(?:\s+[\w-]+)?|(?-i:[A-Z][\w.-]+)(?:\s+(?-i:[A-Z][\w.-]+))?)"
     r",\s+"

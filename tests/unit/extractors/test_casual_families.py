@@ -256,3 +256,9 @@ def test_a_favourite_ranked_with_an_infinitive_is_the_favourite_of_its_category(
     (c,) = _claims("My favourite sport to watch is snooker.")
     assert (c.predicate, c.object) == ("favorite_sport", "snooker")
     assert [c.predicate for c in _claims("My way to relax is yoga.")] != ["favorite_way"]
+
+
+def test_having_read_a_book_is_a_claim_and_having_read_that_is_hearsay() -> None:
+    assert [(c.epistemic_type.value, c.predicate, c.object) for c in _claims("I've read Middlemarch twice.")] == [
+        ("ASSERTED", "read", "Middlemarch twice")]
+    assert [c.epistemic_type.value for c in _claims("I've read that the ferry stops in October.")] == ["UNVERIFIED"]
