@@ -1123,6 +1123,9 @@ class UserParser(StatementParser):
         vf = VERB_FORM.get(w0)
         if not w1 or w0 in NOT_A_VERB:
             return t
+        if w0.endswith("ing") and w1 in ("is", "was", "isn't", "wasn't"):
+            return t  # "Running is the worst": the gerund is the subject
+
         if (vf is not None and vf[1] == "past") or (vf is None and w0.endswith("ed") and len(w0) > 4
                                                     and guess_verb(w0, "any") is not None):
             return "I " + t

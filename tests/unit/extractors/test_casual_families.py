@@ -220,6 +220,7 @@ def test_stretched_taste_verbs_chat_adverbs_and_bare_activities(text: str, expec
         ("halloumi is life", "halloumi", "positive"),
         ("i find crosswords really relaxing", "crosswords", "positive"),
         ("I find darts unbearably dull", "darts", "negative"),
+        ("Jogging is the worst.", "Jogging", "negative"),
     ],
 )
 def test_a_bare_noun_judged_is_the_speakers_taste(text: str, obj: str, polarity: str) -> None:
