@@ -482,8 +482,11 @@ class Reducer:
         roots = tuple(dict.fromkeys(subject_root(s) for s in group))
         attr = m.attribute(claim.predicate, obj, bool(claim.metadata.get("attribute_form")))
         core = m.core(obj)
-        named = m.core(claim.replaces_object) if claim.replaces_object else ()
         intent = claim.temporal_intent
+        named = m.core(claim.replaces_object) if claim.replaces_object else ()
+        if not named and intent is TemporalIntent.UPDATE and claim.polarity is Polarity.NEGATIVE:
+            named = core  # "I no longer use Java": a negative update names its own object
+
         correction = bool(claim.metadata.get("correction"))
         retiring = intent is TemporalIntent.UPDATE or correction
 

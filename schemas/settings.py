@@ -15,6 +15,7 @@ from typing import Literal
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from schemas.common import UtcDatetime
 from schemas.events import TimeBounds
 
 
@@ -142,6 +143,15 @@ class Settings(BaseSettings):
     attributes_file: Path | None = Field(
         default=None,
         description="JSON file extending the attribute registry (how claims meet), for every tenant and per tenant.",
+    )
+
+    # --- time ----------------------------------------------------------------
+    clock: UtcDatetime | None = Field(
+        default=None,
+        description=(
+            "A fixed ISO time (with timezone) the application uses as now, for tests and demos; unset: the "
+            "machine clock (epistream.clock)."
+        ),
     )
 
     def time_bounds(self) -> TimeBounds:
