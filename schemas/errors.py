@@ -196,3 +196,14 @@ class InvalidConfiguration(ValidationFailed):
     """A configured file (such as the attribute registry's extension) cannot be read or is malformed."""
 
     code = "invalid_configuration"
+
+
+class MissingExtra(EpistreamError):
+    """A command needs an optional part that is not installed; the message names the one to install.
+
+    Raised instead of an ``ImportError`` traceback: ``pip install epistream`` is the embedded product,
+    and the parts for external services are extras (``schemas/extras.py``).
+    """
+
+    code = "missing_extra"
+    http_status = 501
