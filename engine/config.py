@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from engine.attributes import DEFAULT_REGISTRY, AttributeRegistry, TenantAttributes
 from schemas.enums import DecayProfile, EpistemicType, NodeType, SignalType, SourceType
 
 E = EpistemicType
@@ -22,6 +23,11 @@ S = SourceType
 #: not occur" are absent on purpose: looking them up yields the fallback and a
 #: CONFIDENCE_MATRIX_WARNING operation. (The PRME code fills OBSERVED ×
 #: SYSTEM_INFERRED with 0.70; override ``"observed:system_inferred"`` to get that.)
+#:
+#: One cell the spec leaves empty is filled here: UNVERIFIED × USER_STATED, a human's message that
+#: relays what someone else said ("my sister says the café shut"). It does occur, and the 0.50
+#: fallback would put it above the DEFAULT retrieval threshold (0.30) as if it were checked; 0.25
+#: keeps it out of DEFAULT answers until corroborated, one step above SYSTEM_INFERRED hearsay (0.20).
 DEFAULT_MATRIX: dict[str, float] = {
     "observed:user_stated": 0.90,
     "observed:user_demonstrated": 0.85,
@@ -114,10 +120,14 @@ def _normalise_cell_key(key: str) -> str:
 class EngineConfig(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    policy_version: str = "engine_v1"
+    #: engine_v3: claims meet through the attribute registry (synonyms, cardinality, object cores);
+    #: engine_v2 filled the UNVERIFIED x USER_STATED cell (0.25); engine_v1 left it to the fallback and
+    #: matched only identical subject, predicate and object text.
+    policy_version: str = "engine_v3"
     confidence_policy: str = "confidence_v1"
     lifecycle_policy: str = "lifecycle_transitions_v1"
-    supersedence_policy: str = "explicit_supersedence_v1"
+    #: Written on SUPERSEDENCE_APPLIED, followed by the registry's version ("+attributes_v1").
+    supersedence_policy: str = "registry_supersedence_v2"
     condition_policy: str = "explicit_condition_evaluation_v1"
 
     matrix: dict[str, float] = Field(default_factory=lambda: dict(DEFAULT_MATRIX))
@@ -148,6 +158,11 @@ class EngineConfig(BaseModel):
     auto_promotion_age_days: float = Field(default=7.0, ge=0.0)
     auto_promotion_min_evidence: int = Field(default=1, ge=0)
 
+    #: How claims meet (engine/attributes.json); ``AttributeRegistry.disabled()`` is the engine_v1 rule.
+    attributes: AttributeRegistry = DEFAULT_REGISTRY
+    #: Tenants whose registry a deployment extended (EPISTREAM_ATTRIBUTES_FILE): tenant id -> registry.
+    tenant_attributes: dict[str, AttributeRegistry] = Field(default_factory=dict)
+
     @field_validator("matrix", mode="before")
     @classmethod
     def _cells(cls, value: Any) -> dict[str, float]:
@@ -168,6 +183,15 @@ class EngineConfig(BaseModel):
             data["matrix"] = {**data["matrix"], **{_normalise_cell_key(k): v for k, v in cells.items()}}
         data.update(fields)
         return EngineConfig.model_validate(data)
+
+    def with_attribute_file(self, extensions: TenantAttributes) -> EngineConfig:
+        """Copy whose registry carries a deployment's extensions (for every tenant and per tenant)."""
+        common, tenants = extensions.registries(self.attributes)
+        return self.model_copy(update={"attributes": common, "tenant_attributes": tenants})
+
+    def registry_for(self, tenant_id: str) -> AttributeRegistry:
+        """The attribute registry that decides how ``tenant_id``'s claims meet."""
+        return self.tenant_attributes.get(tenant_id, self.attributes)
 
     def starting_confidence(self, epistemic_type: EpistemicType, source_type: SourceType) -> float | None:
         """The matrix cell, or None for a combination that should not occur."""

@@ -27,3 +27,44 @@ def normalize_text(value: str | None) -> str:
 @lru_cache(maxsize=16384)
 def normalize_predicate(value: str | None) -> str:
     return _PREDICATE_SEPARATORS.sub("_", normalize_text(value))
+
+
+_TOKEN_EDGE = re.compile(r"^[^\w+#$£€]+|[^\w+#%]+$")
+_POSSESSIVE = re.compile(r"(?<=\w)['\u2019]s\b")
+_NO_PLURAL = ("ss", "us", "is", "ous", "ics")
+
+
+def _singular(word: str) -> str:
+    """A plural folded to its singular by spelling alone ("coffees", "Sundays", "boxes"); never a dictionary.
+
+    Both sides of a comparison go through the same fold, so a wrong singular ("news" -> "new") still
+    compares equal to itself; what matters is that "kids" and "kid" meet.
+    """
+    if len(word) < 4 or not word.replace("-", "").isalpha() or not word.endswith("s") or word.endswith(_NO_PLURAL):
+        return word
+    if word.endswith(("sses", "shes", "ches", "xes", "zzes")):
+        return word[:-2]
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    return word[:-1]
+
+
+@lru_cache(maxsize=65536)
+def object_tokens(value: str | None) -> tuple[str, ...]:
+    """The words of an object as claims are matched on: normalised, possessives and edge punctuation
+    dropped, plurals folded. The store indexes active claims by these words, whatever the registry says,
+    so the index never depends on configuration; the registry decides which words matter (``engine.matching``).
+    """
+    text = _POSSESSIVE.sub("", normalize_text(value))
+    out: list[str] = []
+    for raw in text.split():
+        word = _TOKEN_EDGE.sub("", raw)
+        if word:
+            out.append(_singular(word))
+    return tuple(out)
+
+
+def subject_root(subject_n: str) -> str:
+    """Whose a normalised subject is: "user's ci" belongs to "user" (the store indexes them together)."""
+    root, sep, _ = subject_n.partition("'s ")
+    return root if sep else subject_n

@@ -16,16 +16,18 @@ that want an exception call :meth:`ApplyResult.raise_for_error`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any
 
+from engine.attributes import AttributeRegistry
 from engine.canonical_fast import encoded_json, fast_derive_id
 from engine.confidence import penalty_step, reinforce_step
 from engine.config import DEFAULT_CONFIG, EngineConfig
 from engine.emitter import Emitter
 from engine.event_identity import event_status
-from engine.normalize import normalize_text
+from engine.matching import Attribute, Matcher
+from engine.normalize import normalize_text, subject_root
 from engine.results import ApplyResult, Outcome
 from engine.rules import check_epistemic, check_lifecycle
 from engine.snapshots import construct, derive_node, scope_of
@@ -85,6 +87,13 @@ AUTHORITATIVE_TYPES = frozenset({E.OBSERVED, E.ASSERTED})
 #: A speculative or conditional claim is never contested by a plain opposite claim.
 NON_FACTUAL_TYPES = frozenset({E.HYPOTHETICAL, E.CONDITIONAL})
 REASSERTION_SIGNAL = "REASSERTED_REJECTED"
+#: Registry rules that contest the old claim (the others retire it), and what CONTRADICTION_NOTED says of each.
+_CONTESTING = frozenset({"polarity", "single_valued", "correction_of_another"})
+_CONFLICTS = {
+    "polarity": "same subject, attribute and value with opposite polarity",
+    "single_valued": "another value of a single-valued attribute, stated as an assertion",
+    "correction_of_another": "a correction of a claim someone else made",
+}
 _OPPOSITE = {Polarity.POSITIVE: Polarity.NEGATIVE, Polarity.NEGATIVE: Polarity.POSITIVE}
 
 
@@ -116,6 +125,11 @@ def _actor(actor_id: str, actor_type: ActorType) -> ActorRef:
     return ActorRef(actor_id=actor_id, actor_type=actor_type)
 
 
+def _taste(attribute: Attribute) -> bool:
+    """A like or a favourite: what one enjoys, which no change of what one uses ends."""
+    return attribute.name == "likes" or attribute.implies == "likes"
+
+
 def _is_active(node: MemoryNode) -> bool:
     return node.lifecycle in ACTIVE_LIFECYCLE_STATES and node.epistemic_type is not E.DEPRECATED
 
@@ -142,6 +156,7 @@ class Reducer:
         self._handlers: dict[type[CommandBase], Callable[[StateStore, Any, Emitter], None]] = {
             spec.model: getattr(self, f"_{spec.command}") for spec in COMMANDS
         }
+        self._matchers: dict[int, Matcher] = {}
 
     # ------------------------------------------------------------------ entry
     def apply(self, store: StateStore, item: ExtractionResult | CommandBase) -> ApplyResult:
@@ -226,7 +241,11 @@ class Reducer:
         retire: list[MemoryNode] = []
         contest: list[MemoryNode] = []
         valid_to: datetime | None = None
-        if rejected_id is None:
+        registry = cfg.registry_for(event.tenant_id)
+        rules: dict[str, str] = {}
+        if rejected_id is None and registry.enabled:
+            retire, contest, valid_to, rules = self._meet(store, event, claim, speaker, self._matcher(registry))
+        elif rejected_id is None:
             named = {obj_n}
             if claim.replaces_object is not None:
                 named.add(normalize_text(claim.replaces_object))
@@ -364,19 +383,26 @@ class Reducer:
                 old, at, lifecycle=L.SUPERSEDED, superseded_by=node_id,
                 valid_to=valid_from if old.valid_to is None else min(old.valid_to, valid_from),
             )
+            policy = cfg.supersedence_policy
+            payload: dict[str, Any] = {
+                "policy": policy,
+                "new_object_id": node_id,
+                "old_object_id": old.node_id,
+                "edge_id": edge.edge_id,
+                "reason": "negative_update" if claim.replaces_object is None else "explicit_update",
+                "expected_lifecycle": old.lifecycle.value,
+            }
+            if registry.enabled:
+                # the registry decided it: its rule, and its version beside the policy's name
+                policy = f"{policy}+{registry.version}"
+                payload["policy"] = policy
+                payload["reason"] = rules[old.node_id]
             em.emit(
                 OpType.SUPERSEDENCE_APPLIED,
                 old.node_id,
                 speaker,
-                {
-                    "policy": cfg.supersedence_policy,
-                    "new_object_id": node_id,
-                    "old_object_id": old.node_id,
-                    "edge_id": edge.edge_id,
-                    "reason": "negative_update" if claim.replaces_object is None else "explicit_update",
-                    "expected_lifecycle": old.lifecycle.value,
-                },
-                policy_version=cfg.supersedence_policy,
+                payload,
+                policy_version=policy,
                 before=old,
                 after=after,
                 edge=edge,
@@ -388,18 +414,24 @@ class Reducer:
                 provenance_event_id=event.event_id,
             )
             after = _changed(old, at, lifecycle=L.CONTESTED, contradicts=(*old.contradicts, node_id))
+            noted: dict[str, Any] = {
+                "object_id_a": node_id,
+                "object_id_b": old.node_id,
+                "edge_id": edge.edge_id,
+                "conflict_description": "same subject, predicate and object with opposite polarity",
+                "detected_by": "claim_creation",
+            }
+            noted_policy = cfg.policy_version
+            if registry.enabled:
+                noted["conflict_description"] = _CONFLICTS[rules[old.node_id]]
+                noted["rule"] = rules[old.node_id]
+                noted_policy = f"{noted_policy}+{registry.version}"
             em.emit(
                 OpType.CONTRADICTION_NOTED,
                 old.node_id,
                 speaker,
-                {
-                    "object_id_a": node_id,
-                    "object_id_b": old.node_id,
-                    "edge_id": edge.edge_id,
-                    "conflict_description": "same subject, predicate and object with opposite polarity",
-                    "detected_by": "claim_creation",
-                },
-                policy_version=cfg.policy_version,
+                noted,
+                policy_version=noted_policy,
                 before=old,
                 after=after,
                 edge=edge,
@@ -407,6 +439,201 @@ class Reducer:
             )
         if rejected_id is not None:
             self._flag_reassertion(em, node, rejected_id, speaker, at, valid_from, event.event_id)
+
+    def _matcher(self, registry: AttributeRegistry) -> Matcher:
+        """The compiled registry (one per registry: the default, and each extended tenant's)."""
+        matcher = self._matchers.get(id(registry))
+        if matcher is None or matcher.registry is not registry:
+            matcher = Matcher(registry)
+            self._matchers[id(registry)] = matcher
+        return matcher
+
+    def _meet(
+        self, store: StateStore, event: EventRef, claim: Claim, speaker: ActorRef, m: Matcher
+    ) -> tuple[list[MemoryNode], list[MemoryNode], datetime | None, dict[str, str]]:
+        """Which active claims a new claim retires and which it contests, by the attribute registry.
+
+        For the same subject (or its aliases) and an active claim ``old``:
+
+        * an update that names a value (``replaces_object``, a negative update's own object) retires
+          the positive claims whose object contains it, whatever their predicate ("swapped Chrome for
+          Firefox" retires "my browser is Chrome"), and the subject's things with it ("our CI runs on
+          Travis" by "we moved from Travis");
+        * the same attribute (or one that implies the other: a favourite is a like) with objects that
+          meet and opposite polarity contradicts, or, with update intent, retires;
+        * a different value of a single-valued attribute contradicts when stated as an assertion and
+          retires with update (or unclear) intent; multi-valued attributes coexist;
+        * a correction retires what it names or, naming nothing, the speaker's latest claim whose value
+          has its value's shape; it contests instead what someone else said.
+
+        Only OBSERVED and ASSERTED claims retire or contest anything (a model's suggestion, hearsay
+        and hypotheses never do); two values of one message do not compete; an older event never retires
+        a newer claim (it only ends where that one begins). Returns (retired, contested, the new
+        claim's valid_to, the rule per touched node id).
+        """
+        rules: dict[str, str] = {}
+        if claim.epistemic_type not in AUTHORITATIVE_TYPES:
+            return [], [], None, rules
+        tenant, owner, scope_key = event.tenant_id, event.owner_id, event.scope_key
+        subject_n, obj = normalize_text(claim.subject), claim.object
+        if m.inverse_of(claim.predicate) is not None and obj:
+            subject_n, obj = normalize_text(obj), claim.subject  # "Acme employs me": I work at Acme
+        group = m.subjects(subject_n, event.scope.value)
+        roots = tuple(dict.fromkeys(subject_root(s) for s in group))
+        attr = m.attribute(claim.predicate, obj, bool(claim.metadata.get("attribute_form")))
+        core = m.core(obj)
+        intent = claim.temporal_intent
+        named = m.core(claim.replaces_object) if claim.replaces_object else ()
+        if not named and intent is TemporalIntent.UPDATE and claim.polarity is Polarity.NEGATIVE:
+            named = core  # "I no longer use Java": a negative update names its own object
+
+        correction = bool(claim.metadata.get("correction"))
+        retiring = intent is TemporalIntent.UPDATE or correction
+
+        found: dict[str, MemoryNode] = {}
+        # the claims whose object may meet this one's (a shared head noun), those without an object ("I never
+        # cook"), and those an update's named value meets: containing it, or contained in it ("offloaded the
+        # vintage Vespa to a collector" names "vintage Vespa"), so any of its words
+        heads = (*m.head_words(obj), *attr.category[-1:], "", *m.content_words(named),
+                 *((*m.kind(obj)[-1:], *m.kind_words(obj)) if intent is TemporalIntent.UPDATE else ()))
+        for root in roots:
+            for node in store.find_active_by_words((tenant, owner, scope_key, root), heads):
+                found[node.node_id] = node
+        activity = m.activity(obj)
+        for s in group:
+            for ck in store.active_claim_keys((tenant, owner, scope_key, s)):
+                # every value of the same single-valued attribute, the ranked families a like meets, and what an
+                # activity ("I don't run") meets whatever its object ("run every morning")
+                if ((attr.single or activity) and m.could_be(ck[4], attr.name)) or m.implied_by(ck[4], attr.name):
+                    for node in store.find_active(ck):
+                        found[node.node_id] = node
+        corrected: set[str] = set()
+        if correction and named:
+            # a correction names what was said wrong, by whoever in this memory said it
+            for node in store.owner_nodes(tenant, owner):
+                if node.scope is event.scope and node.scope_id == event.scope_id and _is_active(node):
+                    found.setdefault(node.node_id, node)
+        elif correction:
+            for node in self._corrected(store, event, claim, speaker, m):
+                found[node.node_id] = node
+                corrected.add(node.node_id)
+
+        retire: list[MemoryNode] = []
+        contest: list[MemoryNode] = []
+        blocked: set[str] = set()
+        valid_to: datetime | None = None
+        polarity = claim.polarity
+        for old in sorted(found.values(), key=_sort_key):
+            if not _is_active(old):
+                continue
+            same_message = event.event_id in old.evidence_refs[:1]
+            old_subject, old_obj = normalize_text(old.subject), old.object
+            if m.inverse_of(old.predicate) is not None and old_obj:
+                old_subject, old_obj = normalize_text(old_obj), old.subject
+            same_subject = old_subject in group
+            old_attr = m.attribute(old.predicate, old_obj, bool(old.metadata.get("attribute_form")))
+            old_core = m.core(old_obj)
+            mine = old.asserted_by is not None and old.asserted_by.actor_id == speaker.actor_id
+            factual = old.epistemic_type not in NON_FACTUAL_TYPES
+            rule: str | None = None
+            if named and retiring and old.polarity is Polarity.POSITIVE and m.names(named, old_core) and (
+                same_subject or correction or m.owned(old_subject, roots) or m.owned(subject_n, (old_subject,))
+            ):
+                kept = polarity is Polarity.POSITIVE and attr.related(old_attr) and m.same_value(core, old_core)
+                if not kept:
+                    rule = "correction" if correction else (
+                        "negative_update" if polarity is Polarity.NEGATIVE else "explicit_update")
+            elif old.node_id in corrected:
+                rule = "correction"  # "my bad, it's 11:15": the speaker's latest value of that shape
+            elif not same_subject:
+                continue
+            elif (
+                polarity in _OPPOSITE and old.polarity is _OPPOSITE[polarity] and factual and attr.related(old_attr)
+                and (self._values_meet(m, attr, core, old_attr, old_core)
+                     or self._activity_meets(m, polarity, obj, old.polarity, old_obj))
+            ):
+                if correction and claim.metadata.get("correction_marker") == "actually":
+                    rule = "polarity"  # "Actually, I like coffee" after "I don't like coffee": a plain flip, both kept
+                else:
+                    rule = ("correction" if correction else "polarity_update") if retiring else "polarity"
+            elif same_message:
+                continue  # one message naming two values ("Paris and Rome") is not a change of mind
+            elif (
+                correction and old_attr.name == attr.name and polarity is Polarity.POSITIVE
+                and old.polarity is Polarity.POSITIVE and core and old_core and not m.same_value(core, old_core)
+            ):
+                rule = "correction"  # a corrected value replaces the one it corrects, whatever the cardinality
+            elif (
+                attr.single and old_attr.name == attr.name and polarity is Polarity.POSITIVE
+                and old.polarity is Polarity.POSITIVE and factual and core and old_core
+                and not m.same_value(core, old_core)
+            ):
+                rule = "single_valued" if intent is TemporalIntent.ASSERTION else "single_valued_update"
+            elif (
+                intent is TemporalIntent.UPDATE and polarity is Polarity.POSITIVE and old.polarity is Polarity.POSITIVE
+                and factual and (
+                    (old_attr.name == attr.name and m.same_kind(obj, old_obj))
+                    or (not _taste(attr) and not _taste(old_attr) and m.kindred(obj, old_obj))
+                )
+            ):
+                # "downgraded to the free plan" ends "I'm on the Pro plan"; "switched to Firefox" ends "my browser
+                # is Chrome" (two values of one kind, whatever the predicates), but never a taste ("I love Chrome")
+                rule = "same_kind_update"
+            if rule is None:
+                continue
+            if rule == "correction" and not mine:
+                rule = "correction_of_another"  # someone else's claim is contested, never retired
+            if rule in _CONTESTING:
+                if old.lifecycle in (L.TENTATIVE, L.STABLE, L.CONTESTED):
+                    contest.append(old)
+                    rules[old.node_id] = rule
+                continue
+            if old.valid_from > event.occurred_at:
+                blocked.add(old.node_id)
+                valid_to = old.valid_from if valid_to is None else min(valid_to, old.valid_from)
+            elif old.lifecycle in (L.TENTATIVE, L.STABLE):
+                retire.append(old)
+                rules[old.node_id] = rule
+        return retire, [n for n in contest if n.node_id not in blocked], valid_to, rules
+
+    @staticmethod
+    def _values_meet(m: Matcher, attr: Attribute, core: tuple[str, ...], old_attr: Attribute,
+                     old_core: tuple[str, ...]) -> bool:
+        """The same value, or the thing a ranked family is about ("musicals" meets ``favorite_musical``)."""
+        return m.same_value(core, old_core) or m.category_meets(old_attr, core) or m.category_meets(attr, old_core)
+
+    @staticmethod
+    def _activity_meets(m: Matcher, polarity: Polarity, obj: str | None, old_polarity: Polarity,
+                        old_obj: str | None) -> bool:
+        """"I never cook" denies "I cook dinner every night": a negated activity meets every object of it, and two
+        activities ("run every morning", "don't run") meet; "I run" says nothing of "I don't run marathons"."""
+        new_act, old_act = m.activity(obj), m.activity(old_obj)
+        if new_act and old_act:
+            return True
+        return (new_act and polarity is Polarity.NEGATIVE) or (old_act and old_polarity is Polarity.NEGATIVE)
+
+    @staticmethod
+    def _corrected(
+        store: StateStore, event: EventRef, claim: Claim, speaker: ActorRef, m: Matcher
+    ) -> list[MemoryNode]:
+        """The claim a correction that names no old value corrects: the speaker's latest active claim in this
+        scope, within the registry's window, whose value has the correction's shape ("it's 11:15")."""
+        shape = m.shape(claim.object)
+        if shape is None:
+            return []
+        window = timedelta(hours=m.registry.corrections.window_hours)
+        best: MemoryNode | None = None
+        for node in store.owner_nodes(event.tenant_id, event.owner_id):
+            if (
+                node.scope is not event.scope or node.scope_id != event.scope_id or not _is_active(node)
+                or node.asserted_by is None or node.asserted_by.actor_id != speaker.actor_id
+                or not timedelta(0) <= event.occurred_at - node.valid_from <= window
+                or m.shape(node.object) != shape or normalize_text(node.object) == normalize_text(claim.object)
+            ):
+                continue
+            if best is None or _sort_key(node) > _sort_key(best):
+                best = node
+        return [best] if best is not None else []
 
     @staticmethod
     def _supersede_targets(claim: Claim, obj_n: str, active: list[MemoryNode]) -> list[MemoryNode]:

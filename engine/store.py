@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from engine.normalize import normalize_predicate, normalize_text
+from engine.normalize import normalize_predicate, normalize_text, object_tokens, subject_root
 from engine.results import Outcome, outcome_from_operations
 from engine.snapshots import scope_of
 from schemas.common import ScopeRef
@@ -27,6 +27,12 @@ ValueKey = tuple[str, str, str, str, str, str, str]
 RequestKey = tuple[str, str, str]
 #: (tenant, owner, event id): the events an owner's inputs named, across that owner's scopes.
 EventKey = tuple[str, str, str]
+#: (tenant, owner, scope_key, normalised subject): one subject's claims, every predicate
+SubjectKey = tuple[str, str, str, str]
+
+
+def subject_key(scope: ScopeRef, subject: str) -> SubjectKey:
+    return (scope.tenant_id, scope.owner_id, scope.scope_key, normalize_text(subject))
 
 
 def claim_key(scope: ScopeRef, subject: str, predicate: str) -> ClaimKey:
@@ -87,6 +93,8 @@ class StateStore(Protocol):
     def owner_edges(self, tenant_id: str, owner_id: str) -> list[Edge]: ...
     def find_active(self, key: ClaimKey) -> list[MemoryNode]: ...
     def find_active_values(self, key: ClaimKey, objects: Iterable[str]) -> list[MemoryNode]: ...
+    def active_claim_keys(self, subject: SubjectKey) -> list[ClaimKey]: ...
+    def find_active_by_words(self, root: SubjectKey, words: Iterable[str]) -> list[MemoryNode]: ...
     def find_rejected(self, key: ValueKey) -> str | None: ...
     def has_seen(self, input_id: str) -> bool: ...
     def owner_events(self, tenant_id: str, owner_id: str, event_id: str) -> tuple[SeenEvent, ...]: ...
@@ -106,8 +114,14 @@ class InMemoryStateStore:
         #: key -> normalised object -> active node ids (insertion-ordered). A subject/predicate
         #: can hold thousands of values ("likes ..."); creation only needs the one or two it names.
         self._active: dict[ClaimKey, dict[str, dict[str, None]]] = {}
-        #: node id -> (its key, its normalised object); neither changes across a node's versions.
-        self._node_key: dict[str, tuple[ClaimKey, str]] = {}
+        #: node id -> (its key, its normalised object, its object's words); none changes across a node's versions.
+        self._node_key: dict[str, _Slot] = {}
+        #: subject -> the claim keys it has active values of (the attribute registry asks by attribute, and
+        #: one attribute has many predicates: "lives_in", "based_in", "home").
+        self._subject_keys: dict[SubjectKey, dict[ClaimKey, None]] = {}
+        #: subject root ("user" for "user" and "user's ci") -> object word -> active node ids: an update that
+        #: names "Chrome" finds "my browser is Chrome" whatever its predicate, without a scan.
+        self._words: dict[SubjectKey, dict[str, dict[str, None]]] = {}
         self._rejected: dict[ValueKey, str] = {}
         #: (tenant, owner) -> node ids / edge ids, in first-stored order: per-owner reads (world
         #: context, assertion state) touch one owner's memory, not every owner's.
@@ -131,25 +145,37 @@ class InMemoryStateStore:
             slot = _slot(node)
             self._node_key[node_id] = slot
             self._by_owner.setdefault((node.tenant_id, node.owner_id), {})[node_id] = None
-        key, obj = slot
+        key, obj, words = slot
         values = self._active.get(key)
         lifecycle, epistemic_type = node.lifecycle, node.epistemic_type
         if lifecycle in ACTIVE_LIFECYCLE_STATES and epistemic_type is not EpistemicType.DEPRECATED:
             if values is None:
                 self._active[key] = {obj: {node_id: None}}
+                self._subject_keys.setdefault(_subject(key), {})[key] = None
             else:
                 bucket = values.get(obj)
                 if bucket is None:
                     values[obj] = {node_id: None}
                 else:
                     bucket[node_id] = None
+            if words:
+                index = self._words.get(_root(key))
+                if index is None:
+                    index = self._words[_root(key)] = {}
+                for word in words:
+                    ids = index.get(word)
+                    if ids is None:
+                        index[word] = {node_id: None}
+                    else:
+                        ids[node_id] = None
         elif values is not None:
-            self._deactivate(key, obj, node_id)
+            self._deactivate(slot, node_id)
         if rejected_state(epistemic_type, lifecycle):
             self._rejected[(*key, obj, node.polarity.value)] = node_id
 
-    def _deactivate(self, key: ClaimKey, obj: str, node_id: str) -> None:
-        """Drop ``node_id`` from the active index, and any bucket it leaves empty."""
+    def _deactivate(self, slot: _Slot, node_id: str) -> None:
+        """Drop ``node_id`` from the active indexes, and any bucket it leaves empty."""
+        key, obj, words = slot
         values = self._active.get(key)
         if values is None:
             return
@@ -161,6 +187,23 @@ class InMemoryStateStore:
             del values[obj]
             if not values:
                 del self._active[key]
+                subject = _subject(key)
+                keys = self._subject_keys.get(subject)
+                if keys is not None:
+                    keys.pop(key, None)
+                    if not keys:
+                        del self._subject_keys[subject]
+        root = _root(key)
+        index = self._words.get(root)
+        if index is not None:
+            for word in words:
+                ids = index.get(word)
+                if ids is not None:
+                    ids.pop(node_id, None)
+                    if not ids:
+                        del index[word]
+            if not index:
+                del self._words[root]
 
     def get_edge(self, edge_id: str) -> Edge | None:
         return self._edges.get(edge_id)
@@ -207,6 +250,26 @@ class InMemoryStateStore:
             return []
         nodes = self._nodes
         return [nodes[n] for obj in objects for n in values.get(obj, ())]
+
+    def active_claim_keys(self, subject: SubjectKey) -> list[ClaimKey]:
+        """The claim keys (one per predicate) ``subject`` has active values of, in first-stored order."""
+        return list(self._subject_keys.get(subject, ()))
+
+    def find_active_by_words(self, root: SubjectKey, words: Iterable[str]) -> list[MemoryNode]:
+        """Active nodes of ``root``'s subjects ("user", "user's ci") whose object has one of ``words``.
+
+        ``root`` is a subject key whose subject is a root (see ``engine.normalize.subject_root``); each
+        node is returned once, in the order its words are asked for.
+        """
+        index = self._words.get(root)
+        if not index:
+            return []
+        nodes = self._nodes
+        seen: dict[str, None] = {}
+        for word in words:
+            for node_id in index.get(word, ()):
+                seen[node_id] = None
+        return [nodes[n] for n in seen]
 
     def find_rejected(self, key: ValueKey) -> str | None:
         return self._rejected.get(key)
@@ -258,7 +321,7 @@ class InMemoryStateStore:
         )
 
     def _value_key(self, node: MemoryNode) -> ValueKey:
-        key, obj = self._node_key.get(node.node_id) or _slot(node)
+        key, obj, _ = self._node_key.get(node.node_id) or _slot(node)
         return (*key, obj, node.polarity.value)
 
     def _rollback(self, entry: tuple[Any, ...]) -> None:
@@ -290,7 +353,7 @@ class InMemoryStateStore:
         _forget(self._by_owner, (after.tenant_id, after.owner_id), node_id)
         slot = self._node_key.pop(node_id, None)
         if slot is not None:
-            self._deactivate(*slot, node_id)
+            self._deactivate(slot, node_id)
 
     def _unput_edge(self, edge: Edge, before: Any) -> None:
         if before is not _ABSENT:
@@ -357,6 +420,12 @@ class InMemoryStateStore:
                 "|".join(k): sorted(n for ids in v.values() for n in ids) for k, v in sorted(self._active.items()) if v
             },
             "rejected_index": {"|".join(k): v for k, v in sorted(self._rejected.items())},
+            "subject_key_index": {
+                "|".join(k): sorted("|".join(c) for c in v) for k, v in sorted(self._subject_keys.items()) if v
+            },
+            "word_index": {
+                "|".join(k): {w: sorted(ids) for w, ids in sorted(v.items())} for k, v in sorted(self._words.items())
+            },
             "owner_index": {"|".join(k): sorted(v) for k, v in sorted(self._by_owner.items())},
             "owner_edge_index": {"|".join(k): sorted(v) for k, v in sorted(self._edges_by_owner.items())},
         }
@@ -409,9 +478,23 @@ def _put_back(mapping: dict[Any, Any], key: Any, value: Any) -> None:
         mapping[key] = value
 
 
-def _slot(node: MemoryNode) -> tuple[ClaimKey, str]:
-    """A node's place in the active index: its claim key and normalised object (fixed for its life)."""
-    return claim_key(node, node.subject, node.predicate), normalize_text(node.object)
+#: A node's place in the active indexes: its claim key, normalised object and object words.
+_Slot = tuple[ClaimKey, str, tuple[str, ...]]
+
+
+def _slot(node: MemoryNode) -> _Slot:
+    """A node's place in the active indexes (fixed for its life: subject, predicate and object never change)."""
+    # a claim without an object ("I don't run") is indexed under the empty word, so claims with objects find it
+    words = object_tokens(node.object) or ("",)
+    return claim_key(node, node.subject, node.predicate), normalize_text(node.object), words
+
+
+def _subject(key: ClaimKey) -> SubjectKey:
+    return (key[0], key[1], key[2], key[3])
+
+
+def _root(key: ClaimKey) -> SubjectKey:
+    return (key[0], key[1], key[2], subject_root(key[3]))
 
 
 def _forget(index: dict[tuple[str, str], dict[str, None]], owner: tuple[str, str], item_id: str) -> None:

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import IO, Any, Protocol
 
 from engine.assertion_state import DEFAULT_NODE_TYPES, AssertionState, assertion_state
-from engine.config import DEFAULT_CONFIG, EngineConfig
+from engine.config import EngineConfig
 from engine.promotion import due_promotions
 from engine.provenance import NodeProvenance, get_provenance
 from engine.reducer import Reducer
@@ -48,7 +48,7 @@ from engine.results import ApplyResult
 from engine.store import InMemoryStateStore
 from epistream.clock import clock_for
 from epistream.config import load_settings
-from extractors.base import Extractor, get_extractor
+from extractors.base import Extractor, engine_config_for, get_extractor
 from retrieval.resolved import ResolvedBackend
 from retrieval.service import Retriever
 from retrieval.world import world_context
@@ -324,7 +324,7 @@ class EmbeddedRunner:
         *,
         embedder: Embedder | None = None,
         extractor: Extractor | None = None,
-        engine_config: EngineConfig = DEFAULT_CONFIG,
+        engine_config: EngineConfig | None = None,
         log: OperationLog | None = None,
         clock: Callable[[], datetime] | None = None,
         search_index: RunnerIndex | None = None,
@@ -356,6 +356,9 @@ class EmbeddedRunner:
             #: an extractor passed in (or set later) always runs here.
             self._default_extractor = self.extractor if extractor is None else None
             self._pool: ExtractionPool | None = None
+            # the engine's numbers, with the deployment's attribute registry extensions (EPISTREAM_ATTRIBUTES_FILE)
+            if engine_config is None:
+                engine_config = engine_config_for(self.settings)
             self.reducer = Reducer(engine_config)
             self.engine_config = engine_config
             self.store = InMemoryStateStore()

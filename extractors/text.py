@@ -249,10 +249,14 @@ _NOT_A_WHEN_BEFORE: Final = re.compile(
     r"even|except|just|only|that's|thats|is|was)(?:\s+(?:me|us|you|them|him|her))?\s*$",
     re.IGNORECASE,
 )
-#: "when discussing incidents" (a circumstance of the act, not a condition on it), "when I was a kid" (a time).
+#: "when discussing incidents" (a circumstance of the act, not a condition on it), "when I was a kid" (a time),
+#: "when my contract ended", "when we relocated to Denver" (a past event: when it happened, not a condition).
 _NOT_A_WHEN_AFTER: Final = re.compile(
     r"\s+(?:[a-z]+ing\b|(?:I|we|he|she|they|you)\s+(?:was|were)\b|(?:I|we|he|she|they)\s+(?:first\s+)?"
-    r"(?:started|moved|met|got|arrived|left|joined|came|went|began|heard|saw|found|told|asked|said)\b)",
+    r"(?:started|moved|met|got|arrived|left|joined|came|went|began|heard|saw|found|told|asked|said)\b|"
+    r"(?:(?:my|our|the|his|her|their)\s+(?:[a-z]+\s+){0,2}?|(?:I|we|he|she|they|it)\s+)(?:just\s+)?"
+    r"(?:[a-z]{2,}ed|came|went|got|left|began|broke|fell|took|gave|ran|made|sold|paid|grew|flew|won|lost)\b"
+    r"(?!\s+(?:to|into)\s+(?:be|do|go|have)\b))",
     re.IGNORECASE,
 )
 #: "provided" as a verb: "the data I provided", "provided by the host", "was provided to us".
@@ -281,9 +285,18 @@ _MAIN_SUBJECT: Final = re.compile(
 _OPEN_WORD: Final = re.compile(r"\s*(?:that\s+)?\S+")
 
 
+#: "I love podcasts, especially when I'm driving": the claim holds anyway, the clause only says when most.
+_EMPHASIS_BEFORE: Final = re.compile(
+    r"\b(?:especially|particularly|specially|esp\.?|above\s+all|most\s+of\s+all|even\s+more|more\s+so)\s*$",
+    re.IGNORECASE,
+)
+
+
 def _condition_marker_ok(text: str, m: re.Match[str]) -> bool:
     word = m.group().lower()
     before = text[max(0, m.start() - 40) : m.start()]
+    if word in ("if", "when", "whenever") and _EMPHASIS_BEFORE.search(before) is not None:
+        return False
     if word == "if":
         if m.start() >= 5 and text[m.start() - 5 : m.start()].lower() == "only ":
             return False  # part of "only if", already reported

@@ -192,6 +192,12 @@ class PayloadTooLarge(ValidationFailed):
     http_status = 413
 
 
+class InvalidConfiguration(ValidationFailed):
+    """A configured file (such as the attribute registry's extension) cannot be read or is malformed."""
+
+    code = "invalid_configuration"
+
+
 class MissingExtra(EpistreamError):
     """A command needs an optional part that is not installed; the message names the one to install.
 

@@ -202,6 +202,10 @@ class Settings(BaseSettings):
         default=True,
         description="Record a receipt of every retrieval (API and `epistream query`) in the retrieval_requests table.",
     )
+    attributes_file: Path | None = Field(
+        default=None,
+        description="JSON file extending the attribute registry (how claims meet), for every tenant and per tenant.",
+    )
 
     # --- time ----------------------------------------------------------------
     clock: UtcDatetime | None = Field(

@@ -82,12 +82,16 @@ INVERTED: Final = re.compile(r"^(?P<a>will|shall|would|may|can|must|should|do|do
 #: A cheap test before the rewrite: a lower-case start, or a word only chat spells that way.
 _CASUAL_HINT: Final = re.compile(r"^[a-z]|'cause|'cos|(?<![\w'])(?:dont|cant|im|ive|i|u|cause|cuz|cos|ill|wont|"
                                  r"didnt|doesnt|isnt|rn|lol|tbh|ngl|fr|pls|tmrw|haha|lmao|ugh|definately|usualy|untill|recieved|gonna|"
-                                 r"wanna|imo|atm|bc|abt|prolly)(?![\w'])", I)
+                                 r"wanna|imo|atm|bc|abt|prolly|lowkey|highkey|def|luv|lo+o+ve|ha+a+te|r)(?![\w'])", I)
 _CASUAL: Final = re.compile(
     r"(?<![\w'])(?:(?P<w>" + "|".join(sorted((re.escape(w) for w in CASUAL_WORDS), key=len, reverse=True)) + r")"
     r"|(?P<cause>'?cause|'cos|cuz)(?=\s+(?:I|i|we|it|it's|my|our|the|he|she|they|you|there)\b)"
     r"|(?P<ill>ill)(?=\s+(?:be|bring|do|go|have|take|call|get|make|send|pick|check|try|need|see|text|let)\b)"
-    r"|(?P<tail>" + "|".join(sorted(CASUAL_TAILS)) + r"))(?![\w'-])",
+    r"|(?P<tail>" + "|".join(sorted(CASUAL_TAILS)) + r")"
+    # stretched taste verbs ("looove", "luv", "haaate"): read as the verb, whatever the stretch
+    r"|(?P<love>lo+o+ve+|lu+v+|lu+ve|wuv)(?P<love_s>s)?|(?P<hate>ha+a+te+)(?P<hate_s>s)?"
+    # "bananas r gross", "they r the best": the chat spelling of "are" after a plural or a pronoun
+    r"|(?<=(?-i:[a-z])s\s|we\s|ey\s|ou\s)(?P<are>r)(?=\s+(?-i:[a-z])))(?![\w'-])",
     I,
 )
 
@@ -105,6 +109,12 @@ def casual(text: str) -> str:
             return "because"
         if m.group("ill") is not None:
             return "I'll"
+        if m.group("love") is not None:
+            return "loves" if m.group("love_s") else "love"
+        if m.group("hate") is not None:
+            return "hates" if m.group("hate_s") else "hate"
+        if m.group("are") is not None:
+            return "are"
         word = m.group("w")
         if word == "I":
             return word
@@ -176,10 +186,14 @@ CLAUSE_SPLIT: Final = re.compile(
     r",?\s+(?=(?:because|since)\s+(?:I|we|my|our|the|it|it's|its|he|she|they|you|there|(?-i:[A-Z][a-z]))\b)|"
     r",\s+(?:so\s+|then\s+)?(?=(?:and\s+)?(?:I|we|my|our|you|your)\b)|"
     r"\s+[-\u2013\u2014]+\s+(?:so\s+|and\s+)?(?=(?:I|we|my|our)\b)|"
-    r",?\s+and\s+(?=(?:I|we|my|our|you|your|(?-i:[A-Z][a-z]+))\s)|"
+    r",?\s+and\s+(?=(?:I|we|my|our|you|your|(?-i:[A-Z][a-z]+))\s|(?:I|we|you)'(?:m|re|ve|d|ll)\s)|"
     r",?\s+and\s+(?=(?:don't|doesn't|do not|never|also|now|loves?|likes?|hates?|uses?|works?|lives?|prefers?|"
     r"speaks?|have|has|owns?|joined|left|moved|switched|enjoys?|dislikes?|can't stand|runs?|plays?|studies|"
-    r"study|drinks?|eats?)\b)",
+    r"study|drinks?|eats?|ditched|dropped|sold|cancell?ed|quit|gave\s+up|got\s+rid\s+of|stopped|swapped|"
+    r"replaced|upgraded|downgraded)\b)|"
+    # "got an iPhone now, ditched the Pixel": a give-up verb after a comma is a clause with the subject dropped
+    r",\s+(?=(?:ditched|dropped|sold|cancell?ed|quit|gave\s+up|got\s+rid\s+of|binned|scrapped|uninstalled|"
+    r"deleted|unsubscribed\s+from)\s)",
     I,
 )
 _AND_VERB: Final = re.compile(r",?\s+and\s+(?:then\s+)?(?P<w>[a-z]+)\b", I)
@@ -220,6 +234,7 @@ _DISCOURSE: Final = re.compile(
     r"^(?:(?:well|so|also|actually|honestly|btw|by the way|oh|and|but|anyway|plus|fyi|ok|okay|yeah|yes|"
     r"no(?!\s+(?:more|longer|one|-one)\b)|nope|nah|"
     r"sure|then|just so you know|for the record|fun fact|to be honest|tbh|however|though|whereas|although|while|"
+    r"omg|ngl|lowkey|highkey|tbf|to be fair|truth be told|real talk|fr|srsly|seriously|"
     r"(?:please\s+)?(?:remember|note|keep in mind)(?:\s+that)?|"
     r"(?P<now>now|these days|nowadays|currently|recently|lately))\b[,:]?\s*)+",
     I,
@@ -235,6 +250,8 @@ _HEDGE_PREFIX: Final = re.compile(
 )
 #: Leading participial clauses that are not conditions ("Assuming nothing changes, ...").
 _LEAD_PARTICIPLE: Final = re.compile(r"^(?:assuming|barring|weather permitting)\b[^,]{0,80},\s*", I)
+#: A short label before a colon and a first-person clause ("quick one for the meal plan: I don't eat pork").
+_LEAD_LABEL: Final = re.compile(r"^[^:;,.!?]{1,40}:\s+(?=(?-i:I|[Ww]e|[Mm]y|[Oo]ur)(?:'|\s))")
 #: A short leading time/setting phrase directly before a first-person subject ("In winter I swim ...").
 _LEAD_PHRASE: Final = re.compile(
     r"^(?:for|from|in|on|by|since|until|after|during|over|this|next|last|every|each|starting|as\s+of)\s+"
@@ -243,6 +260,8 @@ _LEAD_PHRASE: Final = re.compile(
     I,
 )
 _LEAD_PHRASE_INITIALS: Final = frozenset("FfIiOoBbSsUuAaDdTtNnLlEe")
+#: Words that add a value rather than change one ("now I play the drums too").
+_ADDED: Final = re.compile(r"\b(?:too|as well|also|either|in addition)\b", I)
 ANYMORE: Final = re.compile(r"\b(?:anymore|any more|these days|nowadays)\b", I)
 
 
@@ -598,6 +617,9 @@ class Mode:
     first_person: str  # subject for I/we (or "you" in attribution mode)
     attribution: bool = False  # "you" is the first person (assistant restating the user)
     speaker: str | None = None
+    #: Subject for "we"/"our" when it is not the first person's: a participant's "we" in a project is the
+    #: team, the subject the owner's own "we" has ("user"), so team facts meet whoever states them.
+    we: str | None = None
 
 
 class ClauseParser:
@@ -616,6 +638,9 @@ class ClauseParser:
     # -- helpers
     def _owner(self) -> str:
         return self.mode.first_person
+
+    def _we(self) -> str:
+        return self.mode.we or self.mode.first_person
 
     def _name_ok(self, name: str, rest: str) -> bool:
         """"May/Will/Hope ..." is a person only when a verb or copula follows ("Will is our designer")."""
@@ -644,7 +669,9 @@ class ClauseParser:
             np, rest, _ = split
             if np.split()[0].lower() in SUBJ_STOP:
                 return None
-            if det in ("my", "our") or (det == "your" and self.mode.attribution):
+            if det == "our":
+                return f"{self._we()}'s {np}", rest
+            if det == "my" or (det == "your" and self.mode.attribution):
                 return f"{self._owner()}'s {np}", rest
             return np, rest
         split = _split_np(t, max_words=3)
@@ -691,11 +718,15 @@ class ClauseParser:
         update_cue = False
         m = _DISCOURSE.match(t)
         if m:
-            update_cue = m.group("now") is not None
+            # "now I like Korean food too": an addition, not a change
+            update_cue = m.group("now") is not None and _ADDED.search(t) is None
             t = t[m.end() :]
         m = _LEAD_PARTICIPLE.match(t)
         if m:
             t = t[m.end() :]
+        m = _LEAD_LABEL.match(t)
+        if m:
+            t = t[m.end() :]  # "quick one for the meal plan: I don't eat pork"
         if not self.mode.attribution and t[:1] in _LEAD_PHRASE_INITIALS:
             m = _LEAD_PHRASE.match(t)
             if m:
@@ -733,7 +764,7 @@ class ClauseParser:
                 return self._predicate(subject, rest, flags), subject
         if sm is not None:
             if sm.group("fp"):
-                subject = self._owner()
+                subject = self._we() if sm.group("fp").lower() == "we" else self._owner()
             elif sm.group("user"):
                 subject = "user"
             elif sm.group("rel"):

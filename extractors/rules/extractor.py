@@ -9,14 +9,17 @@ the proposals (epistemic type, temporal intent) and hands them to the validator.
 
 from __future__ import annotations
 
-from typing import Final
+from collections.abc import Mapping
+from typing import Any, Final
 
+from engine.attributes import DEFAULT_REGISTRY, AttributeRegistry, TenantAttributes
 from extractors.rules.assistant import propose_assistant
 from extractors.rules.clauses import Mode, segments
 from extractors.rules.lexicon import sarcastic
-from extractors.rules.proto import Proposal
+from extractors.rules.proto import Proposal, Proto
 from extractors.rules.system import SystemParser
 from extractors.rules.tool import propose_tool
+from extractors.rules.updates import correcting, correction_clause, mark, only_actually, strip_marker, update_words
 from extractors.rules.user import StatementParser, UserParser
 from extractors.validation import (
     DEFAULT_GROUNDING_METHOD,
@@ -26,7 +29,7 @@ from extractors.validation import (
 )
 from schemas.canonical import sha256_hex
 from schemas.claims import Claim, EventRef, ExtractionResult
-from schemas.enums import EpistemicType, NodeType, Polarity, Role, TemporalIntent
+from schemas.enums import EpistemicType, NodeType, Polarity, Role, Scope, TemporalIntent
 from schemas.events import ConversationEvent
 from schemas.roles import default_epistemic_type
 
@@ -40,8 +43,23 @@ class RuleExtractor:
     name: str = "rules"
     version: str = EXTRACTOR_VERSION
 
-    def __init__(self, grounding_method: str = DEFAULT_GROUNDING_METHOD) -> None:
+    def __init__(
+        self,
+        grounding_method: str = DEFAULT_GROUNDING_METHOD,
+        *,
+        attributes: AttributeRegistry = DEFAULT_REGISTRY,
+        tenant_attributes: Mapping[str, AttributeRegistry] | None = None,
+    ) -> None:
         self.grounding_method = grounding_method
+        #: The attribute registry's update words are read per tenant (a deployment may extend them).
+        self.attributes = attributes
+        self.tenant_attributes = dict(tenant_attributes or {})
+
+    @classmethod
+    def with_attribute_file(cls, extensions: TenantAttributes, **kw: Any) -> RuleExtractor:
+        """An extractor reading a deployment's attribute extensions (``EPISTREAM_ATTRIBUTES_FILE``)."""
+        common, tenants = extensions.registries(DEFAULT_REGISTRY)
+        return cls(attributes=common, tenant_attributes=tenants, **kw)
 
     def extract(self, event: ConversationEvent) -> ExtractionResult:
         ctx = SourceText(event.text)
@@ -120,10 +138,24 @@ class RuleExtractor:
         if event.role in (Role.USER, Role.HUMAN, Role.PARTICIPANT) and sarcastic(ctx.content):
             return out  # sarcasm states nothing sincere: no claim rather than its opposite
         parser = _parser(event)
+        words = update_words(self._registry(event.tenant_id))
+        parser.words = words
+        # a correcting message ("Correction: it's Capgemini, not Accenture") corrects with every claim it makes
+        correction = event.role is not Role.SYSTEM and correcting(ctx.content)
+        plain = correction and only_actually(ctx.content)
         for seg in segments(ctx):
-            protos = parser.segment(seg.text, seg.conditional)
+            protos: list[Proto] = []
+            if correction and not (seg.conditional or seg.uncertain):
+                protos = correction_clause(seg.text, parser.mode.first_person)
+            if not protos:
+                protos = parser.segment(strip_marker(seg.text) if correction else seg.text, seg.conditional)
+            if event.role is not Role.SYSTEM:
+                mark(protos, seg.text, words, correction=correction, plain=plain)
             out.extend(Proposal(p, seg.quote, seg.condition, seg.uncertain) for p in protos)
         return out
+
+    def _registry(self, tenant_id: str) -> AttributeRegistry:
+        return self.tenant_attributes.get(tenant_id, self.attributes)
 
 
 def _parser(event: ConversationEvent) -> StatementParser:
@@ -131,7 +163,9 @@ def _parser(event: ConversationEvent) -> StatementParser:
     if role in (Role.USER, Role.HUMAN):
         return UserParser(Mode("user", speaker=event.speaker))
     if role is Role.PARTICIPANT:
-        return UserParser(Mode(event.speaker or "participant", speaker=event.speaker))
+        # in a project a participant's "we" is the team, as the owner's is
+        we = "user" if event.scope is Scope.PROJECT else None
+        return UserParser(Mode(event.speaker or "participant", speaker=event.speaker, we=we))
     # what is left is a system prompt (tool and assistant messages have their own rules); it speaks to the
     # assistant: "you"/"your" are the assistant ("Your name is Tui")
     return SystemParser(Mode("assistant", attribution=True))

@@ -161,6 +161,8 @@ VERBS: Final = (
     _v(r"(?:stopped|quit|gave up|ditched|dropped|abandoned)\s+using", "uses", lexneg=True, update=True,
        past_ok=True),
     _v(r"(?:speak|speaks|speaking)", "speaks", listy=True),
+    _v(r"(?:(?:pretty|very|totally|fully|completely|almost|nearly|basically)\s+)?fluent\s+in", "speaks", needs_be=True,
+       listy=True),
     _v(r"on", "uses", needs_be=True),
     _v(r"(?:run|runs|running)\s+on", "uses"),
     # A progressive future ("I'm moving to Oakland") is a FACT about the plan, not a to-do (labels, node type).
@@ -179,6 +181,9 @@ VERBS: Final = (
     _v(r"(?:play|plays)", "plays", listy=True),
     _v(r"(?:drive|drives)", "drives"),
     _v(r"(?:own|owns|have|has)", "has"),
+    # chat "i got no tattoos": not having them (not "got no reply")
+    _v(r"got(?=\s+(?:no|zero)\s+(?!(?:reply|replies|response|answer|idea|clue|time|sleep|choice|chance|luck|"
+       r"signal|service|news|word|sense|patience|energy|help)\b))", "has", past_ok=True),
     _v(r"got", "has", needs_perfect=True),
 )
 #: All verb patterns in one alternation: finds the first candidate entry in one regex call.
@@ -245,7 +250,7 @@ _IRREGULAR: Final = {
     "sang": "sing", "sung": "sing", "woke": "wake", "woken": "wake", "read": "read", "cost": "cost",
     "rebuilt": "rebuild", "began": "begin", "begun": "begin", "gave": "give", "given": "give", "saw": "see",
     "seen": "see", "left": "leave", "leaving": "leave", "lives": "live", "ate": "eat", "eaten": "eat",
-    "quit": "quit",
+    "quit": "quit", "seeing": "see",
     "had": "have", "got": "get", "spent": "spend",
     "drank": "drink", "drunk": "drink", "drove": "drive", "driven": "drive", "spoke": "speak", "spoken": "speak",
 }
@@ -354,11 +359,13 @@ CASUAL_WORDS: Final = {
     "untill": "until", "recieved": "received", "recieve": "receive", "beleive": "believe", "wierd": "weird",
     "alot": "a lot", "gonna": "going to", "wanna": "want to", "prolly": "probably", "pls": "please",
     "plz": "please", "thru": "through", "cuz": "because", "coz": "because", "cos": "because",
-    "bc": "because", "abt": "about",
+    "bc": "because", "abt": "about", "def": "definitely", "deffo": "definitely", "srsly": "seriously",
     "rly": "really", "ppl": "people", "bcos": "because", "becuase": "because", "becasue": "because",
 }
 #: Chat tails that end an object ("own a car rn lol"): never part of what is said.
-CASUAL_TAILS: Final = _words("rn lol lmao haha hahaha tbh ngl fr imo imho atm omg ugh smh jk xd pls btw fyi")
+CASUAL_TAILS: Final = _words(
+    "rn lol lmao haha hahaha tbh ngl fr imo imho atm omg ugh smh jk xd pls btw fyi lowkey highkey deadass"
+)
 #: Verbs whose bare form opening a user's message is a dropped "I" (a habit or a state: "Use a Pixel for work",
 #: "dont own a car"), not an imperative.
 DROPPED_I_VERBS: Final = _words(
@@ -390,7 +397,7 @@ SARCASM: Final = re.compile(
     r"(?:oh\s+)?joy of joys|what a treat|thanks a lot|great news everyone|(?:love|loving) how|love it when|"
     r"(?:just|absolutely|simply)\s+(?:love|adore)\s+(?:people|it when|how|when|that|being|getting|having|waiting|"
     r"spending|meetings)|(?:stellar|fantastic|brilliant|top-notch) service|genius[.!]|"
-    r"(?:just\s+)?(?:what|exactly what) (?:I|we) (?:wanted|needed))\b",
+    r"(?:just\s+)?(?:what|exactly what) (?:I|we) (?:wanted|needed)|said no(?: ?one| ?body)(?: ever)?)\b",
     I,
 )
 #: Delight in capitals in a message that is not shouting.
@@ -399,7 +406,7 @@ SARCASM_CAPS: Final = re.compile(
 )
 #: Words one of which every ``SARCASM`` phrase holds (lower case): a cheap test before the regex.
 _SARCASM_ANCHORS: Final = ("/s", "love", "fav", "what ", "joy", "treat", "thanks a lot", "great news", "adore",
-                           "service", "genius")
+                           "service", "genius", "said no")
 SARCASM_FACE: Final = re.compile("[\U0001F643\U0001F644]")
 DELIGHT: Final = re.compile(
     r"\b(?:love|loving|adore|great|favou?rite|fun|thrilled|perfect|amazing|best|wonderful|excited|can't wait|"

@@ -54,6 +54,7 @@ from extractors.rules.lexicon import (
     PARTICLES,
     PAST_FORMS,
     PREPS,
+    RELATION,
     STATIVE_FUTURE,
     THIRD_PERSON,
     VERB_FORM,
@@ -61,6 +62,7 @@ from extractors.rules.lexicon import (
     VERBS,
 )
 from extractors.rules.proto import Proto, snake
+from extractors.rules.updates import ACTIVITY_VERBS, UpdateWords, update_clause, update_words, usage, value_first
 from extractors.secrets import PLACEHOLDER
 from extractors.text import SPEECH_ACT_FORMS
 from extractors.validation import POINTER_WORDS
@@ -271,8 +273,13 @@ def cue_claim(
 
 _NUMBER: Final = re.compile(r"^(?P<n>[+-]?\d{1,3}(?:,\d{3})+(?:\.\d+)?|[+-]?\d+(?:\.\d+)?)(?:\s*(?P<u>[A-Za-z%]+))?")
 _ATTR: Final = re.compile(
-    r"^(?P<own>my|our|your|the user's|(?-i:[A-Z][a-z]+)'s)\s+(?P<attr>[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2}?)\s+"
-    r"(?P<cop>is|are|was|'s)\s+(?P<neg>not\s+)?(?P<val>.+)$",
+    r"^(?P<own>my|our|your|the user's|(?-i:[A-Z][a-z]+)'s)\s+(?P<attr>[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2}?)"
+    r"(?P<tov>\s+to\s+[a-z]+(?:\s+(?:to|at|on|in|with|about))?)?\s+(?P<cop>is|are|was|'s)\s+(?P<neg>not\s+)?(?P<val>.+)$",
+    I,
+)
+_REL_ATTR: Final = re.compile(
+    rf"^(?P<own>my|our)\s+(?P<rel>{RELATION})'s\s+(?P<attr>[a-z][a-z-]*(?:\s+[a-z][a-z-]*)?)\s+(?:is|'s)\s+"
+    r"(?P<neg>not\s+)?(?P<val>.+)$",
     I,
 )
 _ATTR_LEAD: Final = re.compile(r"^(?:(?P<upd>now|currently|no longer)|still|also|actually)\s+", I)
@@ -353,6 +360,40 @@ _FAN_OF: Final = re.compile(r"^an?\s+(?:(?:big|huge|massive)\s+)?fan\s+of\b", I)
 _AS_ROLE: Final = re.compile(
     r"\bas\s+(?:an?\s+)?(?P<role>(?!(?:well|much|long|soon|far|usual|before|always)\b)[^,;.!?]+)", I
 )
+#: What may follow an activity verb without being its object: "I don't bake at all", "I never drive any more".
+_ONLY_QUALIFIED: Final = re.compile(
+    r"^\s*(?:at\s+all|much|any\s?more|these\s+days|nowadays|often|ever|really|very\s+much|a\s+lot|regularly|"
+    r"anywhere|either)\b\s*(?:[,;.!?]|$)",
+    I,
+)
+#: The verb-table predicates whose verb is also an activity without an object ("I don't drive").
+_ACTIVITY_ROWS: Final = frozenset({"drives", "drinks", "plays", "eats", "studies"})
+_INTENSIFIER: Final = (r"(?:(?:so|really|rly|very|pretty|kinda|kind\s+of|super|quite|just|honestly|absolutely|totally|"
+                       r"incredibly|unbearably|extremely|a\s+bit|too|sooo+|actually|literally|genuinely|truly)\s+)*")
+_BAD_TASTE: Final = (r"gross|nasty|disgusting|vile|revolting|awful|horrible|terrible|the\s+worst|overrated|overhyped|"
+                     r"boring|dull|tedious|unbearable|annoying|grim|rank|trash|garbage|rubbish|torture|a\s+nightmare|"
+                     r"not\s+for\s+me|the\s+devil|evil|yuck|yucky|bland|meh|mid|tasteless|pointless|overpriced")
+_GOOD_TASTE: Final = (r"the\s+best|amazing|awesome|delicious|incredible|life|the\s+goat|goated|elite|fire|lush|"
+                      r"underrated|my\s+jam|so\s+good|the\s+bomb|heaven|relaxing|fun|fascinating|addictive|yummy|tasty")
+#: A taste stated as a be-complement: only when nothing follows but punctuation or a chat tail.
+_OPINION: Final = re.compile(
+    r"^" + _INTENSIFIER + r"(?:(?P<bad>" + _BAD_TASTE + r")|(?P<good>" + _GOOD_TASTE + r"))"
+    r"(?:\s+(?:honestly|tbh|ngl|imo|to\s+me|for\s+me|though|tho|lol|haha))*\s*(?:[,;.!?]|$)",
+    I,
+)
+#: Whose taste a be-complement may be: a bare noun phrase ("pineapple on pizza", "Taylor Swift"), never a
+#: thing pointed at, owned or a person ("the weather", "my commute", "it", "she").
+_OPINION_SUBJECT: Final = re.compile(
+    r"^(?!(?:the|this|that|these|those|it|its|it's|he|she|they|we|you|there|here|everything|everyone|"
+    r"everybody|something|nothing|someone|life|today|tonight|tomorrow|yesterday|work|a|an|one|what|which)\b)"
+    r"(?!.*'s\b)[\w&+.'-]+(?:\s+[\w&+.'-]+){0,3}$",
+    I,
+)
+_FIND_IT: Final = re.compile(
+    r"^(?:find|finds)\s+(?P<x>(?!(?:it|that|this|them|myself|out|time|a|an|the\s+time)\b)[^,;.!?]+?)\s+"
+    + _INTENSIFIER + r"(?:(?P<bad>" + _BAD_TASTE + r")|(?P<good>" + _GOOD_TASTE + r"))\b",
+    I,
+)
 _GOT_DONE: Final = re.compile(
     r"^(?P<np>(?:my|our|the|his|her|their|a|an)\s+[\w'-]+(?:\s+[\w'-]+){0,2}?)\s+"
     r"(?P<pp>[a-z]+(?:ed|built|done|made|fixed|cut|set|sold|paid|sent))(?:\s|$)",
@@ -387,6 +428,8 @@ class StatementParser(ClauseParser):
     #: A system prompt states policy: its "should" is a rule rather than a suggestion, and only lasting,
     #: present-tense statements are facts.
     speaks_policy: ClassVar[bool] = False
+    #: The attribute registry's update words (the extractor sets a tenant's own).
+    words: UpdateWords = update_words()
 
     def _lead(
         self, t: str, inherited: str | None, hedge: bool, flip: bool, update_cue: bool
@@ -448,8 +491,10 @@ class StatementParser(ClauseParser):
     # -- "my X is Y"
     def _attribute(self, t: str) -> Proto | None:
         m = _ATTR.match(t)
+        if m is not None and m.group("tov") and not _PREFERENCE_ATTR.search(m.group("attr")):
+            m = None  # "my way to relax is ...": only a favourite is ranked within "sport to watch"
         if m is None:
-            return None
+            return self._relative_attribute(t)
         own = m.group("own").lower()
         if own == "your" and not self.mode.attribution:
             return None
@@ -458,7 +503,9 @@ class StatementParser(ClauseParser):
         attr = m.group("attr").lower()
         if attr.split()[-1] in ATTR_STOP or attr.split()[0] in ATTR_STOP:
             return None
-        if own in ("my", "our", "your"):
+        if own == "our":
+            subject = self._we()
+        elif own in ("my", "your"):
             subject = self._owner()
         elif own == "the user's":
             subject = "user"
@@ -497,15 +544,51 @@ class StatementParser(ClauseParser):
             subject, pred, obj = f"{subject}'s {attr}", "name", called.group("n")
         proto = Proto(subject, pred, obj, node, negative=m.group("neg") is not None, update=update,
                       replaces=replaces)
+        if pred != "name":
+            # "my <attribute> is <value>" names the attribute's one value (the registry's attribute form)
+            proto.metadata["attribute_form"] = True
         if num is not None and obj.startswith(num.group("n")):
             proto.quantity = Quantity(value=num.group("n"), unit=num.group("u") or "1", source_text=num.group("n"))
         return proto
 
+    def _relative_attribute(self, t: str) -> Proto | None:
+        """"My partner's name is Jon", "our manager's email is ...": an attribute of a relative."""
+        m = _REL_ATTR.match(t)
+        if m is None:
+            return None
+        obj, _ = clean_object(m.group("val"))
+        if obj is None:
+            return None
+        holder = self._we() if m.group("own").lower() == "our" else self._owner()
+        proto = Proto(f"{holder}'s {m.group('rel').lower()}", snake(m.group("attr")), obj,
+                      negative=m.group("neg") is not None)
+        proto.metadata["attribute_form"] = True
+        return proto
+
     # -- main predicate dispatch
     def _predicate(self, subject: str, rest: str, f: Flags) -> list[Proto]:
-        low = rest.lower()
+        """What ``subject`` is said to do or be: an update of an earlier state (:mod:`extractors.rules.updates`)
+        when the clause is one, else the statement grammar's reading, plus the product a usage names."""
         if not rest:
             return []
+        settled = not (f.neg or f.future or f.would or f.modal or f.should or f.must)
+        if settled:
+            changed = update_clause(subject, rest, self._owner(), self.words, passive=f.be)
+            if changed is not None:
+                for p in changed:
+                    p.hedge = p.hedge or f.hedge
+                return changed
+        protos = self._statement(subject, rest, f)
+        if settled and not f.past and not f.be:
+            known = {(p.predicate, (p.object or "").lower()) for p in protos}
+            for used in usage(subject, rest):
+                if (used.predicate, (used.object or "").lower()) not in known:
+                    used.hedge = f.hedge
+                    protos.append(used)
+        return protos
+
+    def _statement(self, subject: str, rest: str, f: Flags) -> list[Proto]:
+        low = rest.lower()
         if f.should and not self.speaks_policy:
             # "We should migrate X" is a suggestion, not a settled fact (system "should" is policy)
             f.hedge = f.modal = True
@@ -571,6 +654,14 @@ class StatementParser(ClauseParser):
                 return []
             p = _mk(subject, snake(m.group("what")), new, NodeType.FACT, f, update=True, replaces=old)
             return [p] if p else []
+        m = _FIND_IT.match(rest)
+        if m is not None and not f.past:
+            # "I find golf boring", "find cricket unbearably dull": a taste, its object what is found so
+            obj, _ = clean_object(m.group("x"))
+            if obj is None:
+                return []
+            found = _mk(subject, "likes", obj, NodeType.PREFERENCE, f, lexneg=m.group("bad") is not None)
+            return [found] if found else []
         m = _PREFER.match(rest)
         if m is not None:
             if f.past and not f.perfect:
@@ -648,6 +739,9 @@ class StatementParser(ClauseParser):
             else:
                 o, n = clean_object(obj_text)
                 items = [(o, n)] if o is not None else []
+            if not items and verb.predicate in _ACTIVITY_ROWS and (
+                    not obj_text.strip() or _ONLY_QUALIFIED.match(obj_text)):
+                return self._generic(subject, rest, f)  # "I don't drive", "i dont drink anymore": the activity
             out: list[Proto] = []
             for obj, det_neg in items:
                 if verb.predicate == "has" and obj.split()[0].lower() in ("question", "questions", "idea", "problem",
@@ -807,11 +901,21 @@ class StatementParser(ClauseParser):
             after = after[len(aw[0]) :].strip()
             if part == "up" and after.lower().startswith("on "):
                 after = after[3:]
+        if after.lstrip().startswith((",", ";")):
+            after = ""  # "I never bake, the oven is for storage": the comma ends the verb phrase
         sm = _SEE_MYSELF.match(after) if lemma == "see" else None
         if sm is not None:
             return self._predicate(subject, after[sm.end() :], replace(f, be=False))
         obj, prep = generic_object_prep(after)
+        if obj is not None and _ONLY_QUALIFIED.match(after):
+            obj = None  # "I don't smoke anymore": a qualifier, not what is smoked
         if obj is None:
+            if (not after.strip() or _ONLY_QUALIFIED.match(after)) and not part and subject == self._owner() \
+                    and lemma in ACTIVITY_VERBS and not (
+                    f.future or f.would or f.modal or f.must or f.should):
+                # "I don't run", "I never cook": the activity itself, with no object (it meets "I run every morning")
+                done = _mk(subject, lemma, None, NodeType.FACT, f)
+                return [done] if done else []
             return []
         if lemma == "go" and prep is None and obj.endswith("ing") and " " not in obj:
             # "went kayaking in Milford Sound": where the outing was is the point
@@ -877,6 +981,11 @@ class StatementParser(ClauseParser):
         return [p] if p else []
 
     def _be_complement(self, subject: str, rest: str, f: Flags) -> list[Proto] | None:
+        m = _OPINION.match(rest)
+        if m is not None and _OPINION_SUBJECT.match(subject) and subject not in (self._owner(), "user", "assistant"):
+            # "coriander is gross", "bananas r the worst", "cheese is life": the speaker's taste in a bare noun
+            p = _mk(self._owner(), "likes", subject, NodeType.PREFERENCE, f, lexneg=m.group("bad") is not None)
+            return [p] if p else []
         if _FOR_ME.match(rest) and subject not in (self._owner(), "user", "assistant"):
             p = _mk(self._owner(), "likes", subject, NodeType.PREFERENCE, f)
             return [p] if p else []
@@ -899,7 +1008,7 @@ class StatementParser(ClauseParser):
         m = _BE_A.match(rest)
         if m is not None:
             noun, _ = clean_object(m.group("obj"))
-            if noun is None or noun.split()[0].lower() in BE_A_STOP or len(noun.split()) > 3:
+            if noun is None or noun.split()[0].lower() in BE_A_STOP or len(noun.split()) > 4:
                 return []
             p = _mk(subject, "is_a", noun, NodeType.FACT, f)
             return [p] if p else []
@@ -938,7 +1047,8 @@ _REPORTER_VERB: Final = (
 )
 _REPORTED: Final = re.compile(
     r"^(?:(?P<none>apparently|supposedly|allegedly|reportedly|rumou?r\s+(?:has\s+it|is)|word\s+(?:is|has\s+it)|"
-    r"(?:I|we)(?:'ve|\s+have)?\s+(?:heard|read)|heard|the\s+word\s+is|i\s+hear|I'm\s+told|we're\s+told)"
+    r"(?:I|we)(?:'ve|\s+have)?\s+(?:heard|read(?=\s+(?:that|somewhere|online)\b))|heard|the\s+word\s+is|i\s+hear|"
+    r"I'm\s+told|we're\s+told)"
     r"(?:\s+that)?,?\s+"
     r"|according\s+to\s+(?P<acc>(?:my|our|the)\s+[\w-]+(?:\s+[\w-]+)?|(?-i:[A-Z][\w.-]+)(?:\s+(?-i:[A-Z][\w.-]+))?)"
     r",\s+"
@@ -970,7 +1080,7 @@ _BARE_TODO: Final = re.compile(
 #: "dont own a car", "Can't eat gluten": a negated habit with the "I" dropped ("Don't use jargon" instructs).
 _DONT_HABIT: Final = frozenset({
     "eat", "drink", "own", "smoke", "drive", "cook", "watch", "play", "live", "work", "have", "like", "speak",
-    "ride", "swim", "run", "wear",
+    "ride", "swim", "run", "wear", "stand", "bear", "stomach",
 })
 _DONT: Final = frozenset({"don't", "can't", "cannot", "haven't"})
 _NOT_AN_ERRAND_NEXT: Final = re.compile(r"^\S+\s+(?:me|us|you|it|this|that|these|those|a\s+look)\b", I)
@@ -1013,6 +1123,9 @@ class UserParser(StatementParser):
         vf = VERB_FORM.get(w0)
         if not w1 or w0 in NOT_A_VERB:
             return t
+        if w0.endswith("ing") and w1 in ("is", "was", "isn't", "wasn't"):
+            return t  # "Running is the worst": the gerund is the subject
+
         if (vf is not None and vf[1] == "past") or (vf is None and w0.endswith("ed") and len(w0) > 4
                                                     and guess_verb(w0, "any") is not None):
             return "I " + t
@@ -1123,6 +1236,16 @@ class UserParser(StatementParser):
         if rm is not None:
             act = action(t[rm.end() :], "needs_to")
             return cue_claim(self._owner(), act, Flags(), NodeType.TASK, speech_act=False), inherited
+        ranked = value_first(t, self._owner(), self._we())
+        if ranked is not None:
+            for p in ranked:
+                p.hedge = p.hedge or hedge
+                p.negative ^= flip
+            return ranked, inherited
+        if self.words.subjectless.match(t):
+            # chat style drops the subject of what the speaker did: "sold the Vespa last week"
+            f = Flags(update=True, hedge=hedge, neg=flip)
+            return self._predicate(self._owner(), t, f), self._owner()
         return self._attribute_clause(t, inherited, hedge, flip)
 
     def _todo(self, t: str) -> list[Proto] | None:

@@ -15,6 +15,7 @@ from typing import Any
 
 from engine.canonical_fast import model_bytes
 from engine.reducer import Reducer
+from extractors.base import engine_config_for
 from schemas.claims import ExtractionResult
 from schemas.commands import Command, CommandBase, parse_command
 from schemas.errors import EpistreamError
@@ -42,7 +43,7 @@ class MaterializeStage:
         self.ctx = ctx
         self.clickhouse = clickhouse
         self.dead_letters = dead_letters
-        self.reducer = Reducer()
+        self.reducer = Reducer(engine_config_for(ctx.settings))
         self.writes: WriteBehind[Reduced] = write_behind(ctx, self._publish_outputs)
 
     async def materialize(self, stream: Any) -> None:

@@ -304,9 +304,9 @@ def test_request_id_survives_a_restart() -> None:
 
 
 # ----------------------------------------------------------------- §9 assertion state
-def _state(store: InMemoryStateStore, valid_at: datetime, **kw: Any) -> Any:
+def _state(store: InMemoryStateStore, valid_at: datetime, predicate: str = "lives_in", **kw: Any) -> Any:
     return assertion_state(
-        store.iter_nodes(), store.iter_edges(), subject="Alice", predicate="lives_in", valid_at=valid_at, **kw
+        store.iter_nodes(), store.iter_edges(), subject="Alice", predicate=predicate, valid_at=valid_at, **kw
     )
 
 
@@ -323,11 +323,12 @@ def test_assertion_state_default_node_types() -> None:
 
 
 def test_assertion_state_candidates_by_confidence_then_newest_ingestion() -> None:
+    # coexisting values need a multi-valued attribute (a second lives_in contests or retires the first)
     store = new_store()
-    apply(store, extraction(claim("Alice", "lives in", "Paris"), occurred=at(0)))  # 0.80
-    apply(store, extraction(claim("Alice", "lives in", "Rome", epistemic=E.OBSERVED), occurred=at(1)))  # 0.90
-    apply(store, extraction(claim("Alice", "lives in", "Oslo"), occurred=at(2)))  # 0.80, ingested last
-    res = _state(store, at(3))
+    apply(store, extraction(claim("Alice", "visited", "Paris"), occurred=at(0)))  # 0.80
+    apply(store, extraction(claim("Alice", "visited", "Rome", epistemic=E.OBSERVED), occurred=at(1)))  # 0.90
+    apply(store, extraction(claim("Alice", "visited", "Oslo"), occurred=at(2)))  # 0.80, ingested last
+    res = _state(store, at(3), predicate="visited")
     assert [c.object for c in res.current_candidates] == ["Rome", "Oslo", "Paris"]
     assert [t.object for t in res.timeline] == ["Paris", "Rome", "Oslo"]  # valid_from order
     assert res.status == "multiple" and res.current_candidate_count == 3

@@ -73,6 +73,16 @@ def test_should_not_occur_cells_fall_back_and_warn(et: EpistemicType, st: Source
     assert node is not None and node.confidence == 0.50
 
 
+def test_relayed_hearsay_from_a_user_starts_below_the_default_threshold() -> None:
+    """UNVERIFIED x USER_STATED (empty in the spec) is filled by configuration: without the cell it would
+    fall back to 0.50 and pass DEFAULT retrieval's UNVERIFIED threshold as if it had been checked."""
+    cfg = EngineConfig()
+    cell = cfg.starting_confidence(E.UNVERIFIED, S.USER_STATED)
+    assert cell == 0.25 and cell <= cfg.unverified_threshold == 0.30
+    assert EngineConfig().with_overrides({"unverified:user_stated": 0.4}).starting_confidence(
+        E.UNVERIFIED, S.USER_STATED) == 0.4
+
+
 def test_every_cell_overridable_and_override_silences_warning() -> None:
     cfg = EngineConfig().with_overrides({"ASSERTED:tool_output": 0.72, "observed:system_inferred": 0.70})
     reducer = Reducer(cfg)

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from engine.attributes import AttributeRegistry
 from engine.canonical_fast import operation_text, verify_fast
 from engine.config import DEFAULT_MATRIX, EngineConfig
 from engine.promotion import apply_due_promotions
@@ -100,13 +101,29 @@ def _without_added_fields(record: str) -> dict[str, object]:
     return dict(data)
 
 
+#: The policy the fixture was written under. A record names its policy (``policy_version``); a newer
+#: policy may legitimately decide differently (engine_v2 fills the UNVERIFIED x USER_STATED cell, so six
+#: of the fixture's claims no longer warn and start at 0.25; engine_v3 lets claims meet through the
+#: attribute registry, so a second city contests or retires the first), so the stored inputs are re-run
+#: under the policy that wrote them, which must still be expressible as configuration.
+ENGINE_V1 = EngineConfig(
+    policy_version="engine_v1",
+    supersedence_policy="explicit_supersedence_v1",
+    matrix={k: v for k, v in DEFAULT_MATRIX.items() if k != "unverified:user_stated"},
+    attributes=AttributeRegistry.disabled(),
+)
+
+
+def test_the_current_policy_is_named_apart_from_the_fixtures() -> None:
+    """Whatever the current rules decide differently is written under another policy name."""
+    assert EngineConfig().policy_version != ENGINE_V1.policy_version
+    assert {json.loads(r)["policy_version"] for r in _records()} >= {"engine_v1"}
+
+
 def test_rerunning_the_stored_inputs_writes_the_stored_records() -> None:
     """Byte for byte, but for the fields added since: the same ids, the same text where nothing new
     applies, and the stored record exactly once the new fields are set aside."""
-    # The log was written before UNVERIFIED x USER_STATED had a cell (issue #25): those claims fell back to the
-    # default with a matrix warning, so the inputs are re-run under the matrix the log was written with.
-    legacy_matrix = {k: v for k, v in DEFAULT_MATRIX.items() if k != "unverified:user_stated"}
-    reducer = Reducer(EngineConfig(matrix=legacy_matrix))
+    reducer = Reducer(ENGINE_V1)
     store = InMemoryStateStore()
     ops: list[Operation] = []
     for item in _inputs():

@@ -28,7 +28,7 @@ from engine.provenance import decode_cursor, get_provenance
 from engine.reducer import apply
 from engine.replay import replay, verify_replay
 from engine.store import InMemoryStateStore
-from schemas.enums import EpistemicType, LifecycleState, NodeType, OpType, Polarity
+from schemas.enums import EpistemicType, LifecycleState, NodeType, OpType, Polarity, TemporalIntent
 from schemas.errors import ChecksumMismatch, ValidationFailed
 from schemas.events import ConversationEvent
 from schemas.operations import Operation
@@ -122,25 +122,41 @@ def test_provenance_hides_other_owners() -> None:
         get_provenance(a, "alice", [], ops, operation_limit=0)
 
 
-def _state(store: InMemoryStateStore, valid_at: datetime, **kw: object) -> str:
+def _state(store: InMemoryStateStore, valid_at: datetime, predicate: str = "lives-in", **kw: object) -> str:
     res = assertion_state(
-        store.iter_nodes(), store.iter_edges(), subject="alice", predicate="lives-in", valid_at=valid_at, **kw  # type: ignore[arg-type]
+        store.iter_nodes(), store.iter_edges(), subject="alice", predicate=predicate, valid_at=valid_at, **kw  # type: ignore[arg-type]
     )
     return res.status
 
 
 def test_assertion_state_statuses() -> None:
+    """"multiple" needs values that coexist: a multi-valued attribute (lives_in is single-valued in the
+    attribute registry, so its second value contests or retires the first; see the next test)."""
     store = new_store()
-    assert _state(store, at(1)) == "unknown"
-    _log(store, extraction(claim("Alice", "lives in", "Paris")))
-    assert _state(store, at(1)) == "single"
-    assert _state(store, at(-1)) == "unknown"  # before valid_from
-    _log(store, extraction(claim("ALICE", "lives_in", "paris"), occurred=at(1)))
-    assert _state(store, at(2)) == "consistent"
-    _log(store, extraction(claim("Alice", "lives in", "Rome"), occurred=at(2)))
-    assert _state(store, at(3)) == "multiple"  # never inferred from recency
-    _log(store, extraction(claim("Alice", "lives in", "Rome", polarity=Polarity.NEGATIVE), occurred=at(3)))
-    assert _state(store, at(4)) == "contested"
+    assert _state(store, at(1), "visited") == "unknown"
+    _log(store, extraction(claim("Alice", "visited", "Paris")))
+    assert _state(store, at(1), "visited") == "single"
+    assert _state(store, at(-1), "visited") == "unknown"  # before valid_from
+    _log(store, extraction(claim("ALICE", "visited", "paris"), occurred=at(1)))
+    assert _state(store, at(2), "visited") == "consistent"
+    _log(store, extraction(claim("Alice", "visited", "Rome"), occurred=at(2)))
+    assert _state(store, at(3), "visited") == "multiple"  # never inferred from recency
+    _log(store, extraction(claim("Alice", "visited", "Rome", polarity=Polarity.NEGATIVE), occurred=at(3)))
+    assert _state(store, at(4), "visited") == "contested"
+
+
+def test_assertion_state_of_a_single_valued_attribute_follows_the_explicit_links() -> None:
+    """A second place stated plainly contests the first (both shown as conflicting); stated as an update
+    it supersedes it. Either way the state comes from the links written at creation, never from recency."""
+    store = new_store()
+    _log(store, extraction(claim("Alice", "lives in", "Paris", temporal_intent=TemporalIntent.ASSERTION)))
+    _log(store, extraction(claim("Alice", "lives in", "Rome", temporal_intent=TemporalIntent.ASSERTION),
+                           occurred=at(1)))
+    assert _state(store, at(2)) == "contested"
+    moved = new_store()
+    _log(moved, extraction(claim("Alice", "lives in", "Paris", temporal_intent=TemporalIntent.ASSERTION)))
+    _log(moved, extraction(update("Alice", "lives in", "Rome"), occurred=at(1)))
+    assert _state(moved, at(2)) == "single"
 
 
 def test_assertion_state_exclusions_timeline_and_labels() -> None:

@@ -192,3 +192,74 @@ def test_an_assistant_restatement_in_any_phrasing_is_inferred() -> None:
     assert [(c.subject, c.object, c.epistemic_type.value, c.replaces_object) for c in got] == [
         ("user's labrador", "Biscuit", "INFERRED", None)]
 
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("i loooove bouldering", [("PREFERENCE", "ASSERTED", "positive", "bouldering", None)]),
+        ("lowkey luv Wet Leg", [("PREFERENCE", "ASSERTED", "positive", "Wet Leg", None)]),
+        ("i haaate karaoke", [("PREFERENCE", "ASSERTED", "negative", "karaoke", None)]),
+        ("honestly cant stand marzipan", [("PREFERENCE", "ASSERTED", "negative", "marzipan", None)]),
+        ("im def not a beach person", [("FACT", "ASSERTED", "negative", "beach person", None)]),
+        ("i got no siblings, only child", [("FACT", "ASSERTED", "negative", "siblings", None)]),
+        ("i dont drive", [("FACT", "ASSERTED", "negative", "", None)]),
+        ("i dont vape anymore", [("FACT", "ASSERTED", "negative", "", None)]),
+    ],
+)
+def test_stretched_taste_verbs_chat_adverbs_and_bare_activities(text: str, expected: list[tuple[str, ...]]) -> None:
+    assert [_brief(c) for c in _claims(text)] == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "obj", "polarity"),
+    [
+        ("coriander is gross", "coriander", "negative"),
+        ("olives r nasty tbh", "olives", "negative"),
+        ("Morris dancing is so boring", "Morris dancing", "negative"),
+        ("halloumi is life", "halloumi", "positive"),
+        ("i find crosswords really relaxing", "crosswords", "positive"),
+        ("I find darts unbearably dull", "darts", "negative"),
+        ("Jogging is the worst.", "Jogging", "negative"),
+    ],
+)
+def test_a_bare_noun_judged_is_the_speakers_taste(text: str, obj: str, polarity: str) -> None:
+    (c,) = _claims(text)
+    assert (c.node_type.value, c.subject, c.predicate, c.object, c.polarity.value) == (
+        "PREFERENCE", "user", "likes", obj, polarity)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["my commute is the worst", "it's the best", "I got no reply from the landlord",
+     "queues are the best, said no one ever", "mondays are the best 🙃"],
+)
+def test_judgements_of_owned_or_pointed_at_things_and_sarcasm_are_no_taste(text: str) -> None:
+    assert not any(c.predicate == "likes" for c in _claims(text))
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I love audiobooks, especially when I'm driving.",
+         [("PREFERENCE", "ASSERTED", "positive", "audiobooks", None)]),
+        ("ramen is my favourite comfort food, particularly when it's raining",
+         [("PREFERENCE", "ASSERTED", "positive", "ramen", None)]),
+        ("I only drink coffee when I'm at work.",
+         [("FACT", "CONDITIONAL", "positive", "coffee", "when I'm at work")]),
+    ],
+)
+def test_an_emphasised_when_is_no_condition(text: str, expected: list[tuple[str, ...]]) -> None:
+    assert [_brief(c) for c in _claims(text)] == expected
+
+
+def test_a_favourite_ranked_with_an_infinitive_is_the_favourite_of_its_category() -> None:
+    (c,) = _claims("My favourite sport to watch is snooker.")
+    assert (c.predicate, c.object) == ("favorite_sport", "snooker")
+    assert [c.predicate for c in _claims("My way to relax is yoga.")] != ["favorite_way"]
+
+
+def test_having_read_a_book_is_a_claim_and_having_read_that_is_hearsay() -> None:
+    assert [(c.epistemic_type.value, c.predicate, c.object) for c in _claims("I've read Middlemarch twice.")] == [
+        ("ASSERTED", "read", "Middlemarch twice")]
+    assert [c.epistemic_type.value for c in _claims("I've read that the ferry stops in October.")] == ["UNVERIFIED"]
