@@ -114,7 +114,16 @@ def _normalise_cell_key(key: str) -> str:
 class EngineConfig(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    policy_version: str = "engine_v1"
+    #: ``engine_v2`` (issue #29): evidence kinds decide who may retire or contest established claims,
+    #: and retrieval feedback moves usefulness, not truth. ``ENGINE_V1`` keeps the rules older logs
+    #: were written under, so their inputs re-run to the same records.
+    policy_version: str = "engine_v2"
+    #: The evidence-kind rules (``engine.trust``); None = none (engine_v1: any claim of an
+    #: authoritative type may supersede or contest, any actor may retire a claim).
+    trust_policy: str | None = "evidence_kinds_v1"
+    #: TRUST-FACTS §1 (refinement of RFC-0008 §4): signals that say a claim was useful or not, not
+    #: whether it is true. They move salience only, never confidence or epistemic type.
+    usefulness_signals: frozenset[SignalType] = frozenset({SignalType.REFERENCED, SignalType.IGNORED_REPEATEDLY})
     confidence_policy: str = "confidence_v1"
     lifecycle_policy: str = "lifecycle_transitions_v1"
     supersedence_policy: str = "explicit_supersedence_v1"
@@ -194,3 +203,8 @@ class EngineConfig(BaseModel):
 
 
 DEFAULT_CONFIG = EngineConfig()
+#: The rules logs written before issue #29 were produced under: no evidence-kind rules, and
+#: REFERENCED / IGNORED_REPEATEDLY move confidence (RFC-0008 §4 as written).
+ENGINE_V1 = EngineConfig(policy_version="engine_v1", trust_policy=None, usefulness_signals=frozenset())
+#: Each pinned policy version's rules, so inputs of an old log re-run under the policy that wrote them.
+POLICIES: dict[str, EngineConfig] = {"engine_v1": ENGINE_V1, "engine_v2": DEFAULT_CONFIG}

@@ -29,6 +29,14 @@ from engine.results import ApplyResult, Outcome
 from engine.rules import check_epistemic, check_lifecycle
 from engine.snapshots import construct, derive_node, scope_of
 from engine.store import StateStore, claim_key
+from engine.trust import (
+    GUARDED_COMMANDS,
+    GUARDED_SIGNALS,
+    NOT_AUTHORITATIVE,
+    command_evidence_kind,
+    event_evidence_kind,
+    is_established,
+)
 from schemas.canonical import canonical_json, sha256_hex
 from schemas.claims import Claim, EventRef, ExtractionResult
 from schemas.commands import (
@@ -53,10 +61,12 @@ from schemas.enums import (
     ConditionState,
     EdgeType,
     EpistemicType,
+    EvidenceKind,
     LifecycleState,
     NodeType,
     OpType,
     Polarity,
+    PrincipalKind,
     SignalType,
     SourceType,
     TargetType,
@@ -84,6 +94,8 @@ AUTHORITATIVE_TYPES = frozenset({E.OBSERVED, E.ASSERTED})
 NON_FACTUAL_TYPES = frozenset({E.HYPOTHETICAL, E.CONDITIONAL})
 REASSERTION_SIGNAL = "REASSERTED_REJECTED"
 _OPPOSITE = {Polarity.POSITIVE: Polarity.NEGATIVE, Polarity.NEGATIVE: Polarity.POSITIVE}
+#: Source types that vouch for a person or a tool: an agent channel's claim never carries them.
+_FIRST_HAND_SOURCES = frozenset({SourceType.USER_STATED, SourceType.USER_DEMONSTRATED, SourceType.TOOL_OUTPUT})
 
 
 def _rfc0002_fields(delta: float, new_confidence: float, new_salience: float) -> dict[str, float]:
@@ -139,6 +151,9 @@ class Reducer:
         # are generated from), named after its wire name: a command no entry point offers has none.
         self._handlers: dict[type[CommandBase], Callable[[StateStore, Any, Emitter], None]] = {
             spec.model: getattr(self, f"_{spec.command}") for spec in COMMANDS
+        }
+        self._targets: dict[type[CommandBase], tuple[str, str, tuple[str, ...]]] = {
+            spec.model: (spec.command, spec.name, spec.targets) for spec in COMMANDS
         }
 
     # ------------------------------------------------------------------ entry
@@ -205,6 +220,17 @@ class Reducer:
         node_id = fast_derive_id(em.input_id, "node", index)
         et = claim.epistemic_type
         st = claim.source_type or source_type_for_role(event.role)
+        kind: EvidenceKind | None = None
+        if cfg.trust_policy is not None:
+            kind = event_evidence_kind(event.channel, event.role)
+            if kind is EvidenceKind.MODEL_SUGGESTION and event.channel is PrincipalKind.AGENT:
+                # An agent channel's "user" words are a model's: the claim is what an assistant's
+                # message would give, whatever role or source the caller declared (TRUST-FACTS §3).
+                if st in _FIRST_HAND_SOURCES:
+                    st = SourceType.SYSTEM_INFERRED
+                if et in AUTHORITATIVE_TYPES:
+                    et = E.INFERRED
+        suggestion = kind is EvidenceKind.MODEL_SUGGESTION
         cell = self._cells[et][st]
         key = claim_key(event, claim.subject, claim.predicate)
         obj_n = normalize_text(claim.object)
@@ -221,10 +247,13 @@ class Reducer:
                 named.add(normalize_text(claim.replaces_object))
             # Only claims of these objects can be superseded or contested by this one.
             active = store.find_active_values(key, named)
+            if suggestion and active:
+                # A model suggestion never supersedes or contests established context (TRUST-FACTS §2).
+                active = [n for n in active if not is_established(n)]
             if len(active) > 1:
                 active = sorted(active, key=_sort_key)
             blocked: set[str] = set()
-            for target in self._supersede_targets(claim, obj_n, active) if active else ():
+            for target in self._supersede_targets(claim, et, obj_n, active) if active else ():
                 if target.valid_from > valid_from:
                     # An older event never retires a newer claim; the late update
                     # only held until the newer claim began.
@@ -283,6 +312,7 @@ class Reducer:
             "content": claim.claim_text or claim.evidence_quote,
             "epistemic_type": et,
             "source_type": st,
+            "evidence_kind": kind,
             "confidence": confidence,
             "salience": cfg.initial_salience,
             "lifecycle": L.CONTESTED if contest else L.TENTATIVE,
@@ -339,6 +369,7 @@ class Reducer:
                 "claim_index": index,
                 "matrix_cell": cell is not None,
                 "previously_rejected": rejected_id,
+                **({} if kind is None else {"evidence_kind": kind.value}),
             },
             policy_version=cfg.policy_version,
             after=node,
@@ -398,9 +429,11 @@ class Reducer:
             self._flag_reassertion(em, node, rejected_id, speaker, at, valid_from, event.event_id)
 
     @staticmethod
-    def _supersede_targets(claim: Claim, obj_n: str, active: list[MemoryNode]) -> list[MemoryNode]:
+    def _supersede_targets(
+        claim: Claim, et: EpistemicType, obj_n: str, active: list[MemoryNode]
+    ) -> list[MemoryNode]:
         """Which active claims an explicit update names (empty unless rule 9 holds)."""
-        if claim.temporal_intent is not TemporalIntent.UPDATE or claim.epistemic_type not in AUTHORITATIVE_TYPES:
+        if claim.temporal_intent is not TemporalIntent.UPDATE or et not in AUTHORITATIVE_TYPES:
             return []
         if claim.replaces_object is not None:
             named = normalize_text(claim.replaces_object)
@@ -512,6 +545,8 @@ class Reducer:
             handler = self._handlers.get(type(cmd))
             if handler is None:
                 raise RuleViolation("unsupported command", code="unsupported_command")
+            if self.config.trust_policy is not None:
+                self._check_authority(store, cmd)
             handler(store, cmd, em)
         except EpistreamError as exc:
             if em.ops:
@@ -531,6 +566,23 @@ class Reducer:
                 evidence_ids=tuple(cmd.evidence_ids),
             )
         return ApplyResult.of_operations(input_id, cmd.request_id, em.ops)
+
+    def _check_authority(self, store: StateStore, cmd: CommandBase) -> None:
+        """A model suggestion (an agent channel, a model's actor) may not promote, resolve, contest,
+        re-type, correct or retire an established claim (TRUST-FACTS §3); a human channel may."""
+        if command_evidence_kind(cmd.channel, cmd.actor.actor_type) is not EvidenceKind.MODEL_SUGGESTION:
+            return
+        command, name, targets = self._targets[type(cmd)]
+        signal = getattr(cmd, "signal", None)
+        if command not in GUARDED_COMMANDS and not (command == "penalize" and signal in GUARDED_SIGNALS):
+            return
+        for attr in targets:
+            node = store.get_node(getattr(cmd, attr))
+            if node is not None and node.same_scope(cmd) and is_established(node):
+                raise RuleViolation(
+                    "a model suggestion cannot change an established claim; it needs a human channel",
+                    code=NOT_AUTHORITATIVE, command=name, node_id=node.node_id,
+                )
 
     @staticmethod
     def _primary_target(cmd: CommandBase) -> str:

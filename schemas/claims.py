@@ -11,7 +11,7 @@ from typing import Any, Literal
 from pydantic import Field, JsonValue, model_validator
 
 from schemas.common import Contract, ExternalId, Probability, ScopeRef, UtcDatetime, added_field
-from schemas.enums import EpistemicType, NodeType, Polarity, Role, SourceType, TemporalIntent
+from schemas.enums import EpistemicType, NodeType, Polarity, PrincipalKind, Role, SourceType, TemporalIntent
 from schemas.events import ConversationEvent
 
 
@@ -93,6 +93,9 @@ class EventRef(ScopeRef):
     occurred_at: UtcDatetime
     recorded_at: UtcDatetime
     content_sha256: str
+    #: The principal kind the event arrived through (set by the ingestion edge, see
+    #: ``ConversationEvent.channel``); None = a trusted relay (platform), as before channels existed.
+    channel: PrincipalKind | None = added_field()
 
     @classmethod
     def of(cls, event: ConversationEvent, *, content_sha256: str | None = None, trusted: bool = False) -> EventRef:
@@ -115,6 +118,8 @@ class EventRef(ScopeRef):
             "recorded_at": event.recorded_at,
             "content_sha256": content_sha256 if content_sha256 is not None else event.content_sha256,
         }
+        if event.channel is not None:
+            values["channel"] = event.channel
         return cls.model_construct(**values) if trusted else cls(**values)
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from engine.canonical_fast import operation_text, verify_fast
-from engine.config import DEFAULT_MATRIX, EngineConfig
+from engine.config import DEFAULT_MATRIX, ENGINE_V1, POLICIES
 from engine.promotion import apply_due_promotions
 from engine.reducer import Reducer
 from engine.store import InMemoryStateStore
@@ -105,8 +105,13 @@ def test_rerunning_the_stored_inputs_writes_the_stored_records() -> None:
     applies, and the stored record exactly once the new fields are set aside."""
     # The log was written before UNVERIFIED x USER_STATED had a cell (issue #25): those claims fell back to the
     # default with a matrix warning, so the inputs are re-run under the matrix the log was written with.
+    # The log's records name the policy that wrote them (engine_v1: no evidence-kind rules, REFERENCED
+    # moving confidence); its inputs re-run under that pinned policy.
+    assert {json.loads(r)["policy_version"] for r in _records()} >= {"engine_v1"}
     legacy_matrix = {k: v for k, v in DEFAULT_MATRIX.items() if k != "unverified:user_stated"}
-    reducer = Reducer(EngineConfig(matrix=legacy_matrix))
+    assert POLICIES["engine_v1"] is ENGINE_V1
+    reducer = Reducer(ENGINE_V1.with_overrides(matrix=legacy_matrix))
+    assert reducer.config.trust_policy is None and reducer.config.usefulness_signals == frozenset()
     store = InMemoryStateStore()
     ops: list[Operation] = []
     for item in _inputs():
