@@ -77,6 +77,7 @@ from schemas.errors import (
     EpistreamError,
     IntegrityError,
     NodeNotFound,
+    NotAuthoritative,
     NotFound,
     RequestIdConflict,
     RuleViolation,
@@ -579,7 +580,7 @@ class Reducer:
         for attr in targets:
             node = store.get_node(getattr(cmd, attr))
             if node is not None and node.same_scope(cmd) and is_established(node):
-                raise RuleViolation(
+                raise NotAuthoritative(
                     "a model suggestion cannot change an established claim; it needs a human channel",
                     code=NOT_AUTHORITATIVE, command=name, node_id=node.node_id,
                 )

@@ -12,6 +12,7 @@ from __future__ import annotations
 from types import MappingProxyType
 
 from schemas.enums import ActorType, EvidenceKind, PrincipalKind, Role, SignalType
+from schemas.errors import NotAuthoritative
 from schemas.nodes import MemoryNode
 
 H = EvidenceKind.HUMAN_STATEMENT
@@ -59,7 +60,7 @@ GUARDED_COMMANDS = frozenset({
 GUARDED_SIGNALS = frozenset({SignalType.CORRECTED, SignalType.CONTRADICTED_BY_OBSERVATION})
 
 #: The stable code of a command a model suggestion may not apply (journaled as COMMAND_REJECTED).
-NOT_AUTHORITATIVE = "channel_not_authoritative"
+NOT_AUTHORITATIVE = NotAuthoritative.code
 
 
 def event_evidence_kind(channel: PrincipalKind | None, role: Role | None) -> EvidenceKind:

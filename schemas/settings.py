@@ -79,6 +79,12 @@ class Settings(BaseSettings):
         "JSON records shrink 7-14x, which cuts the worker's socket writes and the broker's disk.",
     )
     partitions: int = Field(default=12, ge=1)
+    publisher_principal_kind: Literal["platform", "human", "agent"] = Field(
+        default="platform",
+        description="Who the Kafka publisher (`epistream publish`, `Memory` in distributed mode) relays for: the "
+        "channel of what it publishes (platform: the roles of its events are trusted; agent: everything is a "
+        "model suggestion). An event's or command's own `channel` may only narrow it.",
+    )
     clickhouse_url: str | None = Field(default=None, description="http(s)://user:pass@host:8123/db; unset = chDB.")
     opensearch_url: str | None = Field(default=None, description="Unset = embedded search index.")
     opensearch_index: str = "epistream-nodes"

@@ -12,8 +12,10 @@ from epistream.api.context import CONFLICT, ERRORS, ApiState, IdemKey, Key, Stat
 from epistream.api.limits import body_fingerprint
 from epistream.api.models import EventResult, EventsBody, EventsResponse
 from schemas.claims import event_input_id
+from schemas.enums import PrincipalKind
 from schemas.errors import BackendUnavailable, InvalidEvent, PayloadTooLarge, PermissionDenied, ValidationFailed
 from schemas.events import ConversationEvent, validate_event
+from schemas.roles import narrow_principal
 from streams.agents import admit_event
 
 router = APIRouter()
@@ -119,6 +121,11 @@ async def post_events(
                 if tenant != key.tenant_id:
                     raise PermissionDenied("events may only be written to the key's tenant")
                 item.setdefault("received_at", now.isoformat())
+                # Authority comes from the key, not the body: a declared channel may only narrow it.
+                # (a platform, the trusted relay, is written as no channel: events read as before channels)
+                channel = narrow_principal(key.kind, item.pop("channel", None))
+                if channel is not PrincipalKind.PLATFORM:
+                    item["channel"] = channel.value
             event = admit_event(validate_event(item, max_content_bytes=s.max_content_bytes))
             if not key.owner_allowed(event.owner_id):
                 raise PermissionDenied("this key may not write for that owner")

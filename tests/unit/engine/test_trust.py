@@ -279,3 +279,4 @@ def test_no_sequence_of_model_suggestions_changes_the_established_facts(data: st
         item = data.draw(_suggestion(ids, i))
         apply(store, item)
     assert _established_facts(store) == before
+
