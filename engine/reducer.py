@@ -21,7 +21,7 @@ from functools import lru_cache
 from typing import Any
 
 from engine.canonical_fast import encoded_json, fast_derive_id
-from engine.confidence import penalty_step, reinforce_step
+from engine.confidence import penalty_step, reinforce_step, usefulness_step
 from engine.config import DEFAULT_CONFIG, EngineConfig
 from engine.emitter import Emitter
 from engine.normalize import normalize_text
@@ -659,6 +659,9 @@ class Reducer:
                 evidence_ids=tuple(cmd.evidence_ids),
             )
             return
+        if cmd.signal in cfg.usefulness_signals:
+            self._usefulness(node, cmd, em, positive=True)
+            return
         counter = f"{cmd.actor.actor_id}|{cmd.signal.value}"
         overlap = bool(set(cmd.evidence_ids) & set(node.evidence_refs)) if cmd.evidence_ids else None
         step = reinforce_step(
@@ -716,6 +719,9 @@ class Reducer:
             raise RuleViolation("penalize needs a negative signal", code="signal_kind_mismatch")
         self._check_evidence(store, cmd)
         self._require_active(node)
+        if cmd.signal in cfg.usefulness_signals:
+            self._usefulness(node, cmd, em, positive=False)
+            return
         step = penalty_step(
             cfg,
             delta=cfg.signal_weights.get(cmd.signal, 0.0),
@@ -746,6 +752,45 @@ class Reducer:
                 "new_confidence": step.confidence_after,
             },
             policy_version=cfg.confidence_policy,
+            before=node,
+            after=after,
+            evidence_ids=tuple(cmd.evidence_ids),
+        )
+
+    def _usefulness(self, node: MemoryNode, cmd: ReinforceCommand | PenalizeCommand, em: Emitter, *,
+                    positive: bool) -> None:
+        """Retrieval feedback (REFERENCED, IGNORED_REPEATEDLY) moves usefulness, never truth (TRUST-FACTS §1,
+        a refinement of RFC-0008 §4): salience changes; confidence, type, evidence and the decay clock do
+        not. The record carries both tracks, confidence before and after (equal) beside salience."""
+        cfg = self.config
+        counter = f"{cmd.actor.actor_id}|{cmd.signal.value}"
+        step = usefulness_step(cfg, signal=cmd.signal, positive=positive, salience=node.salience,
+                               previous_repeats=node.signal_counts.get(counter, 0))  # fmt: skip
+        after = _changed(node, cmd.issued_at, salience=step.salience_after,
+                         signal_counts={**node.signal_counts, counter: step.repeat_index})  # fmt: skip
+        weight = "gamma" if positive else "delta"
+        em.emit(
+            OpType.REINFORCE if positive else OpType.PENALTY,
+            node.node_id,
+            cmd.actor,
+            {
+                "signal_type": cmd.signal.value,
+                "track": "usefulness",
+                weight: step.weight,
+                f"{weight}_effective": step.weight_effective,
+                "repeat_index": step.repeat_index,
+                "confidence_before": node.confidence,
+                "confidence_after": node.confidence,
+                "salience_before": step.salience_before,
+                "salience_after": step.salience_after,
+                "session_id": cmd.session_id,
+                "signal_source": cmd.signal_source or cmd.actor.actor_id,
+                "policy_version": cfg.policy_version,
+                "reason": cmd.reason,
+                "new_confidence": node.confidence,
+                "new_salience": step.salience_after,
+            },
+            policy_version=cfg.policy_version,
             before=node,
             after=after,
             evidence_ids=tuple(cmd.evidence_ids),
