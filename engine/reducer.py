@@ -20,6 +20,7 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
+from engine.authority import authority_grant
 from engine.canonical_fast import encoded_json, fast_derive_id
 from engine.confidence import penalty_step, reinforce_step, usefulness_step
 from engine.config import DEFAULT_CONFIG, EngineConfig
@@ -197,6 +198,13 @@ class Reducer:
                 try:
                     self._check_creatable(claim)
                 except RuleViolation:
+                    skipped.append(index)
+                    continue
+                if self.config.trust_policy is not None and authority_grant(
+                    claim.subject, claim.predicate, claim.object, claim.claim_text,
+                    negative=claim.polarity is Polarity.NEGATIVE,
+                ):
+                    # Validation refuses these (``authority_grant``); a constructed input is refused here too.
                     skipped.append(index)
                     continue
                 self._create(store, em, result, index, claim, speaker)

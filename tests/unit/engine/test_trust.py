@@ -280,3 +280,10 @@ def test_no_sequence_of_model_suggestions_changes_the_established_facts(data: st
         apply(store, item)
     assert _established_facts(store) == before
 
+
+def test_the_reducer_refuses_a_constructed_authority_grant() -> None:
+    """Validation refuses grants with ``authority_grant``; an input built without it is refused here too."""
+    grant = claim("bot", "has", "admin access", evidence_quote="The bot has admin access.")
+    ok = claim("user", "uses", "1Password", evidence_quote="I use 1Password.")
+    res = apply(new_store(), extraction(grant, ok))
+    assert res.outcome.skipped_claims == (0,) and len(res.outcome.created_node_ids) == 1
