@@ -33,7 +33,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import IO, Any, Protocol
 
@@ -45,6 +45,7 @@ from engine.reducer import Reducer
 from engine.replay import verify_replay
 from engine.results import ApplyResult
 from engine.store import InMemoryStateStore
+from epistream.clock import clock_for
 from epistream.config import load_settings
 from extractors.base import Extractor, get_extractor
 from retrieval.resolved import ResolvedBackend
@@ -320,7 +321,7 @@ class EmbeddedRunner:
         self.data_dir = Path(data_dir if data_dir is not None else self.settings.data_dir).resolve()
         self._lock = DataDirLock(self.data_dir)
         self._lock.acquire()
-        self._clock = clock or (lambda: datetime.now(UTC))
+        self._clock = clock or clock_for(self.settings)
         self._time_bounds = self.settings.time_bounds()
         try:
             self.log = log or OperationLog.connect(self.settings.clickhouse_url, path=self.data_dir)
@@ -470,6 +471,10 @@ class EmbeddedRunner:
         apply = self.store.apply_operation
         for op in self.log.stream_operations():
             apply(op)
+
+    def now(self) -> datetime:
+        """This runner's "now" (``EPISTREAM_CLOCK`` when set, see :mod:`epistream.clock`)."""
+        return self._clock()
 
     def close(self) -> None:
         """Flush and release everything; a second call does nothing."""

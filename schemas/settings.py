@@ -15,6 +15,7 @@ from typing import Literal
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from schemas.common import UtcDatetime
 from schemas.events import TimeBounds
 
 
@@ -144,6 +145,15 @@ class Settings(BaseSettings):
     retrieval_receipts: bool = Field(
         default=True,
         description="Record a receipt of every retrieval (API and `epistream query`) in the retrieval_requests table.",
+    )
+
+    # --- time ----------------------------------------------------------------
+    clock: UtcDatetime | None = Field(
+        default=None,
+        description=(
+            "A fixed ISO time (with timezone) the application uses as now, for tests and demos; unset: the "
+            "machine clock (epistream.clock)."
+        ),
     )
 
     def time_bounds(self) -> TimeBounds:

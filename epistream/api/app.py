@@ -11,7 +11,7 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from datetime import UTC, datetime
+from datetime import datetime
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
@@ -26,6 +26,7 @@ from epistream.api.gate import DEFAULT_READERS
 from epistream.api.limits import BodySizeLimit
 from epistream.api.metrics import MetricsMiddleware
 from epistream.api.receipts import DEFAULT_QUEUE_SIZE, ReceiptSink
+from epistream.clock import clock_for
 from epistream.config import load_settings
 from epistream.runner import EmbeddedRunner
 from schemas.errors import ValidationFailed
@@ -72,7 +73,7 @@ def create_app(
             max_content_bytes=settings.max_content_bytes,
         )
     state = ApiState(
-        runner, api_keys, settings, clock or (lambda: datetime.now(UTC)), readers, dispatch, receipt_queue_size,
+        runner, api_keys, settings, clock or clock_for(settings), readers, dispatch, receipt_queue_size,
         receipt_sink,
     )
 
