@@ -66,7 +66,7 @@ from schemas.settings import Settings
 from sinks.clickhouse import OperationLog
 from sinks.documents import excerpt_alias, excerpt_document
 from sinks.embedded_index import EmbeddedIndex
-from sinks.embedding import Embedder, default_embedder, uses_all_cores
+from sinks.embedding import Embedder, embedder_from_settings, uses_all_cores
 from streams import agents
 from streams.extract_pool import ExtractionPool
 from streams.extract_pool import results as extraction_results
@@ -328,7 +328,7 @@ class EmbeddedRunner:
             self._owns_log = log is None
             #: Distributed: the workers write, this runner reads the log and index they share.
             self.reads_shared = self.settings.api_mode == "distributed"
-            self.embedder = embedder or default_embedder(self.settings.embedder)
+            self.embedder = embedder or embedder_from_settings(self.settings)
             self._rebuild: set[str] = set()
             #: The last turns of each session, for the excerpts' context (see ``agents.ConversationContext``).
             self._conversations = agents.ConversationContext(self.settings.excerpt_context_turns)

@@ -2,7 +2,8 @@
 
 Routes: ingestion (:mod:`epistream.api.events`), reads (:mod:`epistream.api.reads`), the explicit
 commands generated from the registry (:mod:`epistream.api.commands`) and operations
-(:mod:`epistream.api.operations`); what they share is :mod:`epistream.api.context`. Everything a
+(:mod:`epistream.api.operations`), analytics (:mod:`epistream.api.analytics`) and the inspector's
+static pages under ``/ui`` (:mod:`epistream.ui`); what they share is :mod:`epistream.api.context`. Everything a
 caller sends is validated, checked against the key's grants and handed to the engine as exactly
 one command (or one ingestion batch).
 """
@@ -17,7 +18,8 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 
-from epistream.api import commands, events, operations, reads
+from epistream import ui
+from epistream.api import analytics, commands, events, operations, reads
 from epistream.api.auth import ApiKeyRing
 from epistream.api.context import COMMAND_NAMESPACE, ApiState
 from epistream.api.distributed import Dispatch, KafkaDispatch
@@ -105,8 +107,9 @@ def create_app(
             list(exc.errors(include_input=False, include_url=False))
         ))
 
-    for module in (events, reads, commands, operations):
+    for module in (events, reads, commands, operations, analytics):
         app.include_router(module.router)
+    ui.mount(app)
     app.add_middleware(MetricsMiddleware, metrics=state.metrics)
     app.add_middleware(BodySizeLimit, max_bytes=settings.api_max_body_bytes, on_reject=epistream_error_response)
     return app
