@@ -104,3 +104,26 @@ def penalty_step(
         salience_before=salience,
         salience_after=new_salience,
     )
+
+
+class UsefulnessStep(NamedTuple):
+    """A retrieval-feedback signal's arithmetic: salience moves, confidence does not (TRUST-FACTS §1)."""
+
+    weight: float
+    weight_effective: float
+    repeat_index: int
+    salience_before: float
+    salience_after: float
+
+
+def usefulness_step(
+    config: EngineConfig, *, signal: SignalType, positive: bool, salience: float, previous_repeats: int
+) -> UsefulnessStep:
+    """REFERENCED raises salience as a reinforcement would, IGNORED_REPEATEDLY lowers it as a penalty
+    would, with the signal's weight (1/n for the n-th identical signal from one actor); the numbers
+    are RFC-0008's, applied to usefulness only."""
+    weight = config.signal_weights.get(signal, 0.0)
+    n = previous_repeats + 1
+    effective = weight / n
+    after = min(1.0, salience + 0.5 * effective * (1.0 - salience)) if positive else salience * (1.0 - 0.3 * effective)
+    return UsefulnessStep(weight, effective, n, salience, after)

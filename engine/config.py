@@ -120,10 +120,18 @@ def _normalise_cell_key(key: str) -> str:
 class EngineConfig(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    #: engine_v3: claims meet through the attribute registry (synonyms, cardinality, object cores);
-    #: engine_v2 filled the UNVERIFIED x USER_STATED cell (0.25); engine_v1 left it to the fallback and
-    #: matched only identical subject, predicate and object text.
-    policy_version: str = "engine_v3"
+    #: engine_v4 (issue #29): evidence kinds decide who may retire or contest established claims, and
+    #: retrieval feedback moves usefulness, not truth. engine_v3: claims meet through the attribute
+    #: registry (synonyms, cardinality, object cores). engine_v2 filled the UNVERIFIED x USER_STATED
+    #: cell (0.25). engine_v1 left it to the fallback and matched only identical subject, predicate and
+    #: object text. :data:`POLICIES` keeps the rules older logs were written under.
+    policy_version: str = "engine_v4"
+    #: The evidence-kind rules (``engine.trust``); None = none (before engine_v4: any claim of an
+    #: authoritative type may supersede or contest, any actor may retire a claim).
+    trust_policy: str | None = "evidence_kinds_v1"
+    #: TRUST-FACTS §1 (refinement of RFC-0008 §4): signals that say a claim was useful or not, not
+    #: whether it is true. They move salience only, never confidence or epistemic type.
+    usefulness_signals: frozenset[SignalType] = frozenset({SignalType.REFERENCED, SignalType.IGNORED_REPEATEDLY})
     confidence_policy: str = "confidence_v1"
     lifecycle_policy: str = "lifecycle_transitions_v1"
     #: Written on SUPERSEDENCE_APPLIED, followed by the registry's version ("+attributes_v1").
@@ -218,3 +226,17 @@ class EngineConfig(BaseModel):
 
 
 DEFAULT_CONFIG = EngineConfig()
+#: The first logs' rules: no evidence-kind rules, REFERENCED / IGNORED_REPEATEDLY move confidence
+#: (RFC-0008 §4 as written), no UNVERIFIED x USER_STATED cell, claims meet on identical text only.
+ENGINE_V1 = EngineConfig(
+    policy_version="engine_v1",
+    trust_policy=None,
+    usefulness_signals=frozenset(),
+    supersedence_policy="explicit_supersedence_v1",
+    matrix={k: v for k, v in DEFAULT_MATRIX.items() if k != "unverified:user_stated"},
+    attributes=AttributeRegistry.disabled(),
+)
+#: engine_v1 with the UNVERIFIED x USER_STATED cell (logs written between issues #25 and #29).
+ENGINE_V2 = ENGINE_V1.with_overrides(policy_version="engine_v2", matrix=dict(DEFAULT_MATRIX))
+#: Each pinned policy version's rules, so inputs of an old log re-run under the policy that wrote them.
+POLICIES: dict[str, EngineConfig] = {"engine_v1": ENGINE_V1, "engine_v2": ENGINE_V2, "engine_v4": DEFAULT_CONFIG}

@@ -21,8 +21,9 @@ from functools import lru_cache
 from typing import Any
 
 from engine.attributes import AttributeRegistry
+from engine.authority import authority_grant
 from engine.canonical_fast import encoded_json, fast_derive_id
-from engine.confidence import penalty_step, reinforce_step
+from engine.confidence import penalty_step, reinforce_step, usefulness_step
 from engine.config import DEFAULT_CONFIG, EngineConfig
 from engine.emitter import Emitter
 from engine.event_identity import event_status
@@ -32,6 +33,14 @@ from engine.results import ApplyResult, Outcome
 from engine.rules import check_epistemic, check_lifecycle
 from engine.snapshots import construct, derive_node, scope_of
 from engine.store import StateStore, claim_key
+from engine.trust import (
+    GUARDED_COMMANDS,
+    GUARDED_SIGNALS,
+    NOT_AUTHORITATIVE,
+    command_evidence_kind,
+    event_evidence_kind,
+    is_established,
+)
 from schemas.canonical import canonical_json, sha256_hex
 from schemas.claims import Claim, EventRef, ExtractionResult
 from schemas.commands import (
@@ -56,10 +65,12 @@ from schemas.enums import (
     ConditionState,
     EdgeType,
     EpistemicType,
+    EvidenceKind,
     LifecycleState,
     NodeType,
     OpType,
     Polarity,
+    PrincipalKind,
     SignalType,
     SourceType,
     TargetType,
@@ -71,6 +82,7 @@ from schemas.errors import (
     EventIdConflict,
     IntegrityError,
     NodeNotFound,
+    NotAuthoritative,
     NotFound,
     RequestIdConflict,
     RuleViolation,
@@ -95,6 +107,8 @@ _CONFLICTS = {
     "correction_of_another": "a correction of a claim someone else made",
 }
 _OPPOSITE = {Polarity.POSITIVE: Polarity.NEGATIVE, Polarity.NEGATIVE: Polarity.POSITIVE}
+#: Source types that vouch for a person or a tool: an agent channel's claim never carries them.
+_FIRST_HAND_SOURCES = frozenset({SourceType.USER_STATED, SourceType.USER_DEMONSTRATED, SourceType.TOOL_OUTPUT})
 
 
 def _rfc0002_fields(delta: float, new_confidence: float, new_salience: float) -> dict[str, float]:
@@ -157,6 +171,9 @@ class Reducer:
             spec.model: getattr(self, f"_{spec.command}") for spec in COMMANDS
         }
         self._matchers: dict[int, Matcher] = {}
+        self._targets: dict[type[CommandBase], tuple[str, str, tuple[str, ...]]] = {
+            spec.model: (spec.command, spec.name, spec.targets) for spec in COMMANDS
+        }
 
     # ------------------------------------------------------------------ entry
     def apply(self, store: StateStore, item: ExtractionResult | CommandBase) -> ApplyResult:
@@ -209,6 +226,13 @@ class Reducer:
                 except RuleViolation:
                     skipped.append(index)
                     continue
+                if self.config.trust_policy is not None and authority_grant(
+                    claim.subject, claim.predicate, claim.object, claim.claim_text,
+                    negative=claim.polarity is Polarity.NEGATIVE,
+                ):
+                    # Validation refuses these (``authority_grant``); a constructed input is refused here too.
+                    skipped.append(index)
+                    continue
                 self._create(store, em, result, index, claim, speaker)
         return ApplyResult.of_operations(input_id, None, em.ops, tuple(skipped))
 
@@ -231,6 +255,17 @@ class Reducer:
         node_id = fast_derive_id(em.input_id, "node", index)
         et = claim.epistemic_type
         st = claim.source_type or source_type_for_role(event.role)
+        kind: EvidenceKind | None = None
+        if cfg.trust_policy is not None:
+            kind = event_evidence_kind(event.channel, event.role)
+            if kind is EvidenceKind.MODEL_SUGGESTION and event.channel is PrincipalKind.AGENT:
+                # An agent channel's "user" words are a model's: the claim is what an assistant's
+                # message would give, whatever role or source the caller declared (TRUST-FACTS §3).
+                if st in _FIRST_HAND_SOURCES:
+                    st = SourceType.SYSTEM_INFERRED
+                if et in AUTHORITATIVE_TYPES:
+                    et = E.INFERRED
+        suggestion = kind is EvidenceKind.MODEL_SUGGESTION
         cell = self._cells[et][st]
         key = claim_key(event, claim.subject, claim.predicate)
         obj_n = normalize_text(claim.object)
@@ -245,16 +280,24 @@ class Reducer:
         rules: dict[str, str] = {}
         if rejected_id is None and registry.enabled:
             retire, contest, valid_to, rules = self._meet(store, event, claim, speaker, self._matcher(registry))
+            if suggestion:
+                # A model suggestion never supersedes or contests established context (TRUST-FACTS §2).
+                retire = [n for n in retire if not is_established(n)]
+                contest = [n for n in contest if not is_established(n)]
+                rules = {k: v for k, v in rules.items() if k in {n.node_id for n in (*retire, *contest)}}
         elif rejected_id is None:
             named = {obj_n}
             if claim.replaces_object is not None:
                 named.add(normalize_text(claim.replaces_object))
             # Only claims of these objects can be superseded or contested by this one.
             active = store.find_active_values(key, named)
+            if suggestion and active:
+                # A model suggestion never supersedes or contests established context (TRUST-FACTS §2).
+                active = [n for n in active if not is_established(n)]
             if len(active) > 1:
                 active = sorted(active, key=_sort_key)
             blocked: set[str] = set()
-            for target in self._supersede_targets(claim, obj_n, active) if active else ():
+            for target in self._supersede_targets(claim, et, obj_n, active) if active else ():
                 if target.valid_from > valid_from:
                     # An older event never retires a newer claim; the late update
                     # only held until the newer claim began.
@@ -313,6 +356,7 @@ class Reducer:
             "content": claim.claim_text or claim.evidence_quote,
             "epistemic_type": et,
             "source_type": st,
+            "evidence_kind": kind,
             "confidence": confidence,
             "salience": cfg.initial_salience,
             "lifecycle": L.CONTESTED if contest else L.TENTATIVE,
@@ -369,6 +413,7 @@ class Reducer:
                 "claim_index": index,
                 "matrix_cell": cell is not None,
                 "previously_rejected": rejected_id,
+                **({} if kind is None else {"evidence_kind": kind.value}),
             },
             policy_version=cfg.policy_version,
             after=node,
@@ -636,9 +681,11 @@ class Reducer:
         return [best] if best is not None else []
 
     @staticmethod
-    def _supersede_targets(claim: Claim, obj_n: str, active: list[MemoryNode]) -> list[MemoryNode]:
+    def _supersede_targets(
+        claim: Claim, et: EpistemicType, obj_n: str, active: list[MemoryNode]
+    ) -> list[MemoryNode]:
         """Which active claims an explicit update names (empty unless rule 9 holds)."""
-        if claim.temporal_intent is not TemporalIntent.UPDATE or claim.epistemic_type not in AUTHORITATIVE_TYPES:
+        if claim.temporal_intent is not TemporalIntent.UPDATE or et not in AUTHORITATIVE_TYPES:
             return []
         if claim.replaces_object is not None:
             named = normalize_text(claim.replaces_object)
@@ -750,6 +797,8 @@ class Reducer:
             handler = self._handlers.get(type(cmd))
             if handler is None:
                 raise RuleViolation("unsupported command", code="unsupported_command")
+            if self.config.trust_policy is not None:
+                self._check_authority(store, cmd)
             handler(store, cmd, em)
         except EpistreamError as exc:
             if em.ops:
@@ -769,6 +818,23 @@ class Reducer:
                 evidence_ids=tuple(cmd.evidence_ids),
             )
         return ApplyResult.of_operations(input_id, cmd.request_id, em.ops)
+
+    def _check_authority(self, store: StateStore, cmd: CommandBase) -> None:
+        """A model suggestion (an agent channel, a model's actor) may not promote, resolve, contest,
+        re-type, correct or retire an established claim (TRUST-FACTS §3); a human channel may."""
+        if command_evidence_kind(cmd.channel, cmd.actor.actor_type) is not EvidenceKind.MODEL_SUGGESTION:
+            return
+        command, name, targets = self._targets[type(cmd)]
+        signal = getattr(cmd, "signal", None)
+        if command not in GUARDED_COMMANDS and not (command == "penalize" and signal in GUARDED_SIGNALS):
+            return
+        for attr in targets:
+            node = store.get_node(getattr(cmd, attr))
+            if node is not None and node.same_scope(cmd) and is_established(node):
+                raise NotAuthoritative(
+                    "a model suggestion cannot change an established claim; it needs a human channel",
+                    code=NOT_AUTHORITATIVE, command=name, node_id=node.node_id,
+                )
 
     @staticmethod
     def _primary_target(cmd: CommandBase) -> str:
@@ -845,6 +911,9 @@ class Reducer:
                 evidence_ids=tuple(cmd.evidence_ids),
             )
             return
+        if cmd.signal in cfg.usefulness_signals:
+            self._usefulness(node, cmd, em, positive=True)
+            return
         counter = f"{cmd.actor.actor_id}|{cmd.signal.value}"
         overlap = bool(set(cmd.evidence_ids) & set(node.evidence_refs)) if cmd.evidence_ids else None
         step = reinforce_step(
@@ -902,6 +971,9 @@ class Reducer:
             raise RuleViolation("penalize needs a negative signal", code="signal_kind_mismatch")
         self._check_evidence(store, cmd)
         self._require_active(node)
+        if cmd.signal in cfg.usefulness_signals:
+            self._usefulness(node, cmd, em, positive=False)
+            return
         step = penalty_step(
             cfg,
             delta=cfg.signal_weights.get(cmd.signal, 0.0),
@@ -932,6 +1004,45 @@ class Reducer:
                 "new_confidence": step.confidence_after,
             },
             policy_version=cfg.confidence_policy,
+            before=node,
+            after=after,
+            evidence_ids=tuple(cmd.evidence_ids),
+        )
+
+    def _usefulness(self, node: MemoryNode, cmd: ReinforceCommand | PenalizeCommand, em: Emitter, *,
+                    positive: bool) -> None:
+        """Retrieval feedback (REFERENCED, IGNORED_REPEATEDLY) moves usefulness, never truth (TRUST-FACTS §1,
+        a refinement of RFC-0008 §4): salience changes; confidence, type, evidence and the decay clock do
+        not. The record carries both tracks, confidence before and after (equal) beside salience."""
+        cfg = self.config
+        counter = f"{cmd.actor.actor_id}|{cmd.signal.value}"
+        step = usefulness_step(cfg, signal=cmd.signal, positive=positive, salience=node.salience,
+                               previous_repeats=node.signal_counts.get(counter, 0))  # fmt: skip
+        after = _changed(node, cmd.issued_at, salience=step.salience_after,
+                         signal_counts={**node.signal_counts, counter: step.repeat_index})  # fmt: skip
+        weight = "gamma" if positive else "delta"
+        em.emit(
+            OpType.REINFORCE if positive else OpType.PENALTY,
+            node.node_id,
+            cmd.actor,
+            {
+                "signal_type": cmd.signal.value,
+                "track": "usefulness",
+                weight: step.weight,
+                f"{weight}_effective": step.weight_effective,
+                "repeat_index": step.repeat_index,
+                "confidence_before": node.confidence,
+                "confidence_after": node.confidence,
+                "salience_before": step.salience_before,
+                "salience_after": step.salience_after,
+                "session_id": cmd.session_id,
+                "signal_source": cmd.signal_source or cmd.actor.actor_id,
+                "policy_version": cfg.policy_version,
+                "reason": cmd.reason,
+                "new_confidence": node.confidence,
+                "new_salience": step.salience_after,
+            },
+            policy_version=cfg.policy_version,
             before=node,
             after=after,
             evidence_ids=tuple(cmd.evidence_ids),

@@ -11,7 +11,8 @@ from datetime import datetime
 
 from engine.config import DEFAULT_CONFIG, EngineConfig
 from engine.filters import condition_state_of
-from schemas.enums import ConditionState, EpistemicType, SourceType
+from engine.trust import evidence_kind_of
+from schemas.enums import ConditionState, EpistemicType, EvidenceKind, SourceType
 from schemas.nodes import MemoryNode
 
 
@@ -42,4 +43,7 @@ def proposal_reason(node: MemoryNode) -> str | None:
         return "unverified"
     if node.source_type is SourceType.SYSTEM_INFERRED:
         return "model_derived"
+    if evidence_kind_of(node) is EvidenceKind.MODEL_SUGGESTION:
+        # TRUST-FACTS §2: a model's words stay a proposal, even when their value matches a fact.
+        return "model_suggestion"
     return None

@@ -26,7 +26,7 @@ from epistream.config import load_settings
 from epistream.runner import EmbeddedRunner, IngestReport
 from schemas.commands import COMMAND_SPECS, CommandBase
 from schemas.common import ActorRef, ScopeRef
-from schemas.enums import ActorType, ConditionState, EpistemicType, Scope, SignalType
+from schemas.enums import ActorType, ConditionState, EpistemicType, PrincipalKind, Scope, SignalType
 from schemas.errors import NodeNotFound
 from schemas.events import ConversationEvent
 from schemas.nodes import MemoryNode
@@ -93,7 +93,7 @@ class Memory:
             s = self.settings
             sent = publish_lines(
                 lines, s.kafka_bootstrap, topics.Topics(prefix=s.kafka_topic_prefix, partitions=s.partitions).events,
-                max_content_bytes=s.max_content_bytes,
+                max_content_bytes=s.max_content_bytes, principal=PrincipalKind(s.publisher_principal_kind),
             )  # fmt: skip
             return IngestReport(received=len(lines), events=sent.sent, dead_letters=len(sent.errors),
                                 errors=[e.__dict__ for e in sent.errors])  # fmt: skip
@@ -106,7 +106,8 @@ class Memory:
             from streams.publisher import publish_command
 
             s = self.settings
-            publish_command(command, s.kafka_bootstrap, topics.Topics(prefix=s.kafka_topic_prefix).commands)
+            publish_command(command, s.kafka_bootstrap, topics.Topics(prefix=s.kafka_topic_prefix).commands,
+                            PrincipalKind(s.publisher_principal_kind))
             return None
         result = self._runner.submit(command)
         return result.outcome

@@ -49,6 +49,10 @@ INVALID_QUANTITY: Final = "invalid_quantity"
 #: is not mentioned in the passage (PRME-FACTS §8.9).
 REPLACES_OBJECT_NOT_IN_PASSAGE: Final = "replaces_object_not_in_passage"
 
+#: The claim would grant authority (a permission, an access grant, a delegation, production access, a
+#: payment or spending approval): memory is context, never authority (TRUST-FACTS §7, ``engine.authority``).
+AUTHORITY_GRANT: Final = "authority_grant"
+
 REJECTION_CODES: Final = frozenset(
     {
         MALFORMED_CLAIM,
@@ -65,5 +69,6 @@ REJECTION_CODES: Final = frozenset(
         DECISION_WITHOUT_CHOICE_VERB,
         UNRESOLVED_REFERENCE,
         TOO_MANY_CLAIMS,
+        AUTHORITY_GRANT,
     }
 )

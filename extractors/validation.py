@@ -56,6 +56,7 @@ from typing import Any, Final
 
 from pydantic import ValidationError
 
+from engine.authority import authority_grant
 from extractors import reasons
 from extractors.dates import TimeMention, find_times, local_time
 from extractors.secrets import (
@@ -526,6 +527,12 @@ def _validate_one(
     _check_role(claim, event.role, scope, speaker)
     if all(ctx.question(ctx.text(ctx.sentences[i].span)) for i in base_idx):
         raise _Reject(reasons.QUESTION_NOT_CLAIM)
+    # Memory is context, never authority: before any other reading of the claim (TRUST-FACTS §7).
+    granted = authority_grant(
+        claim.subject, claim.predicate, claim.object, passage, negative=claim.polarity is Polarity.NEGATIVE
+    )
+    if granted is not None:
+        raise _Reject(reasons.AUTHORITY_GRANT, granted)
 
     if not _subject_mentioned(passage, claim.subject, speaker):
         raise _Reject(reasons.MENTION_NOT_WHOLE_WORD, "subject")

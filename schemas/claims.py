@@ -11,7 +11,7 @@ from typing import Any, Literal
 from pydantic import Field, JsonValue, model_validator
 
 from schemas.common import Contract, ExternalId, Probability, ScopeRef, UtcDatetime, added_field
-from schemas.enums import EpistemicType, NodeType, Polarity, Role, SourceType, TemporalIntent
+from schemas.enums import EpistemicType, NodeType, Polarity, PrincipalKind, Role, SourceType, TemporalIntent
 from schemas.events import ConversationEvent
 
 
@@ -105,6 +105,9 @@ class EventRef(ScopeRef):
     occurred_at: UtcDatetime
     recorded_at: UtcDatetime
     content_sha256: str
+    #: The principal kind the event arrived through (set by the ingestion edge, see
+    #: ``ConversationEvent.channel``); None = a trusted relay (platform), as before channels existed.
+    channel: PrincipalKind | None = added_field()
     #: How the event's input id is derived (:func:`event_input_id`); unset is scheme 1 (events logged
     #: before scheme 2 replay with the ids they were reduced under).
     id_scheme: int | None = added_field()
@@ -137,6 +140,8 @@ class EventRef(ScopeRef):
             "content_sha256": content_sha256 if content_sha256 is not None else event.content_sha256,
             "id_scheme": EVENT_ID_SCHEME,
         }
+        if event.channel is not None:
+            values["channel"] = event.channel
         return cls.model_construct(**values) if trusted else cls(**values)
 
 

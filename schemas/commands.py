@@ -14,11 +14,12 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, JsonValue, TypeAdapter, field_validator
 
-from schemas.common import ActorRef, ExternalId, ScopeRef, UtcDatetime
+from schemas.common import ActorRef, ExternalId, ScopeRef, UtcDatetime, added_field
 from schemas.enums import (
     ConditionState,
     EpistemicType,
     EvaluationMethod,
+    PrincipalKind,
     SignalType,
     TriggerType,
 )
@@ -33,6 +34,10 @@ class CommandBase(ScopeRef):
     session_id: ExternalId | None = None
     reason: str | None = Field(default=None, max_length=4000)
     evidence_ids: tuple[ExternalId, ...] = ()
+    #: The kind of principal the command arrived through, set by the edge (API key, publisher); with
+    #: ``actor.actor_type`` it decides the command's evidence kind (``engine.trust``). None = a trusted
+    #: local operator or relay, as before channels existed.
+    channel: PrincipalKind | None = added_field()
 
     @field_validator("request_id")
     @classmethod

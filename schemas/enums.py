@@ -63,6 +63,30 @@ class ActorType(_CaseInsensitiveEnum):
     EXTERNAL_CONNECTOR = "EXTERNAL_CONNECTOR"
 
 
+class EvidenceKind(_CaseInsensitiveEnum):
+    """Who authored a claim's words (TRUST-FACTS §2); immutable per claim.
+
+    Decided by the source event's role and the channel it came through (or a command's actor and
+    channel), never by which extractor read the words.
+    """
+
+    HUMAN_STATEMENT = "HUMAN_STATEMENT"
+    OBJECTIVE_MEASUREMENT = "OBJECTIVE_MEASUREMENT"
+    MODEL_SUGGESTION = "MODEL_SUGGESTION"
+
+
+class PrincipalKind(_CaseInsensitiveEnum):
+    """What kind of principal a write arrives through (TRUST-FACTS §3): authority comes from the channel.
+
+    ``platform`` relays conversations (the roles it declares are trusted), ``human`` is a person acting
+    directly, ``agent`` a model or automation (everything it writes or commands is a model suggestion).
+    """
+
+    PLATFORM = "platform"
+    HUMAN = "human"
+    AGENT = "agent"
+
+
 class Role(_CaseInsensitiveEnum):
     USER = "user"
     HUMAN = "human"

@@ -106,6 +106,14 @@ class ScopeMismatch(RuleViolation):
     code = "scope_mismatch"
 
 
+class NotAuthoritative(RuleViolation):
+    """A model suggestion (an agent channel, a model's actor) tried to change established context
+    (TRUST-FACTS §3): promoting, resolving, contesting, re-typing, correcting or retiring a human
+    statement or a measurement needs a human channel."""
+
+    code = "channel_not_authoritative"
+
+
 class IntegrityError(EpistreamError):
     """A stored record does not verify (checksum, identity, replay mismatch)."""
 

@@ -16,7 +16,7 @@ from pydantic import Field, JsonValue, ValidationError, ValidationInfo, field_va
 
 from schemas.canonical import sha256_hex
 from schemas.common import Contract, ExternalId, ScopeRef, UtcDatetime, added_field
-from schemas.enums import Role
+from schemas.enums import PrincipalKind, Role
 from schemas.errors import EventIdConflict, InvalidEvent
 
 DEFAULT_MAX_CONTENT_BYTES: Final = 32 * 1024
@@ -99,6 +99,10 @@ class ConversationEvent(ScopeRef):
     #: content (the original is never kept). Omitted while unset, so an event without secrets
     #: serializes as before.
     source_sha256: str | None = added_field(None, pattern=r"^[0-9a-f]{64}$")
+    #: The kind of principal the event arrived through (TRUST-FACTS §3), written by the ingestion edge
+    #: from the API key or the publisher's configured source; a value the caller sent can only narrow
+    #: it (``schemas.roles.narrow_principal``). None = a trusted relay, as before channels existed.
+    channel: PrincipalKind | None = added_field()
 
     @model_validator(mode="before")
     @classmethod

@@ -13,6 +13,7 @@ from schemas.enums import (
     DecayProfile,
     EdgeType,
     EpistemicType,
+    EvidenceKind,
     LifecycleState,
     NodeType,
     Polarity,
@@ -48,6 +49,9 @@ class MemoryNode(ScopeRef):
     content: str
     epistemic_type: EpistemicType
     source_type: SourceType
+    #: Who authored the words (TRUST-FACTS §2), fixed at creation and never changed; unset on
+    #: claims written before evidence kinds (``engine.trust.evidence_kind_of`` derives theirs).
+    evidence_kind: EvidenceKind | None = added_field()
     confidence: float = Field(ge=0.0, le=1.0)
     salience: float = Field(ge=0.0, le=1.0)
     lifecycle: LifecycleState = LifecycleState.TENTATIVE

@@ -126,6 +126,12 @@ class Settings(BaseSettings):
         "JSON records shrink 7-14x, which cuts the worker's socket writes and the broker's disk.",
     )
     partitions: int = Field(default=12, ge=1)
+    publisher_principal_kind: Literal["platform", "human", "agent"] = Field(
+        default="platform",
+        description="Who the Kafka publisher (`epistream publish`, `Memory` in distributed mode) relays for: the "
+        "channel of what it publishes (platform: the roles of its events are trusted; agent: everything is a "
+        "model suggestion). An event's or command's own `channel` may only narrow it.",
+    )
     clickhouse_url: str | None = Field(default=None, description="http(s)://user:pass@host:8123/db; unset = chDB.")
     opensearch_url: str | None = Field(default=None, description="Unset = embedded search index.")
     opensearch_index: str = "epistream-nodes"
@@ -195,7 +201,8 @@ class Settings(BaseSettings):
     mcp_principal_kind: Literal["agent", "human", "platform"] = Field(
         default="agent",
         description="`epistream mcp` over stdio: who the principal is, recorded as the actor type of its commands "
-        "(agent: AI_AGENT, human: HUMAN_USER, platform: EXTERNAL_CONNECTOR).",
+        "(agent: AI_AGENT, human: HUMAN_USER, platform: EXTERNAL_CONNECTOR) and the channel of what it writes "
+        "(an agent's events and commands are model suggestions).",
     )
 
     retrieval_receipts: bool = Field(

@@ -43,8 +43,10 @@ from typing import Any
 
 from extractors.secrets.admission import mask_event
 from schemas.commands import CommandBase, parse_command
+from schemas.enums import PrincipalKind
 from schemas.errors import InvalidCommand, InvalidEvent
 from schemas.events import DEFAULT_MAX_CONTENT_BYTES, ConversationEvent, parse_event
+from schemas.roles import narrow_principal
 from streams.kafka_errors import kafka_client, started, unavailable
 
 #: Records sent but not yet acknowledged that ``publish_lines`` holds before it waits for the
@@ -127,10 +129,14 @@ class EventPublisher:
         topic: str = "conversation.events",
         *,
         max_content_bytes: int = DEFAULT_MAX_CONTENT_BYTES,
+        principal: PrincipalKind = PrincipalKind.PLATFORM,
         **producer_kwargs: Any,
     ) -> None:
         self.topic = topic
         self.max_content_bytes = max_content_bytes
+        #: The kind of source this publisher relays for (``EPISTREAM_PUBLISHER_PRINCIPAL_KIND``): the
+        #: channel of every event it sends; an event's own ``channel`` may only narrow it (TRUST-FACTS §3).
+        self.principal = principal
         self._producer = idempotent_producer(bootstrap, **producer_kwargs)
 
     async def start(self) -> None:
@@ -157,6 +163,12 @@ class EventPublisher:
         """
         raw = _as_bytes(item)
         event = parse_event(raw, max_content_bytes=self.max_content_bytes)
+        channel = narrow_principal(self.principal, event.channel)
+        # a platform (the trusted relay) is sent as no channel, so its events keep their bytes
+        wanted = None if channel is PrincipalKind.PLATFORM else channel
+        if wanted is not event.channel:
+            event = event.model_copy(update={"channel": wanted})
+            raw = event.model_dump_json(exclude_none=True).encode("utf-8")
         masked = mask_event(event)
         if masked is event:
             return event, raw
@@ -225,8 +237,9 @@ async def publish_lines_async(
     topic: str = "conversation.events",
     *,
     max_content_bytes: int = DEFAULT_MAX_CONTENT_BYTES,
+    principal: PrincipalKind = PrincipalKind.PLATFORM,
 ) -> PublishReport:
-    async with EventPublisher(bootstrap, topic, max_content_bytes=max_content_bytes) as pub:
+    async with EventPublisher(bootstrap, topic, max_content_bytes=max_content_bytes, principal=principal) as pub:
         return await pub.publish_lines(lines)
 
 
@@ -236,20 +249,36 @@ def publish_lines(
     topic: str = "conversation.events",
     *,
     max_content_bytes: int = DEFAULT_MAX_CONTENT_BYTES,
+    principal: PrincipalKind = PrincipalKind.PLATFORM,
 ) -> PublishReport:
     """Blocking helper for scripts and the ``epistream publish`` command."""
-    return asyncio.run(publish_lines_async(lines, bootstrap, topic, max_content_bytes=max_content_bytes))
+    return asyncio.run(
+        publish_lines_async(lines, bootstrap, topic, max_content_bytes=max_content_bytes, principal=principal)
+    )
 
 
-def command_bytes(command: CommandBase | dict[str, Any] | bytes | str) -> tuple[CommandBase, bytes]:
-    """The validated command and the bytes published for it (``invalid_command`` when it is not one)."""
+def command_bytes(
+    command: CommandBase | dict[str, Any] | bytes | str, principal: PrincipalKind = PrincipalKind.PLATFORM
+) -> tuple[CommandBase, bytes]:
+    """The validated command and the bytes published for it (``invalid_command`` when it is not one).
+
+    Its channel is the publisher's ``principal``, or less if the command declared less.
+    """
     if isinstance(command, CommandBase):
-        return command, command.model_dump_json(exclude_none=True).encode("utf-8")
-    raw = _as_bytes(command)
-    try:
-        parsed = parse_command(raw)
-    except ValueError as exc:  # pydantic ValidationError is a ValueError
-        raise InvalidCommand("command does not match the command schema", code="invalid_command") from exc
+        parsed: CommandBase = command
+        raw = None
+    else:
+        raw = _as_bytes(command)
+        try:
+            parsed = parse_command(raw)
+        except ValueError as exc:  # pydantic ValidationError is a ValueError
+            raise InvalidCommand("command does not match the command schema", code="invalid_command") from exc
+    channel = narrow_principal(principal, parsed.channel)
+    wanted = None if channel is PrincipalKind.PLATFORM else channel
+    if wanted is not parsed.channel:
+        parsed, raw = parsed.model_copy(update={"channel": wanted}), None
+    if raw is None:
+        raw = parsed.model_dump_json(exclude_none=True).encode("utf-8")
     return parsed, raw
 
 
@@ -257,9 +286,10 @@ async def publish_command_async(
     command: CommandBase | dict[str, Any] | bytes | str,
     bootstrap: str,
     topic: str = "memory.commands",
+    principal: PrincipalKind = PrincipalKind.PLATFORM,
 ) -> tuple[int, int]:
     """Validate and publish one command keyed by its owner/scope; returns (partition, offset)."""
-    parsed, raw = command_bytes(command)
+    parsed, raw = command_bytes(command, principal)
     async with kafka_client(idempotent_producer(bootstrap), "publishing a command") as producer:
         md = await producer.send_and_wait(topic, raw, key=parsed.partition_key.encode("utf-8"))
     return md.partition, md.offset
@@ -269,6 +299,7 @@ def publish_command(
     command: CommandBase | dict[str, Any] | bytes | str,
     bootstrap: str,
     topic: str = "memory.commands",
+    principal: PrincipalKind = PrincipalKind.PLATFORM,
 ) -> tuple[int, int]:
     """Blocking variant of :func:`publish_command_async` (assistants, the API, operators)."""
-    return asyncio.run(publish_command_async(command, bootstrap, topic))
+    return asyncio.run(publish_command_async(command, bootstrap, topic, principal))

@@ -4,7 +4,9 @@ A key file (JSON or TOML) lists ``keys``; each entry has an ``id`` (the actor
 identity commands are journaled under), a ``sha256`` hex digest or an
 ``scrypt`` string (``scrypt$n$r$p$salt_hex$hash_hex``), a ``tenant_id``,
 ``permissions`` and optionally ``owners`` / ``scopes`` (``personal``,
-``project:abc``, ``project:*``), ``expires_at`` (an ISO time with a timezone) and ``revoked``.
+``project:abc``, ``project:*``), ``expires_at`` (an ISO time with a timezone), ``revoked``,
+``kind`` (the principal kind: ``platform``, ``human`` or ``agent``, TRUST-FACTS §3) and
+``actor_type`` (who its commands are journaled as).
 Plaintext keys never touch the file. The file is read again when it changes (at most every
 ``reload_every_s``), so a key is added, revoked or rotated without a restart; a file that no longer
 parses keeps the keys read last (an operator's typo never opens or closes every door).
@@ -32,11 +34,12 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from schemas.common import ActorRef
-from schemas.enums import ActorType, Scope
+from schemas.enums import ActorType, PrincipalKind, Scope
 from schemas.errors import AuthError, PermissionDenied, ValidationFailed
+from schemas.roles import actor_type_for_channel
 
 
 class Permission(StrEnum):
@@ -58,12 +61,25 @@ class ApiKey(BaseModel):
     owners: frozenset[str] | None = None
     scopes: frozenset[str] | None = None
     actor_type: ActorType = ActorType.AI_AGENT
+    #: Who holds the key (TRUST-FACTS §3): authority comes from this channel, never from a field a
+    #: request sets. ``platform`` relays conversations (the roles of its events are trusted), ``human``
+    #: is a person acting directly (its actor type defaults to HUMAN_USER), ``agent`` a model or an
+    #: automation: every event it writes, whatever its role, and every command are model suggestions.
+    kind: PrincipalKind = PrincipalKind.PLATFORM
     sha256: str | None = None
     scrypt: str | None = None
     #: After this time the key is refused (``key_expired``); a key without it does not expire.
     expires_at: datetime | None = None
     #: A revoked key is refused (``key_revoked``) but kept in the file, so its id stays taken.
     revoked: bool = False
+
+    @model_validator(mode="before")
+    @classmethod
+    def _human_actor(cls, data: Any) -> Any:
+        """A person's key acts as a person unless its file says otherwise."""
+        if isinstance(data, dict) and "actor_type" not in data and str(data.get("kind", "")).lower() == "human":
+            data = {**data, "actor_type": ActorType.HUMAN_USER}
+        return data
 
     @field_validator("expires_at")
     @classmethod
@@ -81,7 +97,8 @@ class ApiKey(BaseModel):
 
     @property
     def actor(self) -> ActorRef:
-        return ActorRef(actor_id=self.id, actor_type=self.actor_type)
+        """The actor its commands carry: the declared type, narrowed to what the key's kind allows."""
+        return ActorRef(actor_id=self.id, actor_type=actor_type_for_channel(self.kind, self.actor_type))
 
     def has(self, permission: Permission) -> bool:
         return permission in self.permissions or Permission.ADMIN in self.permissions

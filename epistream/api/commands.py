@@ -118,6 +118,7 @@ async def run_command(
             command_id=command_id,
             request_id=request_id,
             actor=key.actor,
+            channel=key.kind,
             issued_at=state.clock(),
             session_id=body.session_id,
             reason=body.reason,

@@ -12,6 +12,7 @@ from epistream.api.auth import Permission
 from epistream.api.context import CONFLICT, ERRORS, ApiState, IdemKey, Key, State, request_id_of
 from epistream.api.limits import body_fingerprint
 from epistream.api.models import EventResult, EventsBody, EventsResponse
+from schemas.enums import PrincipalKind
 from schemas.errors import (
     BackendUnavailable,
     InvalidEvent,
@@ -21,6 +22,7 @@ from schemas.errors import (
 )
 from schemas.events import ConversationEvent, validate_event
 from schemas.records import DeadLetter
+from schemas.roles import narrow_principal
 from streams.agents import admit_event, dead_letter
 
 router = APIRouter()
@@ -119,6 +121,11 @@ async def post_events(
                     raise PermissionDenied("events may only be written to the key's tenant")
                 if not s.trust_received_at or item.get("received_at") is None:
                     item["received_at"] = now.isoformat()  # knowledge time is the server's, not the caller's
+                # Authority comes from the key, not the body: a declared channel may only narrow it.
+                # (a platform, the trusted relay, is written as no channel: events read as before channels)
+                channel = narrow_principal(key.kind, item.pop("channel", None))
+                if channel is not PrincipalKind.PLATFORM:
+                    item["channel"] = channel.value
             event = admit_event(validate_event(item, max_content_bytes=s.max_content_bytes))
             bounds.check(event, now)
             if not key.owner_allowed(event.owner_id):

@@ -24,6 +24,7 @@ from epistream.cli.common import (
     settings_for,
 )
 from epistream.config import load_settings
+from schemas.enums import PrincipalKind
 from schemas.settings import Settings
 
 
@@ -130,6 +131,10 @@ def api_key(
     tenant: Tenant,
     permission: Annotated[list[str], typer.Option("--permission", help="read, write, assert, deprecate, admin")],
     owner: Annotated[list[str] | None, typer.Option("--owner", help="Restrict to these owners (repeatable).")] = None,
+    kind: Annotated[
+        PrincipalKind,
+        typer.Option(help="Who holds it: platform (relays conversations), human (a person), agent (a model)."),
+    ] = PrincipalKind.PLATFORM,
 ) -> None:
     """Generate a new API key: prints the secret once and the hashed entry for the keys file."""
     from epistream.api.auth import generate_key, hash_key_sha256
@@ -143,6 +148,8 @@ def api_key(
     }
     if owner:
         entry["owners"] = owner
+    if kind is not PrincipalKind.PLATFORM:
+        entry["kind"] = kind.value
     print(json.dumps({"api_key": secret, "keys_file_entry": entry}, indent=2))
 
 
@@ -190,7 +197,8 @@ def publish(
     lines, _ = read_lines(file)
     events_topic = topic or deployment_topics(settings).events
     report = publish_lines(
-        lines, bootstrap or settings.kafka_bootstrap, events_topic, max_content_bytes=settings.max_content_bytes
+        lines, bootstrap or settings.kafka_bootstrap, events_topic, max_content_bytes=settings.max_content_bytes,
+        principal=PrincipalKind(settings.publisher_principal_kind),
     )
     report_published(report, json_output)
 

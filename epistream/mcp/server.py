@@ -28,7 +28,7 @@ from epistream.api.auth import NEEDS_SCRYPT, ApiKey, ApiKeyRing, Permission, gen
 from epistream.api.errors import validation_details
 from epistream.mcp.tools import TOOLS, TOOLS_BY_NAME, Caller, Reply, ToolSpec
 from epistream.runner import EmbeddedRunner
-from schemas.enums import ActorType
+from schemas.enums import ActorType, PrincipalKind
 from schemas.errors import AuthError, EpistreamError, ValidationFailed
 from schemas.extras import require
 from schemas.settings import Settings
@@ -64,6 +64,7 @@ def stdio_principal(settings: Settings) -> tuple[ApiKey, str]:
     key = ApiKey(
         id=settings.mcp_actor_id, tenant_id=settings.mcp_tenant_id, permissions=permissions, owners=owners,
         actor_type=PRINCIPAL_KINDS[settings.mcp_principal_kind], sha256=hash_key_sha256(token),
+        kind=PrincipalKind(settings.mcp_principal_kind),  # its channel: an agent's writes are model suggestions
     )  # fmt: skip
     return key, token
 

@@ -22,6 +22,7 @@ from fastapi.testclient import TestClient
 from epistream.api import ApiKey, ApiKeyRing, Permission, create_app, hash_key_sha256
 from epistream.cli.demo import REFERENCE_TIME
 from epistream.runner import EmbeddedRunner
+from schemas.enums import ActorType
 from schemas.settings import Settings
 from sinks.clickhouse import OperationLog
 from sinks.embedding import HashEmbedder
@@ -84,6 +85,9 @@ class Keys:
         **extra: Any,
     ) -> str:
         token = f"tok-{name}-{uuid.uuid4().hex}"
+        # The tests' keys are a platform's acting for its people (commands as HUMAN_USER); an agent's
+        # key says kind="agent" (TRUST-FACTS §3).
+        extra.setdefault("actor_type", ActorType.HUMAN_USER)
         self.tokens[name] = token
         self.entries.append(
             ApiKey(

@@ -49,7 +49,7 @@ def _structured(result: Any) -> dict[str, Any]:
     return body  # type: ignore[no-any-return]
 
 
-async def _remember_and_recall(client: Client, owner: str | None) -> dict[str, Any]:
+async def _remember_and_recall(client: Client, owner: str | None, claim_type: str = "ASSERTED") -> dict[str, Any]:
     listed = await client.list_tools()
     names = {t.name for t in listed.tools}
     assert {"memory_remember", "memory_recall", "memory_world", "memory_provenance", "memory_assertion_state",
@@ -75,7 +75,7 @@ async def _remember_and_recall(client: Client, owner: str | None) -> dict[str, A
     default = _structured(await client.call_tool("memory_recall", recall_args))
     assert default["mode"] == "default"
     berlin = [i for i in default["items"] if i["kind"] == "claim" and i["object"] == "Berlin"]
-    assert berlin and berlin[0]["predicate"] == "lives_in" and berlin[0]["label"]["epistemic_type"] == "ASSERTED"
+    assert berlin and berlin[0]["predicate"] == "lives_in" and berlin[0]["label"]["epistemic_type"] == claim_type
     explicit = _structured(await client.call_tool("memory_recall", {**recall_args, "mode": "explicit"}))
     assert explicit["mode"] == "explicit" and any(i["node_id"] == berlin[0]["node_id"] for i in explicit["items"])
 
@@ -96,7 +96,9 @@ def test_stdio_acts_as_the_configured_principal(tmp_path: Path) -> None:
 
     async def scenario() -> None:
         async with Client(params) as client:
-            claim = await _remember_and_recall(client, owner=None)  # the principal's one owner
+            # The principal's one owner; an agent's channel makes what it remembers, even as role user,
+            # a model suggestion (TRUST-FACTS §3): INFERRED, a proposal, never a user's fact.
+            claim = await _remember_and_recall(client, owner=None, claim_type="INFERRED")
             rid = str(uuid.uuid4())
             first = _structured(await client.call_tool(
                 "memory_reinforce", {"node_id": claim["node_id"], "signal": "CONFIRMED", "request_id": rid}))

@@ -44,7 +44,7 @@ def _pick(run: Run, index: int) -> str:
 
 def build_item(run: Run, i: int, step: tuple[Any, ...]) -> Item | None:
     kind = step[0]
-    actor = ActorRef(actor_id=f"actor{step[-1] % 3}", actor_type=ActorType.AI_AGENT)
+    actor = ActorRef(actor_id=f"actor{step[-1] % 3}", actor_type=ActorType.HUMAN_USER)  # the user's own apps
     base: dict[str, Any] = {**SCOPE, "command_id": f"cmd-{i}", "actor": actor, "issued_at": at(i)}
     if kind == "claim":
         _, subj, obj, neg, et, is_update, replaces, _seed = step

@@ -28,6 +28,8 @@ _ids = itertools.count(1)
 SCOPE: dict[str, Any] = {"tenant_id": "t1", "owner_id": "alice", "scope": Scope.PERSONAL}
 USER = ActorRef(actor_id="alice", actor_type=ActorType.HUMAN_USER)
 AGENT = ActorRef(actor_id="assistant-1", actor_type=ActorType.AI_AGENT)
+#: A tool connector: its evaluations are objective measurements (engine.trust), an agent's are suggestions.
+TOOL = ActorRef(actor_id="ledger-connector", actor_type=ActorType.EXTERNAL_CONNECTOR)
 
 
 def at(days: float = 0.0, seconds: float = 0.0) -> datetime:

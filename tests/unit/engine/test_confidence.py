@@ -7,7 +7,7 @@ import math
 import pytest
 from engine_factories import AGENT, at, claim, extraction, new_store, penalize, reinforce
 
-from engine.config import EngineConfig
+from engine.config import ENGINE_V1, EngineConfig
 from engine.reducer import Reducer
 from engine.store import InMemoryStateStore
 from schemas.common import ActorRef
@@ -46,7 +46,8 @@ def _conf(store: InMemoryStateStore, node_id: str) -> float:
 
 @pytest.mark.parametrize("signal", list(GAMMA))
 def test_each_positive_signal_weight_with_independent_evidence(signal: SignalType) -> None:
-    reducer, store, node_id, _ = _setup()
+    # REFERENCED moves confidence only under engine_v1 (RFC-0008 §4 as written; test_usefulness.py has engine_v2)
+    reducer, store, node_id, _ = _setup(config=ENGINE_V1 if signal is SignalType.REFERENCED else None)
     reducer.apply(store, extraction(claim("Bob", "likes", "tea"), event_id="ev-other"))
     res = reducer.apply(store, reinforce(node_id, signal, evidence_ids=("ev-other",), issued_at=at(1)))
     assert res.status == "applied"
@@ -59,7 +60,7 @@ def test_each_positive_signal_weight_with_independent_evidence(signal: SignalTyp
 
 @pytest.mark.parametrize("signal", list(DELTA))
 def test_each_negative_signal_weight(signal: SignalType) -> None:
-    reducer, store, node_id, _ = _setup()
+    reducer, store, node_id, _ = _setup(config=ENGINE_V1 if signal is SignalType.IGNORED_REPEATEDLY else None)
     res = reducer.apply(store, penalize(node_id, signal, issued_at=at(1)))
     assert res.status == "applied"
     assert res.operations[0].op_type is OpType.PENALTY

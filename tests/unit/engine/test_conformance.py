@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from engine_factories import (
-    AGENT,
+    TOOL,
     archive,
     at,
     claim,
@@ -402,7 +402,7 @@ def test_provenance_evidence_order_operation_order_and_cursor_format() -> None:
     ops += _log(
         store,
         extraction(claim("Job", "is", "offered"), event_id="e2", occurred=at(1)),
-        evaluate(node_id, "TRUE", evidence_ids=("e2",), actor=AGENT, issued_at=at(2)),
+        evaluate(node_id, "TRUE", evidence_ids=("e2",), actor=TOOL, issued_at=at(2)),
         reinforce(node_id, issued_at=at(2)),
     )
     events = [_event("e2", 1), _event("e1")]  # given out of order on purpose

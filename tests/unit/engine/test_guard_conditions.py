@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from engine_factories import (
-    AGENT,
+    TOOL,
     at,
     claim,
     contradict,
@@ -95,7 +95,7 @@ def test_condition_evaluation_records_everything_and_keeps_type(state: str) -> N
     apply(store, extraction(claim("Budget", "is", "approved"), event_id="ev-proof", occurred=at(1)))
     res = apply(
         store,
-        evaluate(node_id, state, method="tool", reason="ledger checked", evidence_ids=("ev-proof",), actor=AGENT,
+        evaluate(node_id, state, method="tool", reason="ledger checked", evidence_ids=("ev-proof",), actor=TOOL,
                  issued_at=at(2)),
     )
     assert res.status == "applied"
@@ -107,7 +107,7 @@ def test_condition_evaluation_records_everything_and_keeps_type(state: str) -> N
     assert node.epistemic_type is E.CONDITIONAL and node.condition_state is ConditionState(state)
     assert node.evidence_refs == ("ev-c", "ev-proof")
     assert node.metadata["condition_evaluation_method"] == "tool"
-    assert node.metadata["condition_evaluated_by"] == "assistant-1"
+    assert node.metadata["condition_evaluated_by"] == "ledger-connector"
     assert node.metadata["condition_evaluation_reason"] == "ledger checked"
     assert node.metadata["condition_evaluation_evidence_id"] == "ev-proof"
     assert node.condition_evaluation is not None and node.condition_evaluation.evaluated_at == at(2)

@@ -19,9 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.attributes import AttributeRegistry
 from engine.canonical_fast import operation_text, verify_fast
-from engine.config import DEFAULT_MATRIX, EngineConfig
+from engine.config import ENGINE_V1, POLICIES, EngineConfig
 from engine.promotion import apply_due_promotions
 from engine.reducer import Reducer
 from engine.store import InMemoryStateStore
@@ -106,12 +105,6 @@ def _without_added_fields(record: str) -> dict[str, object]:
 #: of the fixture's claims no longer warn and start at 0.25; engine_v3 lets claims meet through the
 #: attribute registry, so a second city contests or retires the first), so the stored inputs are re-run
 #: under the policy that wrote them, which must still be expressible as configuration.
-ENGINE_V1 = EngineConfig(
-    policy_version="engine_v1",
-    supersedence_policy="explicit_supersedence_v1",
-    matrix={k: v for k, v in DEFAULT_MATRIX.items() if k != "unverified:user_stated"},
-    attributes=AttributeRegistry.disabled(),
-)
 
 
 def test_the_current_policy_is_named_apart_from_the_fixtures() -> None:
@@ -123,7 +116,11 @@ def test_the_current_policy_is_named_apart_from_the_fixtures() -> None:
 def test_rerunning_the_stored_inputs_writes_the_stored_records() -> None:
     """Byte for byte, but for the fields added since: the same ids, the same text where nothing new
     applies, and the stored record exactly once the new fields are set aside."""
+    # The log's records name the policy that wrote them (engine_v1); its inputs re-run under it.
+    assert {json.loads(r)["policy_version"] for r in _records()} >= {"engine_v1"}
+    assert POLICIES["engine_v1"] is ENGINE_V1
     reducer = Reducer(ENGINE_V1)
+    assert reducer.config.trust_policy is None and reducer.config.usefulness_signals == frozenset()
     store = InMemoryStateStore()
     ops: list[Operation] = []
     for item in _inputs():

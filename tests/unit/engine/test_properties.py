@@ -65,7 +65,7 @@ def test_confidence_stays_in_open_zero_to_global_ceiling(et: EpistemicType, sign
     for i, (signal, actor, session, cite) in enumerate(signals):
         base = {
             "tenant_id": "t1", "owner_id": "alice", "scope": "personal", "command_id": f"c{i}", "issued_at": at(i),
-            "actor": ActorRef(actor_id=f"a{actor % 4}", actor_type=ActorType.AI_AGENT), "session_id": f"s{session}",
+            "actor": ActorRef(actor_id=f"a{actor % 4}", actor_type=ActorType.HUMAN_USER), "session_id": f"s{session}",
             "evidence_ids": ("ev-0",) if cite else (),
         }
         cmd = (

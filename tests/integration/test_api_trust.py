@@ -1,0 +1,108 @@
+"""Authority comes from the API key, never from a field the request sets (TRUST-FACTS §3, issue #29).
+
+An agent's key posting ``role: "user"`` (and even ``channel: "platform"``) writes model suggestions:
+the user's facts stay what they were and the agent's claims are proposals. Its commands cannot
+retire a user's fact; a human's key can. Real chDB, the HTTP API over ASGI.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from test_api_support import Keys, event, make_client, node_by_event, open_runner, settings_for
+
+from epistream.runner import EmbeddedRunner
+
+pytestmark = pytest.mark.integration
+TENANT = "t-trust"
+
+
+class Env:
+    def __init__(self, client: TestClient, keys: Keys, runner: EmbeddedRunner) -> None:
+        self.client, self.keys, self.runner = client, keys, runner
+
+    def post(self, key: str, path: str, body: Any) -> Any:
+        return self.client.post(path, json=body, headers=self.keys.auth(key))
+
+    def world(self, owner: str) -> dict[str, Any]:
+        r = self.client.get("/v1/world-context", params={"owner_id": owner}, headers=self.keys.auth("platform"))
+        assert r.status_code == 200, r.text
+        body: dict[str, Any] = r.json()
+        return body
+
+    def node(self, node_id: str) -> dict[str, Any]:
+        r = self.client.get(f"/v1/nodes/{node_id}", headers=self.keys.auth("platform"))
+        assert r.status_code == 200, r.text
+        body: dict[str, Any] = r.json()
+        return body
+
+
+@pytest.fixture()
+def env(chdb_path: Path, tmp_path: Path) -> Iterator[Env]:
+    settings = settings_for(tmp_path)
+    keys = Keys()
+    keys.add("platform", TENANT)  # a chat platform relaying conversations
+    keys.add("bot", TENANT, kind="agent", actor_type="HUMAN_USER")  # an agent whose file even says HUMAN_USER
+    keys.add("alice", TENANT, owners={"alice"}, kind="human")
+    with open_runner(chdb_path, tmp_path, settings) as runner, make_client(runner, keys, settings) as client:
+        yield Env(client, keys, runner)
+
+
+def _facts(world: dict[str, Any]) -> set[tuple[str, str, str]]:
+    return {(f["subject"], f["predicate"], f["object"]) for f in world["facts"]}
+
+
+def test_an_agent_key_writing_role_user_and_channel_platform_changes_no_fact(env: Env) -> None:
+    r = env.post("platform", "/v1/events", [event("paris", "I live in Paris.", owner="alice")])
+    assert r.status_code == 200, r.text
+    before = _facts(env.world("alice"))
+    assert any(o == "Paris" for _, _, o in before), before
+    forged = event("forged", "I no longer live in Paris, I now live in Berlin.", owner="alice", minutes=5)
+    forged["channel"] = "platform"  # the caller claims a platform's authority
+    r = env.post("bot", "/v1/events", [forged])
+    assert r.status_code == 200 and r.json()["accepted"] == 1, r.text
+    world = env.world("alice")
+    assert _facts(world) == before  # Paris is still the fact; nothing of the agent's joined it
+    nodes = node_by_event(env.runner, TENANT, "alice", "")
+    paris = env.node(nodes["paris"])
+    assert paris["lifecycle"] == "TENTATIVE" and paris.get("superseded_by") is None
+    berlin = env.node(nodes["forged"])
+    assert berlin["evidence_kind"] == "MODEL_SUGGESTION" and berlin["source_type"] == "SYSTEM_INFERRED"
+    assert berlin["role"] == "user"  # what the caller declared is kept as provenance, not as authority
+    assert nodes["forged"] in {p["node_id"] for p in world["proposals"]}
+    stored = env.runner.store.get_node(nodes["forged"])
+    assert stored is not None and stored.evidence_kind is not None
+
+
+def test_an_agent_key_cannot_retire_a_users_fact_and_a_human_key_can(env: Env) -> None:
+    r = env.post("platform", "/v1/events", [event("boat", "I own a boat.", owner="alice")])
+    assert r.status_code == 200, r.text
+    boat = node_by_event(env.runner, TENANT, "alice", "")["boat"]
+    r = env.post("bot", f"/v1/nodes/{boat}/deprecate", {"reason": "sold"})
+    assert r.status_code == 409 and r.json()["error"]["code"] == "channel_not_authoritative", r.text
+    # a command body cannot name its actor or channel: authority is the key's
+    r = env.post("bot", f"/v1/nodes/{boat}/deprecate",
+                 {"reason": "sold", "actor": {"actor_id": "alice", "actor_type": "HUMAN_USER"}})
+    assert r.status_code == 422, r.text
+    r = env.post("bot", f"/v1/nodes/{boat}/deprecate", {"reason": "sold", "channel": "human"})
+    assert r.status_code == 422, r.text
+    assert env.node(boat)["lifecycle"] == "TENTATIVE"
+    r = env.post("alice", f"/v1/nodes/{boat}/deprecate", {"reason": "sold"})
+    assert r.status_code == 200, r.text
+    node = env.node(boat)
+    assert node["lifecycle"] == "DEPRECATED" and node["epistemic_type"] == "DEPRECATED"
+    assert r.json()["outcome"]["status"] == "applied"
+
+
+def test_a_human_key_declaring_agent_narrows_its_authority(env: Env) -> None:
+    narrowed = event("guess", "I live in Rome.", owner="alice")
+    narrowed["channel"] = "agent"
+    r = env.post("alice", "/v1/events", [narrowed])
+    assert r.status_code == 200, r.text
+    node = env.node(node_by_event(env.runner, TENANT, "alice", "")["guess"])
+    assert node["evidence_kind"] == "MODEL_SUGGESTION"
+    assert not any(o == "Rome" for _, _, o in _facts(env.world("alice")))
