@@ -184,3 +184,15 @@ class RateLimited(EpistreamError):
 class PayloadTooLarge(ValidationFailed):
     code = "payload_too_large"
     http_status = 413
+
+
+class ContentErased(NotFound):
+    """The content asked for was erased on request: its key is destroyed, only ids and counts remain."""
+
+    code = "content_erased"
+
+
+class KeyUnavailable(IntegrityError):
+    """A sealed record names a data key the key store does not hold (and no erasure destroyed it)."""
+
+    code = "key_unavailable"
