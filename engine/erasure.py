@@ -78,7 +78,8 @@ def units_of_erasure(op: Operation) -> set[Unit]:
     """The keys an ERASED operation's erasure destroys: its events' and, for an owner, the owner's."""
     tenant = op.tenant_id
     units: set[Unit] = set()
-    for ref in op.payload.get("events") or []:
+    events = op.payload.get("events")
+    for ref in events if isinstance(events, list) else []:
         if isinstance(ref, str) and "/" in ref:
             owner, _, event_id = ref.partition("/")
             units.add(event_unit(tenant, owner, event_id))
