@@ -74,6 +74,12 @@ def as_erased(op: Operation, erased: Collection[Unit]) -> Operation:
     return op.model_copy(update={"before": before, "after": after, "payload": dict(payload)})
 
 
+def is_erased(op: Operation) -> bool:
+    """Whether ``op`` is read with its content erased (see :func:`as_erased`): its checksum, computed over
+    the content, can no longer be recomputed. The stored record still verifies (``stored_sha256``)."""
+    return op.op_type not in CLEAR_OPS and op.payload == ERASED_PAYLOAD
+
+
 def units_of_erasure(op: Operation) -> set[Unit]:
     """The keys an ERASED operation's erasure destroys: its events' and, for an owner, the owner's."""
     tenant = op.tenant_id

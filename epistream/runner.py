@@ -54,6 +54,7 @@ from schemas.claims import ExtractionResult
 from schemas.commands import CommandBase
 from schemas.common import ScopeRef
 from schemas.enums import EdgeType, NodeType
+from schemas.erasure import ErasureReceipt, ErasureScope
 from schemas.errors import DataDirLocked, EpistreamError, IntegrityError, ReadOnlyRunner, StorageFull
 from schemas.events import ConversationEvent
 from schemas.nodes import Edge, MemoryNode
@@ -698,6 +699,19 @@ class EmbeddedRunner:
         self._sink(result.operations, IngestReport())
         self.index.commit()
         return result
+
+    def erase(
+        self, scope: ErasureScope, *, requested_by: str, request_id: str | None = None
+    ) -> ErasureReceipt:
+        """Forget ``scope`` for good (log shredded, projections purged, receipt stored); see ``epistream.erasure``."""
+        self._require_writer()
+        from epistream.erasure import erase
+
+        self._write_gathered()
+        return erase(self, scope, requested_by=requested_by, request_id=request_id, now=self._clock())
+
+    def now(self) -> datetime:
+        return self._clock()
 
     def promote_due(self, as_of: datetime) -> list[Operation]:
         """Journal automatic TENTATIVE -> STABLE promotions due at ``as_of``."""

@@ -41,7 +41,7 @@ from schemas.nodes import Edge, MemoryNode
 from schemas.operations import Operation, verify_operation
 from schemas.records import DeadLetter, StoredEvent
 from schemas.retrieval import Exclusion, ReceiptItem, RetrievalMode, RetrievalReceipt
-from sinks.clickhouse_schema import RECEIPTS_TABLE, check_database_name, migrate
+from sinks.clickhouse_schema import RECEIPTS_TABLE, check_database_name, migrate, rewrite_table
 from sinks.sealing import KeyStore, Sealer
 from sinks.sql_guard import check_read_only
 from sinks.storage import out_of_space
@@ -948,41 +948,15 @@ class OperationLog:
             found.update(str(r[0]) for r in rows)
         return sorted(found)
 
-    def compact(self, tables: Sequence[str], *, wait_s: float = 60.0) -> None:
-        """Rewrite the tables' parts (``OPTIMIZE ... FINAL``) and wait until the old parts are removed from disk.
+    def compact(self, tables: Sequence[str]) -> None:
+        """Rewrite each table into a new one and drop the old one with every part it had (see ``rewrite_table``).
 
-        A delete, a mutation or a merge writes new parts and leaves the old ones (which still hold the
-        removed rows) for the engine's cleanup, after ``old_parts_lifetime`` (8 minutes by default):
-        for the tables an erasure touched that lifetime is made one second until no inactive part
-        remains, then put back.
+        A delete or a merge writes new parts and leaves the old ones (which still hold the removed rows)
+        for the engine's cleanup, minutes later (``old_parts_lifetime``; chDB may not run it at all):
+        after an erasure no file may keep what was removed, so the tables it touched are copied.
         """
-        import time
-
         for table in tables:
-            self.client.command(f"OPTIMIZE TABLE {self._t(table)} FINAL")
-        for table in tables:
-            self.client.command(
-                f"ALTER TABLE {self._t(table)} MODIFY SETTING old_parts_lifetime = 1, cleanup_delay_period = 1,"
-                " cleanup_delay_period_random_add = 0"
-            )
-        try:
-            deadline = time.monotonic() + wait_s
-            while True:
-                left = int(self.client.command(
-                    "SELECT count() FROM system.parts WHERE database = {db:String} AND table IN {tables:Array(String)}"
-                    " AND NOT active", parameters={"db": self.database, "tables": list(tables)},
-                ))  # fmt: skip
-                if left == 0:
-                    return
-                if time.monotonic() > deadline:
-                    raise BackendUnavailable("old parts were not removed in time", reason="parts_cleanup", left=left)
-                time.sleep(0.5)
-        finally:
-            for table in tables:
-                self.client.command(
-                    f"ALTER TABLE {self._t(table)} RESET SETTING old_parts_lifetime, cleanup_delay_period,"
-                    " cleanup_delay_period_random_add"
-                )
+            rewrite_table(self.client, self.database, table)
 
     def write_erasure(self, receipt: ErasureReceipt) -> None:
         body = canonical_text(receipt.model_dump(mode="json"))

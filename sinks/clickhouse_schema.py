@@ -426,6 +426,23 @@ def applied_migrations(client: Any, database: str) -> dict[int, str]:
     return {int(r[0]): str(r[1]) for r in rows}
 
 
+def rewrite_table(client: Any, database: str, table: str) -> None:
+    """Copy ``table`` into a new table of the same definition, swap the two, and drop the old one at once.
+
+    What erasure needs and ``OPTIMIZE ... FINAL`` does not give: every part that ever held a deleted row
+    (and the table's mutation files) gone from disk now, not after ``old_parts_lifetime``. ``EXCHANGE``
+    is atomic (an Atomic database, the default of ClickHouse and chDB): a crash leaves either table
+    whole. The caller keeps writers of this table out while it runs (one writer per data directory).
+    """
+    name = f"{database}.{table}"
+    spare = f"{database}.{table}__rewrite"
+    client.command(f"DROP TABLE IF EXISTS {spare} SYNC")
+    client.command(f"CREATE TABLE {spare} AS {name}")
+    client.command(f"INSERT INTO {spare} SELECT * FROM {name}", settings={"async_insert": 0})
+    client.command(f"EXCHANGE TABLES {name} AND {spare}")
+    client.command(f"DROP TABLE {spare} SYNC")
+
+
 def migrate(
     client: Any,
     database: str,

@@ -17,8 +17,8 @@ every record, and each record still verifies, because integrity is checked over 
   deduplication tokens and ``stored_sha256`` stay stable), and no random nonce can repeat or be lost.
   The associated data names the record's place (node id and version, operation id, event id), so a
   sealed value cannot be moved to another record unnoticed;
-* keys live in the ``data_keys`` table of the same database (or server); erasure deletes their rows,
-  rewrites the table's parts (``OPTIMIZE ... FINAL``) and removes the parts left behind, and records
+* keys live in the ``data_keys`` table of the same database (or server); erasure deletes their rows
+  and rewrites the table into a new one, dropping the old one with every part that held them, and records
   the destroyed key ids in ``erased_keys``: a record naming a destroyed key reads as erased, one
   naming a key that was never destroyed and is missing is an integrity error, never silently erased.
 
@@ -48,6 +48,7 @@ from engine.erasure import ERASED_PAYLOAD, Unit, node_unit, payload_unit
 from schemas.errors import IntegrityError, KeyUnavailable
 from schemas.nodes import MemoryNode
 from schemas.operations import Operation
+from sinks.clickhouse_schema import rewrite_table
 
 #: Node fields stored in the clear inside a sealed snapshot: ids, types, states, numbers and times
 #: (what the log's analytics and provenance read without keys). Everything else — subject,
@@ -225,7 +226,7 @@ class KeyStore:
                     parameters={"ids": ids[start : start + 5000]},
                     settings={"mutations_sync": 2},
                 )
-            self.client.command(f"OPTIMIZE TABLE {self._t('data_keys')} FINAL")
+            rewrite_table(self.client, self.database, "data_keys")  # no old part keeps a destroyed key
             gone = set(ids)
             for unit, (key_id, _c) in list(self._by_unit.items()):
                 if key_id in gone:

@@ -1,0 +1,154 @@
+"""Erasure on request through the real embedded pipeline (chDB + tantivy/usearch): after it, nothing of
+the erased person is readable anywhere, the log still verifies and replays, and the others are unchanged."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from epistream.cli.demo import REFERENCE_TIME, demo_lines
+from epistream.runner import EmbeddedRunner
+from schemas.erasure import ErasureScope
+from schemas.retrieval import RetrievalMode, RetrievalRequest
+
+pytestmark = pytest.mark.integration
+
+#: Words that occur nowhere but in alice's messages (and one dead letter of hers).
+MARKERS = ("Quorvexhaven", "Zimbrelkast", "Plonthwaite")
+
+
+def _line(event_id: str, owner: str, content: str, minute: int, conversation: str = "conv-x") -> bytes:
+    return json.dumps({
+        "event_id": event_id, "tenant_id": "acme", "owner_id": owner, "scope": "personal", "role": "user",
+        "content": content, "occurred_at": f"2026-09-03T10:{minute:02d}:00Z", "session_id": "sx",
+        "conversation_id": conversation,
+    }).encode()  # fmt: skip
+
+
+def _lines() -> list[bytes]:
+    return [
+        *demo_lines(),
+        _line("m-a-1", "alice", "I live in Quorvexhaven.", 1),
+        _line("m-a-2", "alice", "My favourite band is Zimbrelkast.", 2),
+        _line("m-a-3", "alice", "I work at Plonthwaite Logistics.", 3, conversation="conv-y"),
+        _line("m-b-1", "bob", "I live in Lisbon.", 4),
+        # refused input of alice's (broken JSON): kept as a dead letter, and erased with her
+        b'{"event_id": "m-a-bad", "tenant_id": "acme", "owner_id": "alice", "content": "Quorvexhaven again',
+    ]
+
+
+def _ask(runner: EmbeddedRunner, owner: str, query: str) -> list[str]:
+    request = RetrievalRequest(tenant_id="acme", owner_id=owner, query=query, mode=RetrievalMode.EXPLICIT,
+                               reference_time=REFERENCE_TIME, limit=20)  # fmt: skip
+    return [f"{item.kind}:{item.node_id}" for item in runner.retrieve(request).items]
+
+
+def _text_of_every_table(runner: EmbeddedRunner) -> str:
+    """Every row of every table of the log's database, as ClickHouse prints it (decompressed)."""
+    log = runner.log
+    tables = [r[0] for r in log.client.query(
+        "SELECT name FROM system.tables WHERE database = {db:String}", parameters={"db": log.database}
+    ).result_rows]  # fmt: skip
+    assert {"raw_events", "operations", "node_snapshots", "data_keys", "erasures"} <= set(tables)
+    return "\n".join(
+        str(log.client.query(f"SELECT * FROM {log.database}.{t}").result_rows) for t in sorted(tables)
+    )
+
+
+def _files_holding(roots: list[Path], needles: tuple[str, ...]) -> list[str]:
+    found = []
+    for root in roots:
+        for path in sorted(p for p in root.rglob("*") if p.is_file()):
+            data = path.read_bytes()
+            found += [f"{path}: {n}" for n in needles if n.encode() in data or n.lower().encode() in data]
+    return found
+
+
+@pytest.fixture
+def world(embedded_runners: Callable[..., EmbeddedRunner]) -> EmbeddedRunner:
+    runner = embedded_runners("erase")
+    report = runner.ingest_lines(_lines(), source="test")
+    assert report.dead_letters == 1
+    return runner
+
+
+def test_an_owner_erasure_leaves_nothing_of_theirs_and_the_log_still_replays(world: EmbeddedRunner,
+                                                                             chdb_path: Path) -> None:  # fmt: skip
+    runner = world
+    alice_nodes = [n.node_id for n in runner.store.owner_nodes("acme", "alice")]
+    lives = next(n for n in runner.store.owner_nodes("acme", "alice") if n.object == "Quorvexhaven")
+    before = runner.assertion(tenant_id="acme", owner_id="alice", subject=lives.subject, predicate=lives.predicate,
+                              valid_at=REFERENCE_TIME)  # fmt: skip
+    assert before.matched_records == 5 and runner.world(tenant_id="acme", owner_id="alice").facts
+    assert len(alice_nodes) >= 3 and _ask(runner, "alice", "where do I live Quorvexhaven")
+    bob_before = _ask(runner, "bob", "where do I live")
+    bob_nodes = sorted(n.model_dump_json() for n in runner.store.owner_nodes("acme", "bob"))
+    assert bob_before and bob_nodes
+    # the index files hold the words before: the file scan below can see them
+    assert _files_holding([runner.data_dir], MARKERS)
+
+    receipt = runner.erase(ErasureScope(tenant_id="acme", kind="owner", owner_id="alice"), requested_by="dpo")
+
+    assert receipt.verification == {"replay_differences": 0, "remaining": 0, "passed": True}
+    assert receipt.counts["log:nodes"] == len(alice_nodes)
+    assert receipt.counts["table:raw_events"] == 25  # the demo's 22 messages of alice + 3 here
+    assert receipt.counts["table:dead_letters"] == 1 and receipt.counts["data_keys"] >= 25
+    assert sorted(receipt.erased_ids["nodes"]) == sorted(alice_nodes)
+    assert not any(m in receipt.model_dump_json() for m in MARKERS)
+    # no stored byte, through SQL or on disk, holds her words
+    text = _text_of_every_table(runner)
+    assert [m for m in MARKERS if m in text or m.lower() in text] == []
+    assert _files_holding([runner.data_dir, chdb_path], MARKERS) == []
+    assert runner.log.keys.key_ids("acme", "alice") == []
+    # retrieval, world view, provenance and assertion state return nothing of hers
+    assert _ask(runner, "alice", "where do I live Quorvexhaven") == []
+    view = runner.world(tenant_id="acme", owner_id="alice")
+    assert (view.facts, view.conflicts, view.proposals, view.stale) == ((), (), (), ())
+    assert [runner.provenance(n, tenant_id="acme", owner_id="alice") for n in alice_nodes] == [None] * len(alice_nodes)
+    after = runner.assertion(tenant_id="acme", owner_id="alice", subject=lives.subject, predicate=lives.predicate,
+                             valid_at=REFERENCE_TIME)  # fmt: skip
+    assert (after.scanned_nodes, after.matched_records, after.timeline) == (0, 0, ())
+    # the others are unchanged
+    assert _ask(runner, "bob", "where do I live") == bob_before
+    assert sorted(n.model_dump_json() for n in runner.store.owner_nodes("acme", "bob")) == bob_nodes
+    # the log verifies and replays to this state, after a restart too
+    assert runner.verify_replay() == []
+    ops = runner.log.read_operations()
+    erased = [op for op in ops if op.op_type.value == "ERASED"]
+    assert len(erased) == 1 and erased[0].payload["counts"]["nodes"] == len(alice_nodes)
+    # a repeated request is a no-op with the same receipt
+    again = runner.erase(ErasureScope(tenant_id="acme", kind="owner", owner_id="alice"), requested_by="dpo")
+    assert again.repeated and again.model_copy(update={"repeated": False}) == receipt
+    assert len(runner.log.read_operations()) == len(ops)
+
+
+def test_an_event_erasure_strips_the_reference_from_a_claim_that_survives(world: EmbeddedRunner) -> None:
+    runner = world
+    from schemas import ActorRef, ActorType
+    from schemas.commands import ReinforceCommand
+
+    lives = next(n for n in runner.store.owner_nodes("acme", "alice") if (n.object or "") == "Quorvexhaven")
+    band = next(n for n in runner.store.owner_nodes("acme", "alice") if "Zimbrelkast" in (n.object or ""))
+    runner.submit(ReinforceCommand(
+        tenant_id="acme", owner_id="alice", scope="personal", command_id="r-1", node_id=band.node_id,
+        actor=ActorRef(actor_id="alice", actor_type=ActorType.HUMAN_USER),
+        issued_at=REFERENCE_TIME - timedelta(days=1), evidence_ids=("m-a-1",),
+    ))  # fmt: skip
+    receipt = runner.erase(ErasureScope(tenant_id="acme", kind="event", owner_id="alice", event_id="m-a-1"),
+                           requested_by="dpo")  # fmt: skip
+    assert receipt.verification == {"replay_differences": 0, "remaining": 0, "passed": True}
+    assert receipt.erased_ids["nodes"] == [lives.node_id] and receipt.erased_ids["events"] == ["alice/m-a-1"]
+    assert runner.store.get_node(lives.node_id) is None
+    kept = runner.store.get_node(band.node_id)
+    assert kept is not None and "m-a-1" not in kept.evidence_refs and kept.erased_evidence_refs == ("m-a-1",)
+    provenance: Any = runner.provenance(band.node_id, tenant_id="acme", owner_id="alice")
+    assert provenance is not None and "m-a-1" in json.dumps(provenance.model_dump(mode="json"))
+    assert runner.log.get_events(["m-a-1", "m-a-2"], "acme", "alice")[0].event_id == "m-a-2"
+    text = _text_of_every_table(runner)
+    assert "in Quorvexhaven" not in text and runner.verify_replay() == []  # (her dead letter is no part of m-a-1)
+    assert _ask(runner, "alice", "Zimbrelkast band") != []
