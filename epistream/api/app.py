@@ -17,7 +17,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 
-from epistream.api import commands, events, operations, reads
+from epistream.api import commands, erasures, events, operations, reads
 from epistream.api.auth import ApiKeyRing
 from epistream.api.context import COMMAND_NAMESPACE, ApiState
 from epistream.api.distributed import Dispatch, KafkaDispatch
@@ -104,7 +104,7 @@ def create_app(
             list(exc.errors(include_input=False, include_url=False))
         ))
 
-    for module in (events, reads, commands, operations):
+    for module in (events, reads, commands, operations, erasures):
         app.include_router(module.router)
     app.add_middleware(MetricsMiddleware, metrics=state.metrics)
     app.add_middleware(BodySizeLimit, max_bytes=settings.api_max_body_bytes, on_reject=epistream_error_response)

@@ -152,3 +152,60 @@ def test_an_event_erasure_strips_the_reference_from_a_claim_that_survives(world:
     text = _text_of_every_table(runner)
     assert "in Quorvexhaven" not in text and runner.verify_replay() == []  # (her dead letter is no part of m-a-1)
     assert _ask(runner, "alice", "Zimbrelkast band") != []
+
+
+def test_the_api_erases_for_admin_keys_only_and_a_retry_returns_the_same_receipt(
+    embedded_runners: Callable[..., EmbeddedRunner],
+) -> None:
+    from fastapi.testclient import TestClient
+
+    from epistream.api import Permission, create_app
+    from tests.integration.test_api_support import Keys
+
+    runner = embedded_runners("api", retrieval_receipts=True)
+    runner.ingest_lines(_lines(), source="test")
+    keys = Keys()
+    keys.add("admin", "acme")
+    keys.add("writer", "acme", permissions=frozenset({Permission.READ, Permission.WRITE}))
+    app = create_app(runner, api_keys=keys.ring(), settings=runner.settings, clock=lambda: REFERENCE_TIME)
+    with TestClient(app) as client:
+        asked = client.post("/v1/retrieve", json={"query": "Quorvexhaven", "owner_id": "alice"},
+                            headers=keys.auth("admin"))  # fmt: skip
+        assert asked.status_code == 200 and asked.json()["items"]
+        refused = client.post("/v1/erasures", json={"owner_id": "alice"}, headers=keys.auth("writer"))
+        assert refused.status_code == 403
+        bad = client.post("/v1/erasures", json={"conversation_id": "conv-x"}, headers=keys.auth("admin"))
+        assert bad.status_code == 422 and bad.json()["error"]["code"] == "invalid_erasure_scope"
+        request = {**keys.auth("admin"), "Idempotency-Key": "6f1c1d56-2b1a-4c1e-9a55-0d6c3c0b7a11"}
+        first = client.post("/v1/erasures", json={"owner_id": "alice", "requested_by": "dpo-7"}, headers=request)
+        assert first.status_code == 201, first.text
+        receipt = first.json()
+        assert receipt["requested_by"] == "dpo-7"
+        assert receipt["verification"] == {"replay_differences": 0, "remaining": 0, "passed": True}
+        assert receipt["counts"]["table:retrieval_requests"] == 1
+        again = client.post("/v1/erasures", json={"owner_id": "alice"}, headers=request)
+        assert again.status_code == 200 and {**again.json(), "repeated": False} == receipt
+        after = client.post("/v1/retrieve", json={"query": "Quorvexhaven", "owner_id": "alice"},
+                            headers=keys.auth("admin"))  # fmt: skip
+        assert after.status_code == 200 and after.json()["items"] == []
+    assert [n.owner_id for n in runner.store.iter_nodes() if n.owner_id == "alice"] == []
+
+
+def test_the_cli_erases_and_replay_verify_passes_afterwards(tmp_path: Path) -> None:
+    from tests.integration.test_cli import cli
+
+    data = tmp_path / "data"
+    lines = tmp_path / "lines.jsonl"
+    lines.write_bytes(b"\n".join(_lines()) + b"\n")
+    cli(data, "ingest", str(lines), expect=0)
+    receipt = cli(data, "erase", "--tenant", "acme", "--owner", "alice", "--event", "m-a-2", "--requested-by", "dpo")
+    assert receipt["erased_ids"]["events"] == ["alice/m-a-2"] and receipt["verification"]["passed"] is True
+    assert receipt["repeated"] is False and receipt["counts"]["table:raw_events"] == 1
+    again = cli(data, "erase", "--tenant", "acme", "--owner", "alice", "--event", "m-a-2")
+    assert again["repeated"] is True and again["erasure_id"] == receipt["erasure_id"]
+    replayed = cli(data, "replay", "--verify")
+    assert replayed["identical"] is True and replayed["index_drift"] == []
+    found = cli(data, "query", "Zimbrelkast band", "--tenant", "acme", "--owner", "alice", "--mode", "explicit")
+    assert found["items"] and "Zimbrelkast" not in json.dumps(found)  # other memories of hers, not this one
+    wrong = cli(data, "erase", "--tenant", "acme", "--conversation", "conv-x", expect=2)
+    assert wrong["error"]["code"] == "invalid_options"
