@@ -32,6 +32,7 @@ from schemas.commands import EraseCommand
 from schemas.common import ActorRef
 from schemas.enums import ActorType, OpType, Scope
 from schemas.erasure import ErasureReceipt, ErasureScope, erase_command_id
+from schemas.errors import EpistreamError
 from schemas.excerpts import excerpt_id_for
 from schemas.operations import Operation
 from sinks.clickhouse_schema import RECEIPTS_TABLE, SEALED_TABLES
@@ -109,6 +110,7 @@ def erase(
     # 6. verification and the receipt
     differences = runner.verify_replay()
     remaining = _remaining(runner, scope, erased_nodes, erased_events)
+    remaining += index_counts.get("index:deletes_left_in_segments", 0)
     receipt = ErasureReceipt(
         erasure_id=erasure_id, scope=scope, requested_by=requested_by, request_id=request_id,
         requested_at=now, completed_at=runner.now(),
@@ -180,7 +182,16 @@ def _purge_indexes(
     said = len(runner.excerpts.get(excerpt_ids)) if excerpt_ids else 0
     if isinstance(runner.index, EmbeddedIndex) and isinstance(runner.excerpts, EmbeddedIndex):
         runner.rebuild_indexes()
-    return {"index:claims": claims, "index:excerpts": said}
+        return {"index:claims": claims, "index:excerpts": said}
+    # OpenSearch: the documents are deleted and their segments merged away (OpenSearchIndex.purge)
+    pending = 0
+    for index, ids in ((runner.index, list(nodes)), (runner.excerpts, excerpt_ids)):
+        purge = getattr(index, "purge", None)
+        if purge is None:
+            raise EpistreamError("this index cannot purge erased documents", code="index_cannot_purge")
+        if ids:
+            pending += purge(ids)[1]
+    return {"index:claims": claims, "index:excerpts": said, "index:deletes_left_in_segments": pending}
 
 
 def _excerpt_ids(tenant: str, events: Sequence[tuple[str, str]]) -> list[str]:

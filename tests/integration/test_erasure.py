@@ -209,3 +209,50 @@ def test_the_cli_erases_and_replay_verify_passes_afterwards(tmp_path: Path) -> N
     assert found["items"] and "Zimbrelkast" not in json.dumps(found)  # other memories of hers, not this one
     wrong = cli(data, "erase", "--tenant", "acme", "--conversation", "conv-x", expect=2)
     assert wrong["error"]["code"] == "invalid_options"
+
+
+def test_an_owner_erasure_purges_opensearch_documents_and_their_segments(
+    tmp_path: Path, chdb_path: Path, chdb_database: str
+) -> None:
+    from opensearchpy import OpenSearch
+
+    from schemas.search import SearchFilter
+    from schemas.settings import Settings
+    from sinks.clickhouse import OperationLog
+    from sinks.embedding import HashEmbedder
+    from sinks.opensearch_index import OpenSearchIndex
+    from tests.integration.test_opensearch_support import drop_alias, load_services, unique_alias
+
+    url = str(load_services().ensure_up()["opensearch"])
+    alias = unique_alias("it-erase")
+    data = tmp_path / "os"
+    log = OperationLog.connect(None, path=chdb_path, database=chdb_database)
+    settings = Settings(data_dir=data, opensearch_url=url, opensearch_index=alias)
+    client = OpenSearch(hosts=[url], timeout=30)
+    try:
+        with EmbeddedRunner(data, settings, embedder=HashEmbedder(), log=log, clock=lambda: REFERENCE_TIME) as runner:
+            runner.ingest_lines(_lines(), source="test")
+            assert isinstance(runner.index, OpenSearchIndex)
+            alice = SearchFilter(tenant_id="acme", owner_id="alice")
+            bob = SearchFilter(tenant_id="acme", owner_id="bob")
+            held = (runner.index.count(alice), runner.index.count(bob))
+            assert held[0] >= 3 and held[1] >= 1
+            bob_before = _ask(runner, "bob", "where do I live")
+            receipt = runner.erase(ErasureScope(tenant_id="acme", kind="owner", owner_id="alice"),
+                                   requested_by="dpo")  # fmt: skip
+            assert receipt.verification == {"replay_differences": 0, "remaining": 0, "passed": True}
+            assert receipt.counts["index:claims"] == held[0] and receipt.counts["index:excerpts"] == 25
+            assert runner.index.count(alice) == 0 and runner.index.count(bob) == held[1]
+            assert runner.excerpts.count(alice) == 0
+            assert _ask(runner, "bob", "where do I live") == bob_before
+            for name in (alias, f"{alias}-excerpts"):
+                docs = client.search(index=name, body={"query": {"match_all": {}}, "size": 1000})
+                text = json.dumps(docs)
+                assert [m for m in MARKERS if m in text] == []
+                segments = client.indices.stats(index=name, metric="docs")["_all"]["primaries"]["docs"]
+                assert segments["deleted"] == 0  # merged away: no segment keeps an erased document
+    finally:
+        drop_alias(client, alias)
+        drop_alias(client, f"{alias}-excerpts")
+        client.close()
+        log.close()
