@@ -183,7 +183,9 @@ def _purge_indexes(
     if isinstance(runner.index, EmbeddedIndex) and isinstance(runner.excerpts, EmbeddedIndex):
         runner.rebuild_indexes()
         return {"index:claims": claims, "index:excerpts": said}
-    # OpenSearch: the documents are deleted and their segments merged away (OpenSearchIndex.purge)
+    # OpenSearch: the excerpts that quoted an erased message as context are written again without it (a
+    # newer version), then the erased documents deleted and the segments merged away (OpenSearchIndex.purge)
+    _reindex_neighbours(runner, tenant, events)
     pending = 0
     for index, ids in ((runner.index, list(nodes)), (runner.excerpts, excerpt_ids)):
         purge = getattr(index, "purge", None)
@@ -192,6 +194,33 @@ def _purge_indexes(
         if ids:
             pending += purge(ids)[1]
     return {"index:claims": claims, "index:excerpts": said, "index:deletes_left_in_segments": pending}
+
+
+def _reindex_neighbours(runner: EmbeddedRunner, tenant: str, events: Sequence[tuple[str, str]]) -> int:
+    """Write again the surviving excerpts of the owners reached whose context turns changed; returns how many.
+
+    An excerpt carries the turns before it (``Excerpt.context``), so the message after an erased one
+    quoted it. The embedded indexes are rebuilt whole; a shared OpenSearch index gets those excerpts
+    again, built from the events that remain, at a version above the one it holds.
+    """
+    from epistream.runner import excerpt_documents
+
+    owners = {o for o, _e in events}
+    holder = getattr(runner.excerpts, "owner_nodes", None)
+    if not owners or holder is None:
+        return 0
+    held = {n.node_id: n for o in sorted(owners) for n in holder(tenant_id=tenant, owner_id=o)}
+    changed = []
+    for doc in excerpt_documents(runner.log, runner.settings.excerpt_context_turns):
+        if doc.tenant_id != tenant or doc.owner_id not in owners:
+            continue
+        old = held.get(doc.node_id)
+        if old is not None and old.metadata.get("context") != doc.metadata.get("context"):
+            changed.append(doc.model_copy(update={"version": old.version + 1}))
+    if changed:
+        runner.excerpts.upsert(changed)
+        runner.excerpts.commit()
+    return len(changed)
 
 
 def _excerpt_ids(tenant: str, events: Sequence[tuple[str, str]]) -> list[str]:

@@ -708,7 +708,11 @@ class EmbeddedRunner:
         from epistream.erasure import erase
 
         self._write_gathered()
-        return erase(self, scope, requested_by=requested_by, request_id=request_id, now=self._clock())
+        try:
+            return erase(self, scope, requested_by=requested_by, request_id=request_id, now=self._clock())
+        finally:
+            # the last turns of each session (the next excerpts' context) may quote what was erased
+            self._conversations = agents.ConversationContext(self.settings.excerpt_context_turns)
 
     def now(self) -> datetime:
         return self._clock()

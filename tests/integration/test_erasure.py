@@ -238,10 +238,20 @@ def test_an_owner_erasure_purges_opensearch_documents_and_their_segments(
             held = (runner.index.count(alice), runner.index.count(bob))
             assert held[0] >= 3 and held[1] >= 1
             bob_before = _ask(runner, "bob", "where do I live")
+            # one event: the excerpt after it quoted it as context, and is written again without it
+            hits = client.search(index=f"{alias}-excerpts", body={"query": {"match_all": {}}, "size": 1000})["hits"]
+            quoting = sorted(h["_id"] for h in hits["hits"] if "Quorvexhaven." in json.dumps(h))
+            assert len(quoting) == 3  # its own excerpt, and the next two quote it as context (two turns)
+            one = runner.erase(ErasureScope(tenant_id="acme", kind="event", owner_id="alice", event_id="m-a-1"),
+                               requested_by="dpo")  # fmt: skip
+            assert one.verification["passed"] is True and one.counts["index:excerpts"] == 1
+            said = json.dumps(client.search(index=f"{alias}-excerpts", body={"query": {"match_all": {}}, "size": 1000}))
+            assert "Quorvexhaven." not in said and "Zimbrelkast" in said
+            held = (runner.index.count(alice), runner.index.count(bob))
             receipt = runner.erase(ErasureScope(tenant_id="acme", kind="owner", owner_id="alice"),
                                    requested_by="dpo")  # fmt: skip
             assert receipt.verification == {"replay_differences": 0, "remaining": 0, "passed": True}
-            assert receipt.counts["index:claims"] == held[0] and receipt.counts["index:excerpts"] == 25
+            assert receipt.counts["index:claims"] == held[0] and receipt.counts["index:excerpts"] == 24
             assert runner.index.count(alice) == 0 and runner.index.count(bob) == held[1]
             assert runner.excerpts.count(alice) == 0
             assert _ask(runner, "bob", "where do I live") == bob_before
