@@ -266,3 +266,35 @@ def test_an_owner_erasure_purges_opensearch_documents_and_their_segments(
         drop_alias(client, f"{alias}-excerpts")
         client.close()
         log.close()
+
+
+def test_a_speaker_erasure_reaches_every_owner_and_leaves_the_rest(
+    embedded_runners: Callable[..., EmbeddedRunner],
+) -> None:
+    runner = embedded_runners("speaker")
+
+    def said(event_id: str, owner: str, content: str, minute: int) -> bytes:
+        return json.dumps({
+            "event_id": event_id, "tenant_id": "acme", "owner_id": owner, "scope": "personal", "role": "participant",
+            "speaker": "Carol Vantreskel", "speaker_id": "carol", "content": content,
+            "occurred_at": f"2026-09-03T11:{minute:02d}:00Z", "session_id": "group", "conversation_id": "group-1",
+        }).encode()  # fmt: skip
+
+    runner.ingest_lines([
+        said("g-a-1", "alice", "I live in Vexmandorf.", 1),
+        said("g-b-1", "bob", "I work at Vexmandorf Mills.", 2),
+        _line("g-b-2", "bob", "I live in Porto.", 3, conversation="group-1"),
+    ], source="test")  # fmt: skip
+    assert {n.owner_id for n in runner.store.iter_nodes() if n.asserted_by.actor_id == "carol"} == {"alice", "bob"}
+    bob_own = sorted(n.node_id for n in runner.store.owner_nodes("acme", "bob") if n.asserted_by.actor_id != "carol")
+    assert bob_own
+    receipt = runner.erase(ErasureScope(tenant_id="acme", kind="speaker", speaker_id="carol"), requested_by="dpo")
+    assert receipt.verification == {"replay_differences": 0, "remaining": 0, "passed": True}
+    assert sorted(receipt.erased_ids["events"]) == ["alice/g-a-1", "bob/g-b-1"]
+    assert [n for n in runner.store.iter_nodes() if n.asserted_by.actor_id == "carol"] == []
+    assert sorted(n.node_id for n in runner.store.owner_nodes("acme", "bob")) == bob_own
+    text = _text_of_every_table(runner)
+    assert "Vexmandorf" not in text and "Vantreskel" not in text
+    assert _files_holding([runner.data_dir], ("Vexmandorf", "Vantreskel")) == []
+    assert [e.event_id for e in runner.log.get_events(["g-b-1", "g-b-2"], "acme", "bob")] == ["g-b-2"]
+    assert runner.verify_replay() == []
