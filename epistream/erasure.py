@@ -32,7 +32,7 @@ from schemas.commands import EraseCommand
 from schemas.common import ActorRef
 from schemas.enums import ActorType, OpType, Scope
 from schemas.erasure import ErasureReceipt, ErasureScope, erase_command_id
-from schemas.errors import EpistreamError
+from schemas.errors import EpistreamError, RequestIdConflict
 from schemas.excerpts import excerpt_id_for
 from schemas.operations import Operation
 from sinks.clickhouse_schema import RECEIPTS_TABLE, SEALED_TABLES
@@ -60,6 +60,9 @@ def erase(
         request_id = str(uuid.UUID(request_id))
         earlier = log.erasures(tenant, request_id=request_id)
         if earlier:
+            if earlier[-1].scope != scope:
+                raise RequestIdConflict("this request id was used for another erasure scope",
+                                        erasure_id=earlier[-1].erasure_id)  # fmt: skip
             return earlier[-1].model_copy(update={"repeated": True})
     events = _scope_events(runner, scope)
     nodes = _scope_nodes(runner, scope, events)

@@ -185,6 +185,9 @@ def test_the_api_erases_for_admin_keys_only_and_a_retry_returns_the_same_receipt
         assert receipt["counts"]["table:retrieval_requests"] == 1
         again = client.post("/v1/erasures", json={"owner_id": "alice"}, headers=request)
         assert again.status_code == 200 and {**again.json(), "repeated": False} == receipt
+        other = client.post("/v1/erasures", json={"owner_id": "bob"}, headers=request)  # the same key, another scope
+        assert other.status_code == 409 and other.json()["error"]["code"] == "request_id_conflict"
+        assert runner.store.owner_nodes("acme", "bob")
         after = client.post("/v1/retrieve", json={"query": "Quorvexhaven", "owner_id": "alice"},
                             headers=keys.auth("admin"))  # fmt: skip
         assert after.status_code == 200 and after.json()["items"] == []
