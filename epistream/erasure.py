@@ -33,8 +33,8 @@ from schemas.common import ActorRef
 from schemas.enums import ActorType, OpType, Scope
 from schemas.erasure import ErasureReceipt, ErasureScope, erase_command_id
 from schemas.errors import EpistreamError, RequestIdConflict
-from schemas.excerpts import excerpt_id_for
 from schemas.operations import Operation
+from schemas.search import SearchFilter
 from sinks.clickhouse_schema import RECEIPTS_TABLE, SEALED_TABLES
 from sinks.embedded_index import EmbeddedIndex
 
@@ -147,8 +147,8 @@ def _scope_events(runner: EmbeddedRunner, scope: ErasureScope) -> list[tuple[str
     found = set(log.owner_events(scope.tenant_id, scope.owner_id, conversation=scope.conversation_id,
                                  speaker=scope.speaker_id, event=scope.event_id))  # fmt: skip
     if scope.kind == "owner":
-        found |= {(s.owner_id, e) for t, e, s in runner.store.iter_events()
-                  if t == scope.tenant_id and s.owner_id == scope.owner_id}  # fmt: skip
+        found |= {(o, e) for (t, o, e), _seen in runner.store.iter_events()
+                  if t == scope.tenant_id and o == scope.owner_id}  # fmt: skip
     return sorted(found)
 
 
@@ -181,8 +181,8 @@ def _purge_indexes(
     what memory holds (see docs/erasure.md).
     """
     claims = len(runner.index.get(list(nodes))) if nodes else 0
-    excerpt_ids = _excerpt_ids(tenant, events)
-    said = len(runner.excerpts.get(excerpt_ids)) if excerpt_ids else 0
+    excerpt_ids = _excerpt_ids(runner.excerpts, tenant, events)
+    said = len(excerpt_ids)
     if isinstance(runner.index, EmbeddedIndex) and isinstance(runner.excerpts, EmbeddedIndex):
         runner.rebuild_indexes()
         return {"index:claims": claims, "index:excerpts": said}
@@ -226,8 +226,19 @@ def _reindex_neighbours(runner: EmbeddedRunner, tenant: str, events: Sequence[tu
     return len(changed)
 
 
-def _excerpt_ids(tenant: str, events: Sequence[tuple[str, str]]) -> list[str]:
-    return [excerpt_id_for(tenant, e) for _o, e in events]
+def _excerpt_ids(index: Any, tenant: str, events: Sequence[tuple[str, str]]) -> list[str]:
+    """Ids of the excerpt documents of these events in ``index`` (an excerpt cites its event as evidence;
+    its id also names the event's stream, which the erasure need not know)."""
+    by_owner: dict[str, list[str]] = {}
+    for o, e in events:
+        by_owner.setdefault(o, []).append(e)
+    found: list[str] = []
+    for owner, ids in sorted(by_owner.items()):
+        flt = SearchFilter(tenant_id=tenant, owner_id=owner)
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            found += [n.node_id for n in index.cited(chunk, flt, limit=10 * len(chunk))]
+    return sorted(set(found))
 
 
 def _remaining(runner: EmbeddedRunner, scope: ErasureScope, nodes: Sequence[str],
@@ -245,8 +256,7 @@ def _remaining(runner: EmbeddedRunner, scope: ErasureScope, nodes: Sequence[str]
         by_owner.setdefault(o, []).append(e)
     for o, ids in by_owner.items():
         left += len(log.get_events(ids, tenant, o))
-    excerpt_ids = _excerpt_ids(tenant, events)
-    left += len(runner.excerpts.get(excerpt_ids)) if excerpt_ids else 0
+    left += len(_excerpt_ids(runner.excerpts, tenant, events))
     if scope.kind == "owner" and scope.owner_id is not None:
         left += len(log.keys.key_ids(tenant, scope.owner_id))
         left += int(log.client.command(
