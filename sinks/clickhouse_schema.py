@@ -436,9 +436,16 @@ def rewrite_table(client: Any, database: str, table: str) -> None:
     """
     name = f"{database}.{table}"
     spare = f"{database}.{table}__rewrite"
+    engine = client.command(
+        "SELECT engine FROM system.tables WHERE database = {db:String} AND name = {t:String}",
+        parameters={"db": database, "t": table},
+    )
+    # A replacing table holds superseded rows until a merge (a re-sealed row's plaintext original): FINAL
+    # copies only the rows that stand, so the copy never brings a replaced one back.
+    final = " FINAL" if "Replacing" in str(engine) else ""
     client.command(f"DROP TABLE IF EXISTS {spare} SYNC")
     client.command(f"CREATE TABLE {spare} AS {name}")
-    client.command(f"INSERT INTO {spare} SELECT * FROM {name}", settings={"async_insert": 0})
+    client.command(f"INSERT INTO {spare} SELECT * FROM {name}{final}", settings={"async_insert": 0})
     client.command(f"EXCHANGE TABLES {name} AND {spare}")
     client.command(f"DROP TABLE {spare} SYNC")
 
