@@ -33,7 +33,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import IO, Any, Protocol
 
@@ -45,6 +45,7 @@ from engine.reducer import Reducer
 from engine.replay import verify_replay
 from engine.results import ApplyResult
 from engine.store import InMemoryStateStore
+from epistream.clock import clock_for
 from epistream.config import load_settings
 from extractors.base import Extractor, get_extractor
 from retrieval.resolved import ResolvedBackend
@@ -66,7 +67,7 @@ from schemas.settings import Settings
 from sinks.clickhouse import OperationLog
 from sinks.documents import excerpt_alias, excerpt_document
 from sinks.embedded_index import EmbeddedIndex
-from sinks.embedding import Embedder, default_embedder, uses_all_cores
+from sinks.embedding import Embedder, embedder_from_settings, uses_all_cores
 from streams import agents
 from streams.extract_pool import ExtractionPool
 from streams.extract_pool import results as extraction_results
@@ -321,14 +322,14 @@ class EmbeddedRunner:
         self.data_dir = Path(data_dir if data_dir is not None else self.settings.data_dir).resolve()
         self._lock = DataDirLock(self.data_dir)
         self._lock.acquire()
-        self._clock = clock or (lambda: datetime.now(UTC))
+        self._clock = clock or clock_for(self.settings)
         self._time_bounds = self.settings.time_bounds()
         try:
             self.log = log or OperationLog.connect(self.settings.clickhouse_url, path=self.data_dir)
             self._owns_log = log is None
             #: Distributed: the workers write, this runner reads the log and index they share.
             self.reads_shared = self.settings.api_mode == "distributed"
-            self.embedder = embedder or default_embedder(self.settings.embedder)
+            self.embedder = embedder or embedder_from_settings(self.settings)
             self._rebuild: set[str] = set()
             #: The last turns of each session, for the excerpts' context (see ``agents.ConversationContext``).
             self._conversations = agents.ConversationContext(self.settings.excerpt_context_turns)
@@ -471,6 +472,10 @@ class EmbeddedRunner:
         apply = self.store.apply_operation
         for op in self.log.stream_operations():
             apply(op)
+
+    def now(self) -> datetime:
+        """This runner's "now" (``EPISTREAM_CLOCK`` when set, see :mod:`epistream.clock`)."""
+        return self._clock()
 
     def close(self) -> None:
         """Flush and release everything; a second call does nothing."""
@@ -796,9 +801,6 @@ class EmbeddedRunner:
         finally:
             # the last turns of each session (the next excerpts' context) may quote what was erased
             self._conversations = agents.ConversationContext(self.settings.excerpt_context_turns)
-
-    def now(self) -> datetime:
-        return self._clock()
 
     def promote_due(self, as_of: datetime) -> list[Operation]:
         """Journal automatic TENTATIVE -> STABLE promotions due at ``as_of``."""

@@ -202,3 +202,14 @@ class KeyUnavailable(IntegrityError):
     """A sealed record names a data key the key store does not hold (and no erasure destroyed it)."""
 
     code = "key_unavailable"
+
+
+class MissingExtra(EpistreamError):
+    """A command needs an optional part that is not installed; the message names the one to install.
+
+    Raised instead of an ``ImportError`` traceback: ``pip install epistream`` is the embedded product,
+    and the parts for external services are extras (``schemas/extras.py``).
+    """
+
+    code = "missing_extra"
+    http_status = 501

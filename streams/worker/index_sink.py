@@ -49,13 +49,13 @@ class IndexSink:
         name = "excerpts" if excerpts else "index"
         with self._lock:
             if name not in sinks:
-                from sinks.embedding import default_embedder
+                from sinks.embedding import embedder_from_settings
                 from sinks.opensearch_index import OpenSearchIndex
 
                 if not self.url:
                     raise EpistreamError("the index sink needs an OpenSearch URL", code="no_opensearch")
                 settings = self.ctx.settings
-                emb = self.embedder if self.embedder is not None else default_embedder(settings.embedder)
+                emb = self.embedder if self.embedder is not None else embedder_from_settings(settings)
                 alias = excerpt_alias(self.alias) if excerpts else self.alias
                 sinks[name] = OpenSearchIndex.from_settings(settings, emb, url=self.url, alias=alias)
             return sinks[name]  # type: ignore[no-any-return]
