@@ -347,6 +347,7 @@ _M8 = Migration(
             key String
         )
         ENGINE = ReplacingMergeTree
+        PARTITION BY toYYYYMM(created_at)
         ORDER BY (tenant_id, owner_id, unit, key_id)
         {_SETTINGS}
         """,
@@ -358,6 +359,7 @@ _M8 = Migration(
             erased_at DateTime64(6, 'UTC')
         )
         ENGINE = ReplacingMergeTree
+        PARTITION BY toYYYYMM(erased_at)
         ORDER BY key_id
         """,
         """
@@ -372,6 +374,7 @@ _M8 = Migration(
             receipt String
         )
         ENGINE = ReplacingMergeTree
+        PARTITION BY toYYYYMM(completed_at)
         ORDER BY (tenant_id, erasure_id)
         """,
         "ALTER TABLE {db}.operations ADD COLUMN IF NOT EXISTS stored_sha256 String DEFAULT ''",
