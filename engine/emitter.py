@@ -53,13 +53,18 @@ class Emitter:
         target_type: TargetType = TargetType.NODE,
         evidence_ids: tuple[str, ...] = (),
         payload_text: bytes | None = None,
+        scope: ScopeRef | None = None,
     ) -> Operation:
-        """Seal and fold one operation; ``payload_text`` is ``payload``'s canonical bytes if known."""
+        """Seal and fold one operation; ``payload_text`` is ``payload``'s canonical bytes if known.
+
+        ``scope`` is the input's unless given: an erasure changes claims of every owner it reaches, and
+        each such operation belongs to its claim's owner and scope (where provenance reads it).
+        """
         index = len(self.ops)
         if self.request_fingerprint is not None:
             payload = {**payload, "request_fingerprint": self.request_fingerprint}
             payload_text = None
-        scope = self.scope
+        scope = self.scope if scope is None else scope
         op = seal_operation(
             {
                 "tenant_id": scope.tenant_id,

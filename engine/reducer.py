@@ -50,6 +50,7 @@ from schemas.commands import (
     ContradictCommand,
     DeprecateCommand,
     EpistemicTransitionCommand,
+    EraseCommand,
     EvaluateConditionCommand,
     PenalizeCommand,
     PromoteCommand,
@@ -174,6 +175,8 @@ class Reducer:
         self._targets: dict[type[CommandBase], tuple[str, str, tuple[str, ...]]] = {
             spec.model: (spec.command, spec.name, spec.targets) for spec in COMMANDS
         }
+        # Erasure is no claim command (no node target, admin only): its entry points are its own.
+        self._handlers[EraseCommand] = self._erase
 
     # ------------------------------------------------------------------ entry
     def apply(self, store: StateStore, item: ExtractionResult | CommandBase) -> ApplyResult:
@@ -366,6 +369,7 @@ class Reducer:
             "condition_evaluation": None,
             "temporal_intent": claim.temporal_intent,
             "evidence_refs": (event.event_id,),
+            "erased_evidence_refs": (),
             "evidence_quote": claim.evidence_quote,
             "evidence_span": claim.evidence_span,
             "asserted_by": speaker,
@@ -761,7 +765,8 @@ class Reducer:
         input_id = cmd.input_id
         fingerprint: str | None = None
         conflict = False
-        if cmd.request_id is not None:
+        if cmd.request_id is not None and not isinstance(cmd, EraseCommand):
+            # (an erasure is idempotent by its derived erasure and command ids; its receipt answers a retry)
             fingerprint = request_fingerprint(cmd)
             record = store.request_record((cmd.tenant_id, cmd.owner_id, cmd.request_id))
             if record is not None:
@@ -824,7 +829,10 @@ class Reducer:
         re-type, correct or retire an established claim (TRUST-FACTS §3); a human channel may."""
         if command_evidence_kind(cmd.channel, cmd.actor.actor_type) is not EvidenceKind.MODEL_SUGGESTION:
             return
-        command, name, targets = self._targets[type(cmd)]
+        spec = self._targets.get(type(cmd))
+        if spec is None:  # erasure: no claim command, authorised (admin only) where it enters
+            return
+        command, name, targets = spec
         signal = getattr(cmd, "signal", None)
         if command not in GUARDED_COMMANDS and not (command == "penalize" and signal in GUARDED_SIGNALS):
             return
@@ -1266,6 +1274,112 @@ class Reducer:
 
     def _deprecate(self, store: StateStore, cmd: DeprecateCommand, em: Emitter) -> None:
         self._lifecycle(store, cmd, em, cmd.node_id, L.DEPRECATED)
+
+
+    # ---------------------------------------------------------------- erasure
+    def _erase(self, store: StateStore, cmd: EraseCommand, em: Emitter) -> None:
+        """Forget a scope's nodes, edges, events and request records; strip erased evidence from survivors.
+
+        Which nodes go: the subject owner's (``owner``); the subject owner's derived from the erased
+        events or in the conversation (``conversation``, ``event``); any owner's derived from the erased
+        events or asserted by the speaker (``speaker``). A node is derived from the event its first
+        evidence reference names (the message it was extracted from). A surviving claim that also cites
+        an erased event (evidence a command added) keeps its content and loses the reference, which it
+        lists under ``erased_evidence_refs`` (an EVIDENCE_ERASED operation, in the claim's own scope).
+        """
+        tenant = cmd.tenant_id
+        erased_events: dict[str, set[str]] = {}
+        for ref in cmd.event_ids:
+            owner, sep, event_id = ref.partition("/")
+            if sep and event_id:
+                erased_events.setdefault(owner, set()).add(event_id)
+        subject = cmd.subject_owner
+        if cmd.kind == "owner" and subject is not None:
+            mine = erased_events.setdefault(subject, set())
+            mine.update(e for (t, o, e), _seen in store.iter_events() if t == tenant and o == subject)
+        if cmd.kind == "speaker":
+            pool = [n for n in store.iter_nodes() if n.tenant_id == tenant]
+        else:
+            pool = store.owner_nodes(tenant, subject) if subject is not None else []
+
+        def goes(node: MemoryNode) -> bool:
+            origin = node.evidence_refs[0] if node.evidence_refs else None
+            events = erased_events.get(node.owner_id, ())
+            if cmd.kind == "owner":
+                return node.owner_id == subject
+            if cmd.kind == "speaker":
+                return origin in events or node.asserted_by.actor_id == cmd.speaker_id
+            if cmd.kind == "conversation" and node.conversation_id == cmd.conversation_id:
+                return True
+            return origin in events
+
+        erased = sorted((n for n in pool if goes(n)), key=lambda n: n.node_id)
+        gone = {n.node_id for n in erased}
+        for node in erased:  # what they were derived from goes with them
+            if node.evidence_refs:
+                erased_events.setdefault(node.owner_id, set()).add(node.evidence_refs[0])
+        edges: set[str] = set()
+        for node in erased:
+            edges.update(e.edge_id for e in store.edges_of(node.node_id))
+        for owner, events in erased_events.items():
+            for edge in store.owner_edges(tenant, owner) if events else ():
+                if edge.provenance_event_id in events:
+                    edges.add(edge.edge_id)
+        event_refs = sorted(
+            f"{owner}/{event_id}"
+            for owner, events in erased_events.items()
+            for event_id in events
+            if store.owner_events(tenant, owner, event_id)
+        )
+        requests = sorted(
+            f"{key[1]}/{key[2]}"
+            for key, record in store.iter_requests()
+            if key[0] == tenant
+            and ((cmd.kind == "owner" and key[1] == subject) or any(op.target_id in gone for op in record.operations))
+        )
+        survivors: list[tuple[MemoryNode, tuple[str, ...], tuple[str, ...]]] = []
+        for owner, events in sorted(erased_events.items()):
+            for node in store.owner_nodes(tenant, owner) if events else ():
+                if node.node_id in gone:
+                    continue
+                cited = tuple(e for e in node.evidence_refs[1:] if e in events)
+                if cited:
+                    kept = tuple(e for e in node.evidence_refs if e not in cited)
+                    survivors.append((node, kept, cited))
+        payload: dict[str, Any] = {
+            "policy": "erasure_v1",
+            "erasure_id": cmd.erasure_id,
+            "kind": cmd.kind,
+            "nodes": [n.node_id for n in erased],
+            "edges": sorted(edges),
+            "events": event_refs,
+            "requests": requests,
+            "evidence_stripped": sorted(n.node_id for n, _k, _c in survivors),
+            "counts": {
+                "nodes": len(erased),
+                "edges": len(edges),
+                "events": len(event_refs),
+                "requests": len(requests),
+                "evidence_refs": sum(len(c) for _n, _k, c in survivors),
+            },
+        }
+        for name in ("subject_owner", "speaker_id", "conversation_id"):
+            value = getattr(cmd, name)
+            if value is not None:
+                payload[name] = value
+        em.emit(
+            OpType.ERASED, cmd.erasure_id, cmd.actor, payload,
+            policy_version="erasure_v1", target_type=TargetType.ERASURE,
+        )  # fmt: skip
+        for node, kept, cited in sorted(survivors, key=lambda s: s[0].node_id):
+            after = _changed(
+                node, cmd.issued_at, evidence_refs=kept, erased_evidence_refs=(*node.erased_evidence_refs, *cited)
+            )
+            em.emit(
+                OpType.EVIDENCE_ERASED, node.node_id, cmd.actor,
+                {"policy": "erasure_v1", "erasure_id": cmd.erasure_id, "erased_evidence_refs": list(cited)},
+                policy_version="erasure_v1", before=node, after=after, scope=scope_of(node),
+            )  # fmt: skip
 
 
 _REDUCERS: dict[int, Reducer] = {id(DEFAULT_CONFIG): Reducer(DEFAULT_CONFIG)}

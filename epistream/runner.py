@@ -56,6 +56,7 @@ from schemas.claims import ExtractionResult
 from schemas.commands import CommandBase
 from schemas.common import ScopeRef
 from schemas.enums import EdgeType, NodeType
+from schemas.erasure import ErasureReceipt, ErasureScope
 from schemas.errors import DataDirLocked, EpistreamError, IntegrityError, InvalidEvent, ReadOnlyRunner, StorageFull
 from schemas.events import ConversationEvent
 from schemas.nodes import Edge, MemoryNode
@@ -823,6 +824,20 @@ class EmbeddedRunner:
         self._sink(result.operations, IngestReport())
         self._commit_indexes()
         return result
+
+    def erase(
+        self, scope: ErasureScope, *, requested_by: str, request_id: str | None = None
+    ) -> ErasureReceipt:
+        """Forget ``scope`` for good (log shredded, projections purged, receipt stored); see ``epistream.erasure``."""
+        self._require_writer()
+        from epistream.erasure import erase
+
+        self._write_gathered()
+        try:
+            return erase(self, scope, requested_by=requested_by, request_id=request_id, now=self._clock())
+        finally:
+            # the last turns of each session (the next excerpts' context) may quote what was erased
+            self._conversations = agents.ConversationContext(self.settings.excerpt_context_turns)
 
     def promote_due(self, as_of: datetime) -> list[Operation]:
         """Journal automatic TENTATIVE -> STABLE promotions due at ``as_of``."""

@@ -112,6 +112,24 @@ class DeprecateCommand(CommandBase):
     node_id: str
 
 
+class EraseCommand(CommandBase):
+    """One erasure's part for one ``tenant/owner/scope`` (its routing key); see ``schemas.erasure``.
+
+    The caller resolves the scope to event ids from the raw events (``event_ids``: every event the
+    erasure removes, of any owner of the tenant), so the reducer also strips them from the evidence of
+    the claims that only cite them. ``subject_owner`` is the owner whose memory is erased (owner,
+    conversation and event scopes); the command's own ``owner_id`` only routes it.
+    """
+
+    command: Literal["erase"] = "erase"
+    erasure_id: str = Field(min_length=1, max_length=64)
+    kind: Literal["owner", "speaker", "conversation", "event"]
+    subject_owner: str | None = None
+    speaker_id: ExternalId | None = None
+    conversation_id: ExternalId | None = None
+    event_ids: tuple[ExternalId, ...] = ()
+
+
 Command = Annotated[
     ReinforceCommand
     | PenalizeCommand
@@ -121,7 +139,8 @@ Command = Annotated[
     | EpistemicTransitionCommand
     | PromoteCommand
     | ArchiveCommand
-    | DeprecateCommand,
+    | DeprecateCommand
+    | EraseCommand,
     Field(discriminator="command"),
 ]
 

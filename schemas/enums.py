@@ -230,9 +230,15 @@ class OpType(_CaseInsensitiveEnum):
     PENALTY = "PENALTY"
     RELATE = "RELATE"
     COMMAND_REJECTED = "COMMAND_REJECTED"
+    #: Content erased on request (GDPR art. 17): what went, by id and count, never the content itself.
+    ERASED = "ERASED"
+    #: A surviving claim lost evidence references to erased events (its own content stays).
+    EVIDENCE_ERASED = "EVIDENCE_ERASED"
 
 
 class TargetType(_CaseInsensitiveEnum):
     NODE = "node"
     EDGE = "edge"
     EVENT = "event"
+    #: An erasure request: its scope, not a node, is the target.
+    ERASURE = "erasure"

@@ -206,6 +206,18 @@ class InvalidConfiguration(ValidationFailed):
     code = "invalid_configuration"
 
 
+class ContentErased(NotFound):
+    """The content asked for was erased on request: its key is destroyed, only ids and counts remain."""
+
+    code = "content_erased"
+
+
+class KeyUnavailable(IntegrityError):
+    """A sealed record names a data key the key store does not hold (and no erasure destroyed it)."""
+
+    code = "key_unavailable"
+
+
 class MissingExtra(EpistreamError):
     """A command needs an optional part that is not installed; the message names the one to install.
 

@@ -61,6 +61,8 @@ class MemoryNode(ScopeRef):
     condition_evaluation: ConditionEvaluation | None = None
     temporal_intent: TemporalIntent | None = None
     evidence_refs: tuple[str, ...] = ()
+    #: Evidence references an erasure removed (the events are gone; the claim's own content stays).
+    erased_evidence_refs: tuple[str, ...] = added_field(())
     evidence_quote: str | None = None
     evidence_span: EvidenceSpan | None = None
     asserted_by: ActorRef

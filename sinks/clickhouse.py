@@ -21,18 +21,28 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Final, NamedTuple
 
-from engine.canonical_fast import canonical_bytes, canonical_text, model_bytes, operation_bytes
+from engine.canonical_fast import canonical_bytes, canonical_text, model_bytes
+from engine.erasure import event_unit, node_unit, owner_unit, payload_unit
 from engine.fastjson import model_json
 from schemas.canonical import sha256_hex
 from schemas.claims import ExtractionResult
 from schemas.enums import OpType, Role, Scope
-from schemas.errors import BackendUnavailable, IntegrityError, QueryRejected, StorageFull, ValidationFailed
+from schemas.erasure import ErasureReceipt
+from schemas.errors import (
+    BackendUnavailable,
+    ChecksumMismatch,
+    IntegrityError,
+    QueryRejected,
+    StorageFull,
+    ValidationFailed,
+)
 from schemas.events import Attachment, ConversationEvent
 from schemas.nodes import Edge, MemoryNode
 from schemas.operations import Operation, verify_operation
 from schemas.records import DeadLetter, StoredEvent
 from schemas.retrieval import Exclusion, ReceiptItem, RetrievalMode, RetrievalReceipt
-from sinks.clickhouse_schema import RECEIPTS_TABLE, check_database_name, migrate
+from sinks.clickhouse_schema import RECEIPTS_TABLE, check_database_name, migrate, rewrite_table
+from sinks.sealing import KeyStore, Sealer
 from sinks.sql_guard import check_read_only
 from sinks.storage import out_of_space
 
@@ -68,6 +78,22 @@ def _attachments_json(event: ConversationEvent) -> str:
     if not event.attachments:
         return "[]"
     return canonical_text([a.model_dump(mode="json", exclude_none=True) for a in event.attachments])
+
+
+def _event_place(tenant: str, owner: str, event_id: str) -> str:
+    return f"event:{tenant}/{owner}/{event_id}"
+
+
+def _open_event_row(sealer: Sealer, r: dict[str, Any]) -> dict[str, Any] | None:
+    """A raw_events row with its sealed columns opened; None once the event is erased."""
+    key_id = r.get("sealed_key") or ""
+    if not key_id:
+        return r
+    plain = sealer.open_text(key_id, r["content"], _event_place(r["tenant_id"], r["owner_id"], r["event_id"]))
+    if plain is None:
+        return None
+    values = json.loads(plain)
+    return {**r, "content": values["content"], "metadata": values["metadata"], "attachments": values["attachments"]}
 
 
 def _stored_event(r: dict[str, Any]) -> StoredEvent:
@@ -147,6 +173,9 @@ class OperationLog:
         self._column_types: dict[tuple[str, tuple[str, ...]], Sequence[Any]] = {}
         #: Opens another client on the same backend (set by :meth:`connect`); see :meth:`clone`.
         self._reconnect: Callable[[], Any] | None = None
+        #: Data keys and the sealing of content (``sinks.sealing``): every write seals, every read opens.
+        self.keys = KeyStore(client, self.database)
+        self.sealer = Sealer(self.keys)
 
     # ------------------------------------------------------------------ setup
     @classmethod
@@ -188,7 +217,7 @@ class OperationLog:
         return log
 
     def migrate(self) -> list[int]:
-        return migrate(self.client, self.database)
+        return migrate(self.client, self.database, steps={9: self.reseal_plaintext})
 
     def clone(self) -> OperationLog:
         """Another log on the same backend and database with its own client (own chDB handle or HTTP
@@ -256,11 +285,22 @@ class OperationLog:
         order = sorted(range(len(events)), key=lambda i: events[i].event_id)
         rows: list[list[Any]] = []
         ids: list[str] = []
+        sealer = self.sealer
+        sealer.prepare(event_unit(e.tenant_id, e.owner_id, e.event_id) for e in events)
         for i in order:
             e = events[i]
             content = e.content
             digest = e.content_sha256
             stored = digest if e.source_sha256 is None else sha256_hex(content)
+            # what was said, by whom by name, with what attachments and metadata: sealed under the event's key
+            secret = canonical_text({
+                "content": content, "attachments": _attachments_json(e),
+                "metadata": canonical_text(e.metadata) if e.metadata else "{}",
+            })  # fmt: skip
+            key_id, sealed = sealer.seal_text(
+                event_unit(e.tenant_id, e.owner_id, e.event_id), secret,
+                _event_place(e.tenant_id, e.owner_id, e.event_id),
+            )  # fmt: skip
             rows.append(
                 [
                     e.event_id,
@@ -272,15 +312,16 @@ class OperationLog:
                     _opt(e.session_id),
                     e.role.value,
                     _opt(e.speaker),
-                    content,
+                    sealed,
                     digest,
                     e.occurred_at,
                     e.recorded_at,
-                    canonical_text(e.metadata) if e.metadata else "{}",
+                    "{}",
                     int(seqs[i]) if seqs is not None else 0,
                     _opt(e.speaker_id),
-                    _attachments_json(e),
+                    "[]",
                     e.utc_offset_minutes,
+                    key_id,
                 ]
             )
             ids.append(f"{e.tenant_id}/{e.owner_id}/{e.event_id}:{digest}:{stored}")
@@ -290,9 +331,20 @@ class OperationLog:
         """Append sealed operations; an unsealed one is refused (it could never be verified)."""
         rows: list[list[Any]] = []
         ids: list[str] = []
+        sealer = self.sealer
+        units = set()
+        for op in ops:
+            unit = payload_unit(op)
+            if unit is not None:
+                units.add(unit)
+            for node in (op.before, op.after):
+                if node is not None:
+                    units.add(node_unit(node))
+        sealer.prepare(units)
         for op in sorted(ops, key=lambda o: o.op_id):
             if len(op.checksum) != 64:
                 raise IntegrityError("operation is not sealed", code="operation_not_sealed", op_id=op.op_id)
+            record = sealer.operation_record(op)
             rows.append(
                 [
                     op.op_id,
@@ -311,7 +363,8 @@ class OperationLog:
                     op.occurred_at,
                     op.policy_version,
                     op.checksum,
-                    operation_bytes(op),  # bytes: the String column takes them as they are
+                    record,  # bytes: the String column takes them as they are
+                    hashlib.sha256(record).hexdigest(),
                 ]
             )
             ids.append(f"{op.op_id}:{op.checksum}")
@@ -320,8 +373,10 @@ class OperationLog:
     def write_node_snapshots(self, nodes: Sequence[MemoryNode]) -> int:
         rows: list[list[Any]] = []
         ids: list[str] = []
+        sealer = self.sealer
+        sealer.prepare(node_unit(n) for n in nodes)
         for n in sorted(nodes, key=lambda x: (x.node_id, x.version)):
-            body = model_bytes(n)
+            body = sealer.node_bytes(n)
             rows.append(
                 [
                     n.node_id,
@@ -333,22 +388,30 @@ class OperationLog:
                     n.node_type.value,
                     n.epistemic_type.value,
                     n.lifecycle.value,
-                    n.subject,
-                    n.predicate,
+                    "",  # subject and predicate are content: only inside the sealed snapshot
+                    "",
                     float(n.confidence),
                     n.updated_at,
                     body,
+                    list(n.evidence_refs),
                 ]
             )
-            ids.append(f"{n.node_id}@{n.version}:{sha256_hex(body)}")
+            ids.append(f"{n.node_id}@{n.version}:{sha256_hex(model_bytes(n))}")
         return self._insert("node_snapshots", list(_NODE_COLUMNS), rows, ids)
 
     def write_extractions(self, results: Sequence[ExtractionResult]) -> int:
         rows: list[list[Any]] = []
         ids: list[str] = []
+        sealer = self.sealer
+        sealer.prepare(event_unit(r.event.tenant_id, r.event.owner_id, r.event.event_id) for r in results)
         for r in sorted(results, key=lambda x: (x.event.event_id, x.extractor, x.extractor_version)):
-            body = canonical_bytes(model_json(r))
+            plain = canonical_bytes(model_json(r))
             ev = r.event
+            sealed = sealer.seal_bytes(
+                event_unit(ev.tenant_id, ev.owner_id, ev.event_id), plain, _journal_place(ev.tenant_id, ev.owner_id,
+                ev.event_id, r.extractor, r.extractor_version),
+            )  # fmt: skip
+            body = sealed["c"]
             rows.append(
                 [
                     ev.event_id,
@@ -367,9 +430,13 @@ class OperationLog:
                     ev.occurred_at,
                     ev.recorded_at,
                     body,
+                    sealed["sealed"],
+                    ev.content_sha256,
+                    r.grounding_policy_version,
+                    int(r.schema_version),
                 ]
             )
-            ids.append(f"{ev.event_id}/{r.extractor}/{r.extractor_version}:{sha256_hex(body)}")
+            ids.append(f"{ev.event_id}/{r.extractor}/{r.extractor_version}:{sha256_hex(plain)}")
         return self._insert("extraction_journal", list(_EXTRACTION_COLUMNS), rows, ids)
 
     def write_dead_letters(self, letters: Sequence[DeadLetter]) -> int:
@@ -412,7 +479,10 @@ class OperationLog:
                 first.pop((tenant, rid), None)
         rows: list[list[Any]] = []
         ids: list[str] = []
+        sealer = self.sealer
+        sealer.prepare(owner_unit(r.tenant_id, r.owner_id) for r in first.values())
         for r in first.values():
+            key_id, query = sealer.seal_text(owner_unit(r.tenant_id, r.owner_id), r.query, f"query:{r.receipt_id}")
             rows.append(
                 [
                     r.receipt_id,
@@ -423,7 +493,7 @@ class OperationLog:
                     r.actor_id,
                     r.mode.value,
                     r.query_intent.value,
-                    r.query,
+                    query,
                     r.reference_time,
                     r.received_at,
                     r.candidates_generated,
@@ -444,6 +514,7 @@ class OperationLog:
                     list(r.warnings),
                     r.context_sha256,
                     r.request_fingerprint,
+                    key_id,
                 ]
             )
             ids.append(f"{r.tenant_id}/{r.receipt_id}@{r.received_at.isoformat()}:{r.context_sha256}")
@@ -460,6 +531,12 @@ class OperationLog:
         )
         result = self.client.query(sql, parameters={"tenant": tenant_id, "rid": request_id})
         for r in result.named_results():
+            query = r["query"]
+            if r.get("sealed_key"):
+                opened = self.sealer.open_text(r["sealed_key"], query, f"query:{r['request_id']}")
+                if opened is None:
+                    return None  # the owner's memory was erased, and what they asked with it
+                query = opened
             return RetrievalReceipt(
                 receipt_id=r["request_id"],
                 tenant_id=r["tenant_id"],
@@ -469,7 +546,7 @@ class OperationLog:
                 actor_id=r["actor_id"],
                 mode=RetrievalMode(r["mode"]),
                 query_intent=r["query_intent"],
-                query=r["query"],
+                query=query,
                 reference_time=r["reference_time"],
                 received_at=r["received_at"],
                 candidates_generated=int(r["candidates_generated"]),
@@ -521,7 +598,8 @@ class OperationLog:
         return where
 
     def _load_ops(self, rows: Iterable[Sequence[Any]]) -> list[Operation]:
-        return [_load_row(op_id, checksum, record) for op_id, checksum, record in rows]
+        sealer = self.sealer
+        return [_load_row(op_id, checksum, record, stored, sealer) for op_id, checksum, record, stored in rows]
 
     def stream_operations(self, *, page_size: int = READ_PAGE) -> Iterator[Operation]:
         """Every verified operation in log order from one streamed query (start-up and replay).
@@ -532,9 +610,10 @@ class OperationLog:
         on this thread until the iterator is exhausted or closed.
         """
         sql = (
-            f"SELECT op_id, checksum, record FROM {self._t('operations')} FINAL"
+            f"SELECT op_id, checksum, record, stored_sha256 FROM {self._t('operations')} FINAL"
             f" {_LOG_ORDER}"
         )
+        self.keys.load_all()  # the stream holds the client: no key can be looked up while it runs
         with self.client.query_row_block_stream(
             sql, settings={"max_block_size": int(page_size)}, column_formats={"record": "bytes"}
         ) as stream:
@@ -573,7 +652,7 @@ class OperationLog:
                 params.update(c_at=cursor.occurred_at, c_by=cursor.caused_by, c_ix=cursor.op_index, c_id=cursor.op_id)
             page = page_size if remaining is None else min(page_size, remaining)
             sql = (
-                f"SELECT op_id, checksum, record FROM {self._t('operations')} FINAL"
+                f"SELECT op_id, checksum, record, stored_sha256 FROM {self._t('operations')} FINAL"
                 + (" WHERE " + " AND ".join(where) if where else "")
                 + f" {_LOG_ORDER} LIMIT {int(page)}"
             )
@@ -643,7 +722,8 @@ class OperationLog:
             + " ORDER BY tenant_id, owner_id, node_id, version DESC LIMIT 1 BY tenant_id, owner_id, node_id"
         )
         rows = self.client.query(sql, parameters=params).result_rows
-        return [MemoryNode.model_validate_json(r[0]) for r in rows]
+        nodes = (self.sealer.load_node(r[0]) for r in rows)
+        return [n for n in nodes if n is not None]
 
     def operations_naming(self, tenant: str, owner: str, node_ids: Sequence[str]) -> list[Operation]:
         """The owner's verified operations whose record names any of ``node_ids``, in log order.
@@ -659,7 +739,7 @@ class OperationLog:
             params: dict[str, Any] = {"needles": ids[start : start + _NEEDLES]}
             where = [*self._scope_where(params, tenant, owner, None), "multiSearchAny(record, {needles:Array(String)})"]
             sql = (
-                f"SELECT op_id, checksum, record FROM {self._t('operations')} FINAL"
+                f"SELECT op_id, checksum, record, stored_sha256 FROM {self._t('operations')} FINAL"
                 f" WHERE {' AND '.join(where)} {_LOG_ORDER}"
             )
             result = self.client.query(sql, parameters=params, column_formats={"record": "bytes"})
@@ -696,7 +776,8 @@ class OperationLog:
             " ORDER BY recorded_at, ingested_seq LIMIT 1 BY event_id) ORDER BY occurred_at, event_id"
         )
         rows = self.client.query(sql, parameters={"tenant": tenant, "owner": owner, "ids": list(event_ids)})
-        return [_stored_event(r) for r in rows.named_results()]
+        opened = (_open_event_row(self.sealer, r) for r in rows.named_results())
+        return [_stored_event(r) for r in opened if r is not None]
 
     def stream_events(self, *, by_session: bool = False, page_size: int = READ_PAGE) -> Iterator[StoredEvent]:
         """Every stored event once (the first stored copy of an id), in (tenant, owner, event) order, or
@@ -722,7 +803,9 @@ class OperationLog:
                 params["after"] = after
             page = list(self.client.query(sql, parameters=params).named_results())
             for r in page:
-                yield _stored_event(r)
+                opened = _open_event_row(self.sealer, r)
+                if opened is not None:  # an erased event (its key destroyed) is no longer an event
+                    yield _stored_event(opened)
             if len(page) < page_size:
                 return
             last = page[-1]
@@ -776,6 +859,256 @@ class OperationLog:
             )
             for r in result.named_results()
         ]
+
+    # ---------------------------------------------------------------- erasure
+    def owner_events(
+        self, tenant: str, owner: str | None = None, *, conversation: str | None = None, speaker: str | None = None,
+        event: str | None = None,
+    ) -> list[tuple[str, str]]:
+        """``(owner, event id)`` of the stored events an erasure scope names (ids only, no content read).
+
+        ``speaker`` matches the platform's speaker id, or the display name of events without one.
+        """
+        params: dict[str, Any] = {"tenant": tenant}
+        where = ["tenant_id = {tenant:String}"]
+        if owner is not None:
+            where.append("owner_id = {owner:String}")
+            params["owner"] = owner
+        if conversation is not None:
+            where.append("conversation_id = {conversation:String}")
+            params["conversation"] = conversation
+        if event is not None:
+            where.append("event_id = {event:String}")
+            params["event"] = event
+        if speaker is not None:
+            where.append("(speaker_id = {speaker:String} OR (speaker_id = '' AND speaker = {speaker:String}))")
+            params["speaker"] = speaker
+        rows = self.client.query(
+            f"SELECT DISTINCT owner_id, event_id FROM {self._t('raw_events')} WHERE {' AND '.join(where)}",
+            parameters=params,
+        ).result_rows
+        return sorted((str(o), str(e)) for o, e in rows)
+
+    def partition_keys(self, tenant: str, owner: str | None = None) -> list[tuple[str, str, str]]:
+        """``(owner, scope, scope_id)`` of every stream of a tenant (or of one owner) the log holds."""
+        params: dict[str, Any] = {"tenant": tenant}
+        where = "tenant_id = {tenant:String}"
+        if owner is not None:
+            where += " AND owner_id = {owner:String}"
+            params["owner"] = owner
+        sql = " UNION DISTINCT ".join(
+            f"SELECT owner_id, scope, scope_id FROM {self._t(t)} WHERE {where}" for t in ("raw_events", "operations")
+        )
+        rows = self.client.query(f"SELECT DISTINCT * FROM ({sql}) ORDER BY 1, 2, 3", parameters=params).result_rows
+        return [(str(o), str(s), str(i)) for o, s, i in rows]
+
+    def delete_erased_rows(
+        self, tenant: str, events: Sequence[tuple[str, str]], nodes: Sequence[str], *, owner: str | None = None,
+        dead_letter_ids: Sequence[str] = (),
+    ) -> dict[str, int]:
+        """Delete the rows an erasure removes from every table but the operation log; returns rows per table.
+
+        The log (``operations``) is append-only and keeps its records, sealed under keys the erasure
+        destroys. Raw events, extraction journals, node snapshots, retrieval receipts (an owner's) and
+        dead letters are inputs and projections: their rows go (``ALTER ... DELETE``, waited for), so
+        not even a sealed copy or a content hash remains. ``owner`` (an owner erasure) deletes all of
+        that owner's rows and receipts.
+        """
+        counts: dict[str, int] = {}
+        by_owner: dict[str, list[str]] = {}
+        for o, e in events:
+            by_owner.setdefault(o, []).append(e)
+
+        def delete(table: str, where: str, params: dict[str, Any]) -> None:
+            n = int(self.client.command(f"SELECT count() FROM {self._t(table)} WHERE {where}", parameters=params))
+            if n:
+                self.client.command(f"ALTER TABLE {self._t(table)} DELETE WHERE {where}", parameters=params,
+                                    settings={"mutations_sync": 2})  # fmt: skip
+            counts[table] = counts.get(table, 0) + n
+
+        base = {"tenant": tenant}
+        if owner is not None:
+            for table in ("raw_events", "extraction_journal", "node_snapshots", RECEIPTS_TABLE):
+                delete(table, "tenant_id = {tenant:String} AND owner_id = {owner:String}", {**base, "owner": owner})
+        for o, ids in sorted(by_owner.items()):
+            if o == owner:
+                continue
+            for start in range(0, len(ids), 5000):
+                chunk = {**base, "owner": o, "ids": ids[start : start + 5000]}
+                where = "tenant_id = {tenant:String} AND owner_id = {owner:String} AND event_id IN {ids:Array(String)}"
+                delete("raw_events", where, chunk)
+                delete("extraction_journal", where, chunk)
+        node_ids = sorted(set(nodes))
+        for start in range(0, len(node_ids), 5000):
+            delete("node_snapshots", "tenant_id = {tenant:String} AND node_id IN {ids:Array(String)}",
+                   {**base, "ids": node_ids[start : start + 5000]})  # fmt: skip
+            delete(RECEIPTS_TABLE, "tenant_id = {tenant:String} AND hasAny(included, {ids:Array(String)})",
+                   {**base, "ids": node_ids[start : start + 5000]})  # fmt: skip
+        if dead_letter_ids:
+            delete("dead_letters", "dlq_id IN {ids:Array(String)}", {"ids": sorted(set(dead_letter_ids))})
+        return counts
+
+    def dead_letters_naming(self, tenant: str, needles: Sequence[str]) -> list[str]:
+        """Ids of the dead letters whose (masked) bytes name the tenant and any of ``needles`` (owner or event ids).
+
+        A dead letter is refused input: it may not even parse, so it is attributed by what its bytes say.
+        """
+        found: set[str] = set()
+        wanted = sorted({n for n in needles if n})
+        for start in range(0, len(wanted), 200):
+            rows = self.client.query(
+                f"SELECT dlq_id FROM {self._t('dead_letters')} WHERE position(masked_bytes, {{tenant:String}}) > 0"
+                " AND multiSearchAny(masked_bytes, {needles:Array(String)})",
+                parameters={"tenant": tenant, "needles": wanted[start : start + 200]},
+            ).result_rows
+            found.update(str(r[0]) for r in rows)
+        return sorted(found)
+
+    def compact(self, tables: Sequence[str]) -> None:
+        """Rewrite each table into a new one and drop the old one with every part it had (see ``rewrite_table``).
+
+        A delete or a merge writes new parts and leaves the old ones (which still hold the removed rows)
+        for the engine's cleanup, minutes later (``old_parts_lifetime``; chDB may not run it at all):
+        after an erasure no file may keep what was removed, so the tables it touched are copied.
+        """
+        for table in tables:
+            rewrite_table(self.client, self.database, table)
+
+    def write_erasure(self, receipt: ErasureReceipt) -> None:
+        body = canonical_text(receipt.model_dump(mode="json"))
+        self.client.insert(
+            self._t("erasures"),
+            [[receipt.erasure_id, receipt.scope.tenant_id, receipt.scope.scope_key, receipt.requested_by,
+              _opt(receipt.request_id), receipt.completed_at, body]],
+            column_names=["erasure_id", "tenant_id", "scope_key", "requested_by", "request_id", "completed_at",
+                          "receipt"],
+            settings={"async_insert": 0},
+        )  # fmt: skip
+
+    def erasures(self, tenant: str, *, scope_key: str | None = None, request_id: str | None = None,
+                 erasure_id: str | None = None) -> list[ErasureReceipt]:  # fmt: skip
+        """A tenant's erasure receipts, oldest first (of one scope, request id or erasure id if given)."""
+        params: dict[str, Any] = {"tenant": tenant}
+        where = ["tenant_id = {tenant:String}"]
+        for column, value in (("scope_key", scope_key), ("request_id", request_id), ("erasure_id", erasure_id)):
+            if value is not None:
+                where.append(f"{column} = {{{column}:String}}")
+                params[column] = value
+        rows = self.client.query(
+            f"SELECT receipt FROM {self._t('erasures')} FINAL WHERE {' AND '.join(where)} ORDER BY completed_at",
+            parameters=params,
+        ).result_rows
+        return [ErasureReceipt.model_validate_json(r[0]) for r in rows]
+
+    def read_extractions(self) -> list[ExtractionResult]:
+        """Every stored extraction result (opened), in event-time order; erased ones are gone."""
+        rows = self.client.query(
+            f"SELECT tenant_id, owner_id, event_id, extractor, version, result, sealed_key"
+            f" FROM {self._t('extraction_journal')} FINAL ORDER BY occurred_at, event_id"
+        ).result_rows
+        out: list[ExtractionResult] = []
+        for tenant, owner, event_id, extractor, version, result, key_id in rows:
+            if key_id:
+                plain = self.sealer.open_bytes({"sealed": key_id, "c": result},
+                                               _journal_place(tenant, owner, event_id, extractor, version))  # fmt: skip
+                if plain is None:
+                    continue
+                result = plain
+            out.append(ExtractionResult.model_validate_json(result))
+        return out
+
+    # -------------------------------------------------------------- migration 9
+    def reseal_plaintext(self) -> dict[str, int]:
+        """Seal every row written before content was sealed (migration 9), once; returns rows per table.
+
+        Each row is written again in its sealed form under the same sorting key (ReplacingMergeTree
+        keeps the later row), then the tables' parts are rewritten and the old ones removed, so no
+        plaintext copy stays on disk. A re-sealed operation keeps its own checksum (inside the sealed
+        record, verifiable with its keys) and records beside its new ``stored_sha256`` the SHA-256 of
+        the record it replaced (``resealed_from``): the old format's bytes stay verifiable from it.
+        """
+        counts: dict[str, int] = {}
+        ops_cols = [c for c in _OP_COLUMNS if c != "stored_sha256"]
+        rows = self.client.query(
+            f"SELECT {', '.join(ops_cols)} FROM {self._t('operations')} FINAL WHERE stored_sha256 = ''",
+            column_formats={"record": "bytes"},
+        ).named_results()
+        ops_out: list[list[Any]] = []
+        for r in rows:
+            old = bytes(r["record"])
+            op = _load_row(r["op_id"], r["checksum"], old)
+            self.sealer.prepare([u for u in (payload_unit(op),) if u is not None]
+                                + [node_unit(n) for n in (op.before, op.after) if n is not None])  # fmt: skip
+            record = self.sealer.operation_record(op)
+            ops_out.append([*(r[c] for c in ops_cols if c != "record"), record, hashlib.sha256(record).hexdigest(),
+                            hashlib.sha256(old).hexdigest()])  # fmt: skip
+        if ops_out:
+            names = [c for c in ops_cols if c != "record"] + ["record", "stored_sha256", "resealed_from"]
+            self._insert("operations", names, ops_out, [f"reseal:{r[0]}:{r[-1]}" for r in ops_out])
+        counts["operations"] = len(ops_out)
+
+        events = [dict(r) for r in self.client.query(
+            f"SELECT {', '.join(_EVENT_COLUMNS)} FROM {self._t('raw_events')} FINAL WHERE sealed_key = ''"
+        ).named_results()]  # fmt: skip
+        if events:
+            self.sealer.prepare(event_unit(r["tenant_id"], r["owner_id"], r["event_id"]) for r in events)
+            for r in events:
+                secret = canonical_text({"content": r["content"], "attachments": r.get("attachments") or "[]",
+                                         "metadata": r["metadata"]})
+                key_id, sealed = self.sealer.seal_text(
+                    event_unit(r["tenant_id"], r["owner_id"], r["event_id"]), secret,
+                    _event_place(r["tenant_id"], r["owner_id"], r["event_id"]),
+                )  # fmt: skip
+                r.update(content=sealed, attachments="[]", metadata="{}", sealed_key=key_id)
+            self._insert("raw_events", list(_EVENT_COLUMNS), [[r[c] for c in _EVENT_COLUMNS] for r in events],
+                         [f"reseal:{r['tenant_id']}/{r['owner_id']}/{r['event_id']}" for r in events])  # fmt: skip
+        counts["raw_events"] = len(events)
+
+        node_cols = [c for c in _NODE_COLUMNS if c != "evidence_refs"]
+        nodes = [dict(r) for r in self.client.query(
+            f"SELECT {', '.join(node_cols)} FROM {self._t('node_snapshots')} FINAL"
+            " WHERE position(node, '\"sealed\":') = 0"
+        ).named_results()]  # fmt: skip
+        if nodes:
+            parsed = [MemoryNode.model_validate_json(r["node"]) for r in nodes]
+            self.sealer.prepare(node_unit(n) for n in parsed)
+            for r, n in zip(nodes, parsed, strict=True):
+                r.update(node=self.sealer.node_bytes(n), subject="", predicate="", evidence_refs=list(n.evidence_refs))
+            self._insert("node_snapshots", list(_NODE_COLUMNS), [[r[c] for c in _NODE_COLUMNS] for r in nodes],
+                         [f"reseal:{r['node_id']}@{r['version']}" for r in nodes])  # fmt: skip
+        counts["node_snapshots"] = len(nodes)
+
+        journals = [dict(r) for r in self.client.query(
+            f"SELECT {', '.join(_EXTRACTION_COLUMNS)} FROM {self._t('extraction_journal')} FINAL WHERE sealed_key = ''"
+        ).named_results()]  # fmt: skip
+        if journals:
+            self.sealer.prepare(event_unit(r["tenant_id"], r["owner_id"], r["event_id"]) for r in journals)
+            for r in journals:
+                box = self.sealer.seal_bytes(
+                    event_unit(r["tenant_id"], r["owner_id"], r["event_id"]), r["result"].encode("utf-8"),
+                    _journal_place(r["tenant_id"], r["owner_id"], r["event_id"], r["extractor"], r["version"]),
+                )  # fmt: skip
+                r.update(result=box["c"], sealed_key=box["sealed"])
+            self._insert("extraction_journal", list(_EXTRACTION_COLUMNS),
+                         [[r[c] for c in _EXTRACTION_COLUMNS] for r in journals],
+                         [f"reseal:{r['event_id']}/{r['extractor']}/{r['version']}" for r in journals])  # fmt: skip
+        counts["extraction_journal"] = len(journals)
+
+        receipts = [dict(r) for r in self.client.query(
+            f"SELECT {', '.join(_RECEIPT_COLUMNS)} FROM {self._t(RECEIPTS_TABLE)} FINAL WHERE sealed_key = ''"
+        ).named_results()]  # fmt: skip
+        if receipts:
+            self.sealer.prepare(owner_unit(r["tenant_id"], r["owner_id"]) for r in receipts)
+            for r in receipts:
+                key_id, query = self.sealer.seal_text(owner_unit(r["tenant_id"], r["owner_id"]), r["query"],
+                                                      f"query:{r['request_id']}")  # fmt: skip
+                r.update(query=query, sealed_key=key_id)
+            self._insert(RECEIPTS_TABLE, list(_RECEIPT_COLUMNS), [[r[c] for c in _RECEIPT_COLUMNS] for r in receipts],
+                         [f"reseal:{r['request_id']}@{r['received_at'].isoformat()}" for r in receipts])  # fmt: skip
+        counts[RECEIPTS_TABLE] = len(receipts)
+        if any(counts.values()):
+            self.compact([t for t, n in counts.items() if n])
+        return counts
 
     # -------------------------------------------------------------- analytics
     def read_only_query(
@@ -938,9 +1271,34 @@ def _record_hashes_to(record: bytes, checksum: str) -> bool:
     return hashlib.sha256(record.replace(member, b",", 1)).hexdigest() == checksum
 
 
-def _load_row(op_id: str, checksum: str, record: str | bytes) -> Operation:
-    """Parse one stored operation and verify its identity and checksum."""
+def _journal_place(tenant: str, owner: str, event_id: str, extractor: str, version: str) -> str:
+    return f"journal:{tenant}/{owner}/{event_id}/{extractor}/{version}"
+
+
+def _load_row(
+    op_id: str, checksum: str, record: str | bytes, stored: str = "", sealer: Sealer | None = None
+) -> Operation:
+    """Parse one stored operation and verify its identity and checksum.
+
+    A sealed record (``stored_sha256`` set) is first verified over its stored bytes, which needs no
+    key; its parts are then opened, and a record whose keys all exist is checked against its own
+    checksum as well. An erased part reads as ``engine.erasure.as_erased`` says.
+    """
     data = record.encode("utf-8") if isinstance(record, str) else bytes(record)
+    if stored:
+        if hashlib.sha256(data).hexdigest() != stored:
+            raise ChecksumMismatch("stored record does not match its stored checksum", op_id=op_id)
+        if sealer is not None and b'"sealed":' in data:
+            try:
+                op = sealer.load_operation(data)
+            except IntegrityError as exc:
+                if exc.code != "not_sealed":
+                    raise
+            else:
+                if op.op_id != op_id or op.checksum != checksum:
+                    raise IntegrityError("operation row does not match its record", code="operation_identity",
+                                         op_id=op_id)  # fmt: skip
+                return op
     op = Operation.model_validate_json(data)
     if op.op_id == op_id and op.checksum == checksum and _record_hashes_to(data, checksum):
         return op
@@ -969,6 +1327,7 @@ _EVENT_COLUMNS: Final = (
     "speaker_id",
     "attachments",
     "utc_offset_minutes",
+    "sealed_key",
 )
 _OP_COLUMNS: Final = (
     "op_id",
@@ -988,6 +1347,7 @@ _OP_COLUMNS: Final = (
     "policy_version",
     "checksum",
     "record",
+    "stored_sha256",
 )
 _NODE_COLUMNS: Final = (
     "node_id",
@@ -1004,6 +1364,7 @@ _NODE_COLUMNS: Final = (
     "confidence",
     "updated_at",
     "node",
+    "evidence_refs",
 )
 _EXTRACTION_COLUMNS: Final = (
     "event_id",
@@ -1022,6 +1383,10 @@ _EXTRACTION_COLUMNS: Final = (
     "occurred_at",
     "recorded_at",
     "result",
+    "sealed_key",
+    "content_sha256",
+    "grounding_policy_version",
+    "schema_version",
 )
 _DLQ_COLUMNS: Final = (
     "dlq_id",
@@ -1065,6 +1430,7 @@ _RECEIPT_COLUMNS: Final = (
     "warnings",
     "context_sha256",
     "request_fingerprint",
+    "sealed_key",
 )
 _ALL_TABLES: Final = frozenset(
     {"raw_events", "operations", "node_snapshots", "extraction_journal", "dead_letters", RECEIPTS_TABLE}

@@ -13,7 +13,7 @@ is recorded and checked), a change is a new migration.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Final
@@ -326,7 +326,74 @@ _M7 = Migration(
     ),
 )
 
-MIGRATIONS: Final[tuple[Migration, ...]] = (_M1, _M2, _M3, _M4, _M5, _M6, _M7)
+#: Migration 8: content sealed under per-event data keys (``sinks.sealing``) so erasure can shred it.
+#: ``data_keys`` holds the keys (erasure deletes rows and rewrites parts), ``erased_keys`` the ids of the
+#: destroyed ones (never key material), ``erasures`` the receipts. ``operations.stored_sha256`` is the
+#: SHA-256 of the stored (sealed) record, verifiable without keys; ``resealed_from`` the SHA-256 of the
+#: record a re-seal replaced (migration 9). ``sealed_key`` names the key of a row's sealed columns ('' for
+#: a row written before). node_snapshots gain the evidence they cite (ids), so an erasure finds them.
+_M8 = Migration(
+    8,
+    "sealed_content",
+    (
+        f"""
+        CREATE TABLE IF NOT EXISTS {{db}}.data_keys
+        (
+            key_id String,
+            tenant_id LowCardinality(String),
+            owner_id String,
+            unit String,
+            created_at DateTime64(6, 'UTC'),
+            key String
+        )
+        ENGINE = ReplacingMergeTree
+        PARTITION BY toYYYYMM(created_at)
+        ORDER BY (tenant_id, owner_id, unit, key_id)
+        {_SETTINGS}
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS {db}.erased_keys
+        (
+            key_id String,
+            erasure_id String,
+            erased_at DateTime64(6, 'UTC')
+        )
+        ENGINE = ReplacingMergeTree
+        PARTITION BY toYYYYMM(erased_at)
+        ORDER BY key_id
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS {db}.erasures
+        (
+            erasure_id String,
+            tenant_id LowCardinality(String),
+            scope_key String,
+            requested_by String,
+            request_id String,
+            completed_at DateTime64(6, 'UTC'),
+            receipt String
+        )
+        ENGINE = ReplacingMergeTree
+        PARTITION BY toYYYYMM(completed_at)
+        ORDER BY (tenant_id, erasure_id)
+        """,
+        "ALTER TABLE {db}.operations ADD COLUMN IF NOT EXISTS stored_sha256 String DEFAULT ''",
+        "ALTER TABLE {db}.operations ADD COLUMN IF NOT EXISTS resealed_from String DEFAULT ''",
+        "ALTER TABLE {db}.raw_events ADD COLUMN IF NOT EXISTS sealed_key String DEFAULT ''",
+        "ALTER TABLE {db}.extraction_journal ADD COLUMN IF NOT EXISTS sealed_key String DEFAULT ''",
+        "ALTER TABLE {db}.retrieval_requests ADD COLUMN IF NOT EXISTS sealed_key String DEFAULT ''",
+        "ALTER TABLE {db}.node_snapshots ADD COLUMN IF NOT EXISTS evidence_refs Array(String) DEFAULT []",
+    ),
+)
+
+#: Migration 9 re-seals the rows written before migration 8 (their content in the clear), once: a data
+#: migration run by ``OperationLog.migrate`` (``sinks.clickhouse.reseal_plaintext``), recorded here when done.
+_M9 = Migration(9, "reseal_plaintext_rows", ())
+
+MIGRATIONS: Final[tuple[Migration, ...]] = (_M1, _M2, _M3, _M4, _M5, _M6, _M7, _M8, _M9)
+#: Tables that hold content sealed under data keys, or keys (what an erasure rewrites).
+SEALED_TABLES: Final = ("raw_events", "operations", "node_snapshots", "extraction_journal", "dead_letters",
+                        RECEIPTS_TABLE, "data_keys")  # fmt: skip
 
 
 
@@ -362,12 +429,37 @@ def applied_migrations(client: Any, database: str) -> dict[int, str]:
     return {int(r[0]): str(r[1]) for r in rows}
 
 
+def rewrite_table(client: Any, database: str, table: str) -> None:
+    """Copy ``table`` into a new table of the same definition, swap the two, and drop the old one at once.
+
+    What erasure needs and ``OPTIMIZE ... FINAL`` does not give: every part that ever held a deleted row
+    (and the table's mutation files) gone from disk now, not after ``old_parts_lifetime``. ``EXCHANGE``
+    is atomic (an Atomic database, the default of ClickHouse and chDB): a crash leaves either table
+    whole. The caller keeps writers of this table out while it runs (one writer per data directory).
+    """
+    name = f"{database}.{table}"
+    spare = f"{database}.{table}__rewrite"
+    engine = client.command(
+        "SELECT engine FROM system.tables WHERE database = {db:String} AND name = {t:String}",
+        parameters={"db": database, "t": table},
+    )
+    # A replacing table holds superseded rows until a merge (a re-sealed row's plaintext original): FINAL
+    # copies only the rows that stand, so the copy never brings a replaced one back.
+    final = " FINAL" if "Replacing" in str(engine) else ""
+    client.command(f"DROP TABLE IF EXISTS {spare} SYNC")
+    client.command(f"CREATE TABLE {spare} AS {name}")
+    client.command(f"INSERT INTO {spare} SELECT * FROM {name}{final}", settings={"async_insert": 0})
+    client.command(f"EXCHANGE TABLES {name} AND {spare}")
+    client.command(f"DROP TABLE {spare} SYNC")
+
+
 def migrate(
     client: Any,
     database: str,
     migrations: Sequence[Migration] = MIGRATIONS,
     *,
     now: datetime | None = None,
+    steps: dict[int, Callable[[], object]] | None = None,
 ) -> list[int]:
     """Apply the migrations not yet recorded, in id order; return the ids applied.
 
@@ -391,6 +483,9 @@ def migrate(
             continue
         for statement in migration.render(database):
             client.command(statement)
+        step = (steps or {}).get(migration.id)
+        if step is not None:  # a data migration (Python): recorded only once it has run to the end
+            step()
         client.insert(
             f"{database}.schema_migrations",
             [[migration.id, migration.name, migration.checksum, now or datetime.now(UTC)]],

@@ -18,6 +18,7 @@ blind and a repeated or stale one is refused by the external version (409).
 
 from __future__ import annotations
 
+import time
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -468,6 +469,45 @@ class OpenSearchIndex:
         """Make every upsert searchable now, as ``EmbeddedIndex.commit`` does (durability is OpenSearch's)."""
         if self._unrefreshed:
             self.refresh()
+
+    def purge(self, node_ids: Sequence[str], *, chunk: int = 1000, wait_s: float = 120.0) -> tuple[int, int]:
+        """Delete these documents for good (erasure); returns (documents deleted, deletes still in segments).
+
+        A delete only marks a document (a soft delete): its source, terms and vector stay in the segment
+        until a merge rewrites it, and OpenSearch keeps soft-deleted documents for its retention leases
+        until the next lease sync (about 30 s). So after the deletes the shard is flushed and a forced
+        merge that expunges deletes (from every segment holding one) repeated until no segment of the
+        index holds a deleted document, or ``wait_s`` passed (the second number is then not 0). Other
+        deletes (from updates) are expunged with them. A snapshot taken before is not reached.
+        """
+        ids = sorted(set(node_ids))
+        deleted = 0
+        for start in range(0, len(ids), chunk):
+            with guarded("delete_by_query", index=self.alias):
+                result = self.client.delete_by_query(
+                    index=self.alias, body={"query": {"ids": {"values": ids[start : start + chunk]}}},
+                    params={"refresh": "true", "conflicts": "proceed"}, request_timeout=self.bulk_timeout,
+                )  # fmt: skip
+            deleted += int(result.get("deleted", 0))
+        for node_id in ids:
+            self._vector_cache.pop(node_id, None)
+        if not deleted:
+            return 0, 0
+        with guarded("put_settings", index=self.alias):
+            self.client.indices.put_settings(index=self.alias, body={"index.merge.policy.expunge_deletes_allowed": 0},
+                                             request_timeout=self.timeout)  # fmt: skip
+        deadline = time.monotonic() + wait_s
+        while True:
+            with guarded("forcemerge", index=self.alias):
+                self.client.indices.flush(index=self.alias, request_timeout=self.timeout)
+                self.client.indices.forcemerge(index=self.alias, params={"only_expunge_deletes": "true"},
+                                               request_timeout=max(self.bulk_timeout, 300.0))  # fmt: skip
+                self.client.indices.refresh(index=self.alias, request_timeout=self.timeout)
+                stats = self.client.indices.stats(index=self.alias, metric="docs", request_timeout=self.timeout)
+            left = int(stats["_all"]["primaries"]["docs"]["deleted"])
+            if left == 0 or time.monotonic() > deadline:
+                return deleted, left
+            time.sleep(1.0)
 
     def close(self) -> None:
         """Release the connection pool when this index created the client; a shared client stays open."""

@@ -20,7 +20,7 @@ from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 
 from epistream import ui
-from epistream.api import analytics, commands, events, operations, reads
+from epistream.api import analytics, commands, erasures, events, operations, reads
 from epistream.api.auth import ApiKeyRing
 from epistream.api.context import COMMAND_NAMESPACE, ApiState
 from epistream.api.distributed import Dispatch, KafkaDispatch
@@ -128,7 +128,7 @@ def create_app(
             list(exc.errors(include_input=False, include_url=False))
         ))
 
-    for module in (events, reads, commands, operations, analytics):
+    for module in (events, reads, commands, operations, analytics, erasures):
         app.include_router(module.router)
     ui.mount(app)
     app.add_middleware(MetricsMiddleware, metrics=state.metrics)

@@ -133,10 +133,7 @@ def _request(owner: str, text: str, mode: RetrievalMode) -> RetrievalRequest:
 
 
 def _extractions(runner: Any) -> list[dict[str, Any]]:
-    rows = runner.log.client.query(
-        f"SELECT result FROM {runner.log.database}.extraction_journal FINAL ORDER BY occurred_at, event_id"
-    ).result_rows
-    return [json.loads(r[0]) for r in rows]
+    return [r.model_dump(mode="json") for r in runner.log.read_extractions()]  # the journal is stored sealed
 
 
 def _contested_node(runner: Any) -> str | None:

@@ -1,4 +1,5 @@
-"""Commands that run or operate a deployment: demo, migrate, api, api-key, worker, publish, dlq, lag, rebuild-index."""
+"""Commands that run or operate a deployment: demo, migrate, api, api-key, worker, publish, dlq, lag,
+rebuild-index, erase."""
 
 from __future__ import annotations
 
@@ -379,3 +380,56 @@ def rebuild_index(data_dir: DataDir = None, json_output: JsonOut = False) -> Non
                 )
 
     emit(result, json_output, render)
+
+
+_OWNER_HELP = "Owner whose memory is erased (all of it, or with --conversation / --event only that)."
+_SPEAKER_HELP = "In place of --owner: all this speaker said and all attributed to them, in every owner's memory."
+EraseOwner = Annotated[str | None, typer.Option("--owner", help=_OWNER_HELP)]
+EraseSpeaker = Annotated[str | None, typer.Option("--speaker", help=_SPEAKER_HELP)]
+EraseConversation = Annotated[str | None, typer.Option("--conversation", help="Only this conversation of the owner.")]
+EraseEvent = Annotated[str | None, typer.Option("--event", help="Only this event of the owner and what came of it.")]
+RequestedBy = Annotated[str, typer.Option("--requested-by", help="Who asked (kept in the receipt).")]
+EraseRequestId = Annotated[str | None, typer.Option("--request-id", help="UUID; a retry returns the same receipt.")]
+
+
+@app.command()
+def erase(
+    tenant: Tenant,
+    owner: EraseOwner = None,
+    speaker: EraseSpeaker = None,
+    conversation: EraseConversation = None,
+    event: EraseEvent = None,
+    requested_by: RequestedBy = "operator",
+    request_id: EraseRequestId = None,
+    data_dir: DataDir = None,
+    json_output: JsonOut = False,
+) -> None:
+    """Erase on request (GDPR art. 17): destroy the data keys of what the scope names, delete its rows and index
+    documents, append an ERASED operation (ids and counts only) and print the receipt. A repeated erase changes
+    nothing and prints the same receipt. See docs/erasure.md for what is guaranteed and how to verify it."""
+    from pydantic import ValidationError
+
+    from epistream.cli.common import fail, invalid_options
+    from schemas.erasure import ErasureScope
+
+    kind = "speaker" if speaker is not None else "conversation" if conversation else "event" if event else "owner"
+    try:
+        scope = ErasureScope(tenant_id=tenant, kind=kind, owner_id=owner, speaker_id=speaker,
+                             conversation_id=conversation, event_id=event)  # fmt: skip
+    except ValidationError as exc:
+        fail(invalid_options(exc), json_output)
+        return
+    with runner_for(data_dir) as runner:
+        receipt = runner.erase(scope, requested_by=requested_by, request_id=request_id)
+
+    def render() -> None:
+        state = "already erased (the earlier receipt)" if receipt.repeated else "erased"
+        console.print(f"[green]{state}[/green] {receipt.erasure_id} ({kind}) at {receipt.completed_at.isoformat()}")
+        for name, count in receipt.counts.items():
+            console.print(f"  {name}: {count}")
+        verdict = "[green]passed[/green]" if receipt.verification.get("passed") else "[red]FAILED[/red]"
+        console.print(f"verification {verdict}: {receipt.verification}")
+
+    emit(receipt, json_output, render)
+    if not receipt.verification.get("passed"):
+        raise typer.Exit(code=1)

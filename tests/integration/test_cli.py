@@ -257,7 +257,8 @@ def test_rebuild_index_feeds_opensearch_from_the_snapshots_and_reports_refusals(
         conditional = cli(
             data_dir,
             "sql",
-            "SELECT count(DISTINCT node_id) FROM node_snapshots WHERE JSONExtractString(node, 'condition') != ''",
+            # (the condition's text is sealed; its state is in the clear)
+            "SELECT count(DISTINCT node_id) FROM node_snapshots WHERE JSONExtractString(node, 'condition_state') != ''",
         )["rows"][0][0]
         assert conditional > 0
         refused = partial["rejected"]

@@ -123,13 +123,14 @@ def test_conditions_hypotheticals_and_roles(runner: EmbeddedRunner) -> None:
 def test_secrets_never_reach_stored_text(runner: EmbeddedRunner) -> None:
     secrets = ("hunter2-Secret!", "sk-proj-4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c")
     rows = runner.log.client.query(f"SELECT content FROM {runner.log.database}.raw_events").result_rows
-    stored = " ".join(r[0] for r in rows)
-    assert "[REDACTED:" in stored
+    sealed = " ".join(r[0] for r in rows)  # content is stored sealed: the opened text is what was kept
+    stored = " ".join(e.content for e in runner.log.stream_events())
+    assert "[REDACTED:" in stored and "[REDACTED:" not in sealed
     for secret in secrets:
         assert secret not in stored
         assert all(secret not in n.model_dump_json() for n in runner.store.iter_nodes())
-    journal = runner.log.client.query(f"SELECT result FROM {runner.log.database}.extraction_journal").result_rows
-    assert all(secret not in r[0] for r in journal for secret in secrets)
+    journal = [r.model_dump_json() for r in runner.log.read_extractions()]
+    assert journal and all(secret not in r for r in journal for secret in secrets)
 
 
 def test_default_retrieval_hides_what_explicit_shows(runner: EmbeddedRunner) -> None:

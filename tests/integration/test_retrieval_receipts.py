@@ -289,8 +289,10 @@ def _fill_and_overflow(
     assert 'epistream_retrieval_receipts_dropped_total{reason="queue_full"} 1.0' in metrics
     release.set()
     assert writer.flush()
-    stored = world.rows("SELECT query FROM {table} FINAL WHERE query LIKE 'full queue %' ORDER BY query")
-    assert stored == [("full queue one",), ("full queue two",)]
+    # the query column is stored sealed under the owner's data key; the receipt read opens it
+    stored = [world.runner.log.get_retrieval(TENANTS[0], r["receipt_id"]) for r in (taken, queued)]
+    assert [r.query if r is not None else None for r in stored] == ["full queue one", "full queue two"]
+    assert world.rows("SELECT count() FROM {table} WHERE query LIKE 'full queue %'") == [(0,)]
     assert 'epistream_retrieval_receipts_written_total 2.0' in client.get("/metrics", headers=auth).text
 
 
@@ -320,8 +322,10 @@ def test_shutdown_flushes_what_is_queued(world: World) -> None:
         r = client.post("/v1/retrieve", json={"query": query, "owner_id": OWNERS[0]},
                         headers=world.keys.auth("admin-alpha"))
         assert r.status_code == 200
+        receipt_id = r.json()["receipt_id"]
     # No flush() here: leaving the app (its lifespan) must have written it.
-    assert world.rows("SELECT count() FROM {table} FINAL WHERE query = {q:String}", q=query) == [(1,)]
+    stored = world.runner.log.get_retrieval(TENANTS[0], receipt_id)
+    assert stored is not None and stored.query == query
 
 
 # ----------------------------------------------------------------------------- the CLI

@@ -132,9 +132,10 @@ def test_content_hash_is_sha256_of_the_exact_content_even_when_stored_masked(log
     rows = dict(_sql(log, "SELECT event_id, content_hash FROM {db}.raw_events"))
     assert rows["e1"] == hashlib.sha256(text.encode("utf-8")).hexdigest()
     assert rows["e2"] == EMPTY_SHA256  # empty content hashes the empty byte string
-    assert _sql(log, "SELECT content FROM {db}.raw_events WHERE event_id = 'e1'") == [
-        ("  my key is [REDACTED:api_key] \n",)
-    ]
+    (stored,) = log.get_events(["e1"], "t1", "alice")
+    assert stored.content == "  my key is [REDACTED:api_key] \n"  # masked, and stored sealed:
+    ((sealed,),) = _sql(log, "SELECT content FROM {db}.raw_events WHERE event_id = 'e1'")
+    assert "my key" not in sealed and "REDACTED" not in sealed
 
 
 def test_event_actor_columns_follow_the_role(log: OperationLog) -> None:
@@ -175,7 +176,9 @@ def test_operation_payload_column_is_the_json_payload(log: OperationLog) -> None
     op = make_op("event:a", 0, payload={"reason": "user_request", "policy_ref": "p1", "n": 2})
     log.write_operations([op])
     ((payload, policy, target_type),) = _sql(log, "SELECT payload, policy_version, target_type FROM {db}.operations")
-    assert json.loads(payload) == {"reason": "user_request", "policy_ref": "p1", "n": 2}
+    # the column holds the payload as stored: sealed under its data key (sinks.sealing); read, it opens
+    assert set(json.loads(payload)) == {"sealed", "c"} and "user_request" not in payload
+    assert log.read_operations()[0].payload == {"reason": "user_request", "policy_ref": "p1", "n": 2}
     assert policy == "test_v1"
     assert target_type == "node"
 
@@ -230,7 +233,15 @@ def test_a_version_1_log_upgrades_in_place_and_keeps_its_data_readable(chdb_path
         # old rows read back as before, with the derivable new columns filled in
         assert [e.content for e in log.get_events(["old"], "t1", "alice")] == ["before the upgrade"]
         assert log.read_operations() == [old_op]
-        assert json.loads(_sql(log, "SELECT payload FROM {db}.operations")[0][0]) == {"reason": "legacy"}
+        # migration 9 re-sealed the old rows once: content only as ciphertext, the record's old checksum
+        # still verifiable (the operation's own, inside the sealed record) and the old bytes' SHA-256 beside the new
+        ((payload, record, stored, resealed_from),) = _sql(
+            log, "SELECT payload, record, stored_sha256, resealed_from FROM {db}.operations FINAL")
+        assert set(json.loads(payload)) == {"sealed", "c"} and "legacy" not in record
+        assert resealed_from == hashlib.sha256(old_op.canonical().encode()).hexdigest()
+        assert stored == hashlib.sha256(record.encode()).hexdigest() and stored != resealed_from
+        assert log.read_operations()[0].checksum == old_op.checksum
+        assert "before the upgrade" not in str(_sql(log, "SELECT * FROM {db}.raw_events"))
         assert _sql(log, "SELECT stream, actor_type FROM {db}.raw_events") == [(PERSONAL, "HUMAN_USER")]
         # rows written after the upgrade get the same derived columns
         log.write_events([make_event("new", occurred_at=at(days=1))])
@@ -238,9 +249,7 @@ def test_a_version_1_log_upgrades_in_place_and_keeps_its_data_readable(chdb_path
         assert _sql(log, "SELECT event_id, stream FROM {db}.raw_events ORDER BY event_id") == [
             ("new", PERSONAL), ("old", PERSONAL)
         ]
-        assert sorted(json.loads(p)["reason"] for (p,) in _sql(log, "SELECT payload FROM {db}.operations")) == [
-            "fresh", "legacy"
-        ]
+        assert sorted(op.payload["reason"] for op in log.read_operations()) == ["fresh", "legacy"]
 
 
 def _codecs(log: OperationLog) -> dict[tuple[str, str], str]:
@@ -275,7 +284,16 @@ def test_a_version_3_log_moves_to_zstd_and_reads_its_lz4_rows(chdb_path: Path, c
         assert migrate(log.client, log.database, MIGRATIONS[:3]) == [1, 2, 3]
         assert _codecs(log)[("operations", "record")] == ""
         old_op = make_op("event:old", 0, payload={"reason": "before"})
-        log.write_operations([old_op])
+        # the operation as the writer of that schema stored it: its canonical text in the clear
+        log.client.insert(
+            f"{log.database}.operations",
+            [[old_op.op_id, "ASSERT", 0, "t1", "alice", "personal", "", old_op.target_id, "node", "alice",
+              "HUMAN_USER", old_op.caused_by, "", old_op.occurred_at, old_op.policy_version, old_op.checksum,
+              old_op.canonical()]],
+            column_names=["op_id", "op_type", "op_index", "tenant_id", "owner_id", "scope", "scope_id", "target_id",
+                          "target_type", "actor_id", "actor_type", "caused_by", "request_id", "occurred_at",
+                          "policy_version", "checksum", "record"],
+        )  # fmt: skip
         # a raw event as the writer of that schema stored it (today's writer needs migration 6's columns)
         old_event = make_event("old", "written with LZ4")
         log._insert("raw_events", list(_EVENT_COLUMNS[:15]), [[
@@ -289,9 +307,7 @@ def test_a_version_3_log_moves_to_zstd_and_reads_its_lz4_rows(chdb_path: Path, c
         log.write_operations([new_op])
         assert sorted(log.read_operations(), key=lambda o: o.op_id) == sorted([old_op, new_op], key=lambda o: o.op_id)
         assert [e.content for e in log.get_events(["old"], "t1", "alice")] == ["written with LZ4"]
-        assert sorted(json.loads(p)["reason"] for (p,) in _sql(log, "SELECT payload FROM {db}.operations")) == [
-            "after", "before"
-        ]
+        assert sorted(op.payload["reason"] for op in log.read_operations()) == ["after", "before"]
 
 
 
@@ -307,7 +323,7 @@ def test_migration_7_keeps_only_the_digest_and_length_of_dead_letters_written_wi
             column_names=["dlq_id", "source", "partition", "offset", "reason_code", "message", "original_bytes",
                           "received_at"],
         )  # fmt: skip
-        assert log.migrate() == [7]
+        assert log.migrate() == [7, 8, 9]
         [letter] = log.list_dead_letters()
         assert letter.masked_bytes == b""  # SQL cannot mask them: the old bytes are cleared
         assert (letter.original_sha256, letter.original_length) == (hashlib.sha256(raw).hexdigest(), len(raw))

@@ -42,6 +42,9 @@ def test_reads_of_the_log_pass(sql: str) -> None:
         ("SELECT * FROM system.tables", "sql_table_not_allowed"),
         ("SELECT * FROM other_db.operations", "sql_table_not_allowed"),
         ("SELECT * FROM secrets_elsewhere", "sql_table_not_allowed"),
+        # the data keys that seal content (and the ids of destroyed ones) never leave the store
+        ("SELECT key FROM data_keys", "sql_table_not_allowed"),
+        ("SELECT e.key_id FROM operations AS o JOIN erased_keys AS e ON 1", "sql_table_not_allowed"),
         ("INSERT INTO operations VALUES (1)", "read_only"),
         ("ALTER TABLE operations DELETE WHERE 1", "read_only"),
         ("", "sql_error"),
