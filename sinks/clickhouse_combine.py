@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -70,12 +71,14 @@ def export_store(source: str | os.PathLike[str], out_dir: str | os.PathLike[str]
             for table in _tables(log.client, database):
                 columns = _columns(log.client, database, table)
                 path = out / f"{table}.native"
-                stream = log.client.raw_stream(
-                    f"SELECT {_quoted(columns)} FROM {database}.`{table}` FINAL", fmt="Native"
-                )
-                with path.open("wb") as fh:
-                    for chunk in stream:
-                        fh.write(chunk)
+                # Closed before the next query: chDB refuses one while a stream is open on the thread.
+                with (
+                    log.client.raw_stream(
+                        f"SELECT {_quoted(columns)} FROM {database}.`{table}` FINAL", fmt="Native"
+                    ) as stream,
+                    path.open("wb") as fh,
+                ):
+                    shutil.copyfileobj(stream, fh, 1 << 20)
                 rows = int(log.client.command(f"SELECT count() FROM {database}.`{table}` FINAL"))
                 manifest["tables"][table] = {"columns": columns, "rows": rows, "file": str(path)}
         finally:
@@ -113,7 +116,7 @@ def import_export(target: OperationLog, manifest: dict[str, Any]) -> dict[str, A
         client.command(f"CREATE TABLE {stage} AS {db}.`{table}`")
         try:
             with open(info["file"], "rb") as fh:
-                client.raw_insert(f"{_STAGE}{table}", columns, fh, fmt="Native")
+                client.raw_insert(f"{db}.{_STAGE}{table}", columns, fh, fmt="Native")
             key = _sorting_key(client, db, table)
             where = f"({key}) NOT IN (SELECT {key} FROM {db}.`{table}`)"
             if table == "operations":
