@@ -10,8 +10,10 @@ retrievals for a fixed duration and prints p50/p95/p99 and throughput.
 
 Two runs per corpus: closed loop (latency at saturation, where p95 is about clients x CPU per
 request / cores) and paced at ``--paced`` x the saturation rate (latency of a server that keeps up).
-Target (issue 6): p95 <= 50 ms at 100k nodes. Writes are serialised on one runner
-thread; retrievals run on ``--readers`` threads concurrently with each other, so the
+Target (issue 6): p95 <= 50 ms at 100k nodes. ``--mode mixed`` measures retrievals with one request in
+four a write beside them against read-only rounds (target: p95 <= 2x); ``--mode garbage`` measures them
+while 16 clients send garbage bearer tokens to a server whose keys are scrypt-hashed.
+Writes are serialised on one runner thread; retrievals run on ``--readers`` threads concurrently with each other, so the
 figure includes queueing behind the other clients for the GIL and the cores. The
 clients are raw keep-alive sockets in a separate process (see ``load``).
 """
@@ -29,6 +31,7 @@ import statistics
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -38,7 +41,7 @@ with contextlib.suppress(ImportError):
 
 import uvicorn
 
-from epistream.api import ApiKey, ApiKeyRing, Permission, create_app, hash_key_sha256
+from epistream.api import ApiKey, ApiKeyRing, Permission, create_app, hash_key_scrypt, hash_key_sha256
 from epistream.api.gate import DEFAULT_READERS
 from epistream.runner import EmbeddedRunner
 from schemas.events import validate_event
@@ -109,7 +112,7 @@ async def _post(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, head
 
 
 async def load(host: str, port: int, token: str, clients: int, requests: int, owners: int, seed: int,
-               rate: float = 0.0) -> list[float]:
+               rate: float = 0.0, write_every: int = 0) -> list[float]:
     """Clients over raw keep-alive sockets: closed loop (``rate`` 0) or paced at ``rate`` requests/s.
 
     Closed loop, each client sends its next request as soon as the last one returns, so the figure is
@@ -127,23 +130,32 @@ async def load(host: str, port: int, token: str, clients: int, requests: int, ow
     counter = iter(range(requests))
     head = (f"POST /v1/retrieve HTTP/1.1\r\nHost: {host}:{port}\r\nAuthorization: Bearer {token}\r\n"
             "Content-Type: application/json\r\nContent-Length: ").encode()
+    write_head = head.replace(b"/v1/retrieve", b"/v1/events")
 
     async def worker(n: int) -> None:
         reader, writer = await asyncio.open_connection(host, port)
         try:
             for i in counter:
-                body = json.dumps({"query": queries[(i * 7 + n) % len(queries)], "owner_id": f"o{i % owners}",
-                                   "limit": 10, "token_budget": 1024}).encode()
+                writing = write_every > 0 and i % write_every == write_every - 1
+                if writing:  # one new message, as a chat platform posts them
+                    w = word(rng)
+                    body = json.dumps({"event_id": f"mix-{seed}-{i}", "owner_id": f"o{i % owners}", "scope": "personal",
+                                       "role": "user", "content": f"I like {w} and I use {word(rng)}.",
+                                       "occurred_at": (T0 + timedelta(seconds=i)).isoformat()}).encode()
+                else:
+                    body = json.dumps({"query": queries[(i * 7 + n) % len(queries)], "owner_id": f"o{i % owners}",
+                                       "limit": 10, "token_budget": 1024}).encode()
                 t = time.perf_counter()
                 if rate > 0:
                     due = started + i / rate
                     if due > t:
                         await asyncio.sleep(due - t)
                     t = due
-                status, payload = await _post(reader, writer, head, body)
-                latencies.append(time.perf_counter() - t)
+                status, payload = await _post(reader, writer, write_head if writing else head, body)
+                if not writing:  # the figure is the retrievals' latency; writes are the load beside them
+                    latencies.append(time.perf_counter() - t)
                 if status != 200:
-                    raise RuntimeError(f"retrieve failed: {status} {payload[:200]!r}")
+                    raise RuntimeError(f"{'events' if writing else 'retrieve'} failed: {status} {payload[:200]!r}")
                 if i == 0 and "items" not in json.loads(payload):
                     raise RuntimeError("retrieve answered without items")
         finally:
@@ -155,12 +167,113 @@ async def load(host: str, port: int, token: str, clients: int, requests: int, ow
 
 
 def run_load(host: str, port: int, token: str, clients: int, requests: int, owners: int, seed: int,
-             rate: float = 0.0) -> list[float]:
+             rate: float = 0.0, write_every: int = 0) -> list[float]:
     with contextlib.suppress(ImportError):
         import uvloop
 
-        return uvloop.run(load(host, port, token, clients, requests, owners, seed, rate))
-    return asyncio.run(load(host, port, token, clients, requests, owners, seed, rate))
+        return uvloop.run(load(host, port, token, clients, requests, owners, seed, rate, write_every))
+    return asyncio.run(load(host, port, token, clients, requests, owners, seed, rate, write_every))
+
+
+async def flood(host: str, port: int, clients: int, seconds: float) -> int:
+    """Garbage bearer tokens from ``clients`` connections for ``seconds`` (answers 401, then 429)."""
+    head = (f"POST /v1/retrieve HTTP/1.1\r\nHost: {host}:{port}\r\nAuthorization: Bearer garbage-%d\r\n"
+            "Content-Type: application/json\r\nContent-Length: ")
+    body = b'{"query": "x", "owner_id": "o0"}'
+    sent = 0
+    stop = time.perf_counter() + seconds
+
+    async def worker(n: int) -> None:
+        nonlocal sent
+        reader, writer = await asyncio.open_connection(host, port)
+        try:
+            while time.perf_counter() < stop:
+                status, _ = await _post(reader, writer, (head % (n * 1_000_000 + sent)).encode(), body)
+                if status not in (401, 429):
+                    raise RuntimeError(f"a garbage token was answered {status}")
+                sent += 1
+        finally:
+            writer.close()
+
+    await asyncio.gather(*(worker(n) for n in range(clients)))
+    return sent
+
+
+def run_flood(host: str, port: int, clients: int, seconds: float) -> int:
+    return asyncio.run(flood(host, port, clients, seconds))
+
+
+def quantiles(latencies: list[float]) -> tuple[float, float]:
+    """(p50, p95) in milliseconds."""
+    q = statistics.quantiles(sorted(x * 1000 for x in latencies), n=100)
+    return q[49], q[94]
+
+
+def run_mixed(runner: EmbeddedRunner, settings: Settings, args: argparse.Namespace) -> None:
+    """Retrievals paced at a fixed rate, read-only and with 1 request in ``--write-every`` a new event.
+
+    Rounds alternate (read-only, mixed, read-only, ...) so both see the same machine; the figure is
+    the retrievals' p95 with writes over their read-only p95, per round pair and pooled.
+    """
+    token = "bench-writer"
+    ring = ApiKeyRing([ApiKey(id="bench-w", tenant_id="bench", sha256=hash_key_sha256(token),
+                              permissions=frozenset({Permission.READ, Permission.WRITE}))])
+    with serving(runner, settings, ring, args.readers) as port, ProcessPoolExecutor(
+        max_workers=1, mp_context=multiprocessing.get_context("spawn")
+    ) as pool:
+        pool.submit(run_load, "127.0.0.1", port, token, args.clients, 200, args.owners, args.seed).result()
+        pooled: dict[str, list[float]] = {"read": [], "mixed": []}
+        for round_ in range(args.rounds):
+            for kind in ("read", "mixed"):
+                every = args.write_every if kind == "mixed" else 0
+                lat = pool.submit(run_load, "127.0.0.1", port, token, args.clients, args.requests, args.owners,
+                                  args.seed + 10 * round_ + (kind == "mixed"), args.rate, every).result()
+                pooled[kind] += lat
+                p50, p95 = quantiles(lat)
+                writes = f", 1 in {every} a write" if every else ""
+                print(f"  round {round_ + 1} {kind:5}: retrieve p50={p50:.1f} ms p95={p95:.1f} ms "
+                      f"({len(lat)} retrievals at {args.rate:.0f} req/s{writes})")
+        (r50, r95), (m50, m95) = quantiles(pooled["read"]), quantiles(pooled["mixed"])
+        print(f"mixed 1-in-{args.write_every} writes: retrieve p95 {m95:.1f} ms vs read-only {r95:.1f} ms = "
+              f"{m95 / r95:.2f}x (target <= 2x); p50 {m50:.1f} vs {r50:.1f} ms")
+
+
+def run_garbage(runner: EmbeddedRunner, settings: Settings, args: argparse.Namespace) -> None:
+    """Valid retrievals (paced) with and without garbage-token clients, against a scrypt-keyed ring."""
+    token = "bench-scrypt"
+    ring = ApiKeyRing([ApiKey(id="bench-s", tenant_id="bench", scrypt=hash_key_scrypt(token),
+                              permissions=frozenset({Permission.READ}))])
+    ctx = multiprocessing.get_context("spawn")
+    with serving(runner, settings, ring, args.readers) as port, ProcessPoolExecutor(max_workers=2,
+                                                                                   mp_context=ctx) as pool:
+        pool.submit(run_load, "127.0.0.1", port, token, args.clients, 200, args.owners, args.seed).result()
+        quiet = pool.submit(run_load, "127.0.0.1", port, token, args.clients, args.requests, args.owners,
+                            args.seed + 1, args.rate).result()
+        duration = args.requests / args.rate + 5
+        flooding = pool.submit(run_flood, "127.0.0.1", port, 16, duration)
+        time.sleep(1.0)
+        noisy = pool.submit(run_load, "127.0.0.1", port, token, args.clients, args.requests, args.owners,
+                            args.seed + 2, args.rate).result()
+        garbage = flooding.result()
+        (q50, q95), (n50, n95) = quantiles(quiet), quantiles(noisy)
+        print(f"garbage tokens ({garbage} sent by 16 clients, scrypt-hashed keys): retrieve p50={n50:.1f} ms "
+              f"p95={n95:.1f} ms vs quiet p50={q50:.1f} ms p95={q95:.1f} ms = {n95 / q95:.2f}x")
+
+
+@contextlib.contextmanager
+def serving(runner: EmbeddedRunner, settings: Settings, ring: ApiKeyRing, readers: int) -> Iterator[int]:
+    app = create_app(runner, api_keys=ring, settings=settings, readers=readers)
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", access_log=False))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.05)
+    try:
+        yield port
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
 
 
 def run(nodes: int, args: argparse.Namespace) -> None:
@@ -173,6 +286,10 @@ def run(nodes: int, args: argparse.Namespace) -> None:
             took = build_corpus(runner, nodes, args.owners, args.seed)
             count = sum(1 for _ in runner.store.iter_nodes())
             freeze_loaded_heap()  # as ``epistream api`` does once its runner has loaded
+            if args.mode != "read":
+                print(f"nodes={count} (built in {took:.1f}s) clients={args.clients} embedder={args.embedder}")
+                (run_mixed if args.mode == "mixed" else run_garbage)(runner, settings, args)
+                return
             token = "bench-token"
             ring = ApiKeyRing([ApiKey(id="bench", tenant_id="bench", permissions=frozenset({Permission.READ}),
                                       sha256=hash_key_sha256(token))])
@@ -235,6 +352,13 @@ def main() -> None:
                         help="then a paced run at this fraction of the measured saturation rate (0: skip)")
     parser.add_argument("--readers", type=int, default=DEFAULT_READERS,
                         help="server reader threads (0: every call on the single runner thread)")
+    parser.add_argument("--mode", choices=("read", "mixed", "garbage"), default="read",
+                        help="read: closed loop then paced; mixed: paced retrievals with writes beside them vs "
+                        "read-only (alternating rounds); garbage: paced retrievals with 16 garbage-token clients "
+                        "vs without (scrypt-hashed keys)")
+    parser.add_argument("--rate", type=float, default=40.0, help="requests/s of the mixed and garbage runs")
+    parser.add_argument("--write-every", type=int, default=4, help="mixed: one request in N is a POST /v1/events")
+    parser.add_argument("--rounds", type=int, default=3, help="mixed: read-only/mixed round pairs")
     args = parser.parse_args()
     tune_gc_for_throughput()  # as ``epistream api`` runs
     for n in args.nodes or [10_000]:

@@ -103,7 +103,7 @@ def excerpts_of(nodes: list[MemoryNode]) -> list[MemoryNode]:
     out = []
     for n in nodes:
         excerpt = Excerpt(tenant_id=n.tenant_id, owner_id=n.owner_id, scope=n.scope,
-                          excerpt_id=excerpt_id_for(n.tenant_id, n.evidence_refs[0]), event_id=n.evidence_refs[0],
+                          excerpt_id=excerpt_id_for(n, n.evidence_refs[0]), event_id=n.evidence_refs[0],
                           session_id=f"s-{n.evidence_refs[0]}", role=Role.USER, speaker="Sam", speaker_id="sam",
                           text=f"oh and {n.content.lower()} anyway, how was your week?", occurred_at=n.valid_from,
                           recorded_at=n.recorded_at, context=("Alex: so what's new with you?",))  # fmt: skip

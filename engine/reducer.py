@@ -24,6 +24,7 @@ from engine.canonical_fast import encoded_json, fast_derive_id
 from engine.confidence import penalty_step, reinforce_step
 from engine.config import DEFAULT_CONFIG, EngineConfig
 from engine.emitter import Emitter
+from engine.event_identity import event_status
 from engine.normalize import normalize_text
 from engine.results import ApplyResult, Outcome
 from engine.rules import check_epistemic, check_lifecycle
@@ -65,6 +66,7 @@ from schemas.enums import (
 )
 from schemas.errors import (
     EpistreamError,
+    EventIdConflict,
     IntegrityError,
     NodeNotFound,
     NotFound,
@@ -157,9 +159,18 @@ class Reducer:
     # ------------------------------------------------------------ extraction
     def _apply_extraction(self, store: StateStore, result: ExtractionResult) -> ApplyResult:
         input_id = result.input_id
-        if store.has_seen(input_id):
-            return ApplyResult(Outcome(status="duplicate", input_id=input_id))
         event = result.event
+        status, known = event_status(store, event, event.event_id, event.content_sha256)
+        if status == "new" and store.has_seen(input_id):
+            status, known = "duplicate", input_id
+        if status == "duplicate":
+            return ApplyResult(Outcome(status="duplicate", input_id=known))
+        if status == "conflict":
+            return ApplyResult(Outcome(
+                status="rejected", input_id=input_id, error_code=EventIdConflict.code,
+                error_class=EventIdConflict.__name__,
+                error_message="this event id was used in this stream for different content",
+            ))  # fmt: skip
         em = Emitter(store, input_id=input_id, scope=scope_of(event), occurred_at=event.recorded_at)
         extractor = _actor(f"extractor:{result.extractor}", ActorType.SYSTEM_PROCESS)
         payload, payload_text = encoded_json(result)  # the journal's record is the same text
@@ -550,12 +561,13 @@ class Reducer:
 
     @staticmethod
     def _check_evidence(store: StateStore, cmd: CommandBase) -> None:
+        """Evidence is an event of the command's own stream; another owner's is not found (no id oracle)."""
         for event_id in cmd.evidence_ids:
-            scope = store.event_scope(cmd.tenant_id, event_id)
-            if scope is None:
+            seen = store.owner_events(cmd.tenant_id, cmd.owner_id, event_id)
+            if not seen:
                 raise NotFound("evidence event not found", code="evidence_not_found", event_id=event_id)
-            if not scope.same_scope(cmd):
-                raise ScopeMismatch("evidence belongs to a different owner or scope", event_id=event_id)
+            if not any(e.scope.same_scope(cmd) for e in seen):
+                raise ScopeMismatch("evidence belongs to a different scope", event_id=event_id)
 
     @staticmethod
     def _require_active(node: MemoryNode) -> None:

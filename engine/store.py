@@ -25,6 +25,8 @@ ClaimKey = tuple[str, str, str, str, str]
 #: ClaimKey + (normalised object, polarity)
 ValueKey = tuple[str, str, str, str, str, str, str]
 RequestKey = tuple[str, str, str]
+#: (tenant, owner, event id): the events an owner's inputs named, across that owner's scopes.
+EventKey = tuple[str, str, str]
 
 
 def claim_key(scope: ScopeRef, subject: str, predicate: str) -> ClaimKey:
@@ -43,6 +45,23 @@ def is_rejected(node: MemoryNode) -> bool:
 def rejected_state(epistemic_type: EpistemicType, lifecycle: LifecycleState) -> bool:
     """:func:`is_rejected` of a node with this type and lifecycle."""
     return epistemic_type is EpistemicType.DEPRECATED or lifecycle is LifecycleState.DEPRECATED
+
+
+@dataclass(frozen=True, slots=True)
+class SeenEvent:
+    """An event the log holds an extraction of: its stream, its content's digest, its input id.
+
+    Kept per owner, so nothing here answers for another owner's events (no id oracle), and with the
+    digest, so a reused id with different content is told apart from a redelivery.
+    """
+
+    scope: ScopeRef
+    content_sha256: str
+    input_id: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"scope": self.scope.model_dump(mode="json"), "content_sha256": self.content_sha256,
+                "input_id": self.input_id}  # fmt: skip
 
 
 @dataclass
@@ -70,7 +89,7 @@ class StateStore(Protocol):
     def find_active_values(self, key: ClaimKey, objects: Iterable[str]) -> list[MemoryNode]: ...
     def find_rejected(self, key: ValueKey) -> str | None: ...
     def has_seen(self, input_id: str) -> bool: ...
-    def event_scope(self, tenant_id: str, event_id: str) -> ScopeRef | None: ...
+    def owner_events(self, tenant_id: str, owner_id: str, event_id: str) -> tuple[SeenEvent, ...]: ...
     def request_record(self, key: RequestKey) -> RequestRecord | None: ...
     def apply_operation(self, op: Operation) -> None: ...
     def transaction(self) -> Any: ...
@@ -95,7 +114,7 @@ class InMemoryStateStore:
         self._by_owner: dict[tuple[str, str], dict[str, None]] = {}
         self._edges_by_owner: dict[tuple[str, str], dict[str, None]] = {}
         self._seen: set[str] = set()
-        self._events: dict[tuple[str, str], ScopeRef] = {}
+        self._events: dict[EventKey, tuple[SeenEvent, ...]] = {}
         self._requests: dict[RequestKey, RequestRecord] = {}
         #: What each operation of the open transaction changed (None: none open), newest last.
         self._undo: list[tuple[Any, ...]] | None = None
@@ -195,8 +214,9 @@ class InMemoryStateStore:
     def has_seen(self, input_id: str) -> bool:
         return input_id in self._seen
 
-    def event_scope(self, tenant_id: str, event_id: str) -> ScopeRef | None:
-        return self._events.get((tenant_id, event_id))
+    def owner_events(self, tenant_id: str, owner_id: str, event_id: str) -> tuple[SeenEvent, ...]:
+        """The events of this owner with this id, one per scope that used it (usually one)."""
+        return self._events.get((tenant_id, owner_id, event_id), ())
 
     def request_record(self, key: RequestKey) -> RequestRecord | None:
         return self._requests.get(key)
@@ -232,7 +252,7 @@ class InMemoryStateStore:
                 None if after is None else self._nodes.get(after.node_id, _ABSENT),
                 rejected_before,
                 None if edge is None else self._edges.get(edge.edge_id, _ABSENT),
-                self._events.get((op.tenant_id, op.target_id), _ABSENT) if extraction else None,
+                self._events.get((op.tenant_id, op.owner_id, op.target_id), _ABSENT) if extraction else None,
                 request,
             )
         )
@@ -251,7 +271,7 @@ class InMemoryStateStore:
             else:
                 del self._requests[key].operations[request:]
         if event_before is not None:
-            _put_back(self._events, (op.tenant_id, op.target_id), event_before)
+            _put_back(self._events, (op.tenant_id, op.owner_id, op.target_id), event_before)
         if edge_before is not None:
             self._unput_edge(op.edge, edge_before)
         if node_before is not None:
@@ -296,7 +316,7 @@ class InMemoryStateStore:
         if edge is not None:
             self.put_edge(edge)
         if extraction:
-            self._events[(op.tenant_id, op.target_id)] = scope_of(op)
+            self._note_event(op)
         if op.request_id is not None:
             fingerprint = op.payload.get("request_fingerprint")
             if isinstance(fingerprint, str):
@@ -307,6 +327,15 @@ class InMemoryStateStore:
                     self._requests[key] = record
                 if record.input_id == op.caused_by:
                     record.operations.append(op)
+
+    def _note_event(self, op: Operation) -> None:
+        key = (op.tenant_id, op.owner_id, op.target_id)
+        scope = scope_of(op)
+        event = op.payload.get("event")
+        digest = event.get("content_sha256") if isinstance(event, dict) else None
+        seen = SeenEvent(scope, digest if isinstance(digest, str) else "", op.caused_by)
+        held = self._events.get(key, ())
+        self._events[key] = (*(e for e in held if not e.scope.same_scope(scope)), seen)
 
     def apply_all(self, ops: Iterable[Operation]) -> None:
         for op in ops:
@@ -319,7 +348,7 @@ class InMemoryStateStore:
             "nodes": {k: v.model_dump(mode="json") for k, v in sorted(self._nodes.items())},
             "edges": {k: v.model_dump(mode="json") for k, v in sorted(self._edges.items())},
             "seen_inputs": sorted(self._seen),
-            "events": {"|".join(k): v.model_dump(mode="json") for k, v in sorted(self._events.items())},
+            "events": {"|".join(k): [e.to_json() for e in v] for k, v in sorted(self._events.items())},
             "requests": {
                 "|".join(k): {"fingerprint": r.fingerprint, "input_id": r.input_id, "outcome": r.outcome().model_dump()}
                 for k, r in sorted(self._requests.items())

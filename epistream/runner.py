@@ -53,7 +53,7 @@ from schemas.claims import ExtractionResult
 from schemas.commands import CommandBase
 from schemas.common import ScopeRef
 from schemas.enums import EdgeType, NodeType
-from schemas.errors import EpistreamError, IntegrityError, NotConfigured, ReadOnlyRunner, StorageFull
+from schemas.errors import EpistreamError, IntegrityError, InvalidEvent, NotConfigured, ReadOnlyRunner, StorageFull
 from schemas.events import ConversationEvent
 from schemas.nodes import Edge, MemoryNode
 from schemas.operations import Operation
@@ -165,6 +165,32 @@ Admitted = tuple[list[ConversationEvent], list[DeadLetter], Extracting | None, i
 #: chDB inserts, a few hundred ms, mostly outside the GIL) used to stop the reducer until it was
 #: done: with a single batch in flight the main thread waited ~30% of a no-op ingest.
 STORE_QUEUE = 3
+
+
+@dataclass(frozen=True)
+class PreparedEvents:
+    """Events admitted and extracted ahead of their ingest (:meth:`EmbeddedRunner.prepare_events`)."""
+
+    received: int
+    events: list[ConversationEvent]
+    late: list[DeadLetter]
+    extractions: list[ExtractionResult]
+    origins: list[int]  # each kept event's position in the events given
+
+    def with_letters(self, letters: Sequence[DeadLetter]) -> PreparedEvents:
+        """These events with dead letters of the caller's to keep beside them (the API's refusals)."""
+        return PreparedEvents(self.received, self.events, [*self.late, *letters], self.extractions, self.origins)
+
+    def only(self, positions: set[int]) -> PreparedEvents:
+        """The events given at ``positions`` (those the caller found new), with the late ones."""
+        keep = [i for i, origin in enumerate(self.origins) if origin in positions]
+        return PreparedEvents(
+            len(positions),
+            [self.events[i] for i in keep],
+            self.late,
+            [self.extractions[i] for i in keep],
+            [self.origins[i] for i in keep],
+        )
 
 
 class _BatchWriter:
@@ -286,6 +312,7 @@ class EmbeddedRunner:
         if not self.reads_shared:
             self._lock.acquire()
         self._clock = clock or (lambda: datetime.now(UTC))
+        self._time_bounds = self.settings.time_bounds()
         try:
             self.log = log or self._open_log()
             self._owns_log = log is None
@@ -535,6 +562,7 @@ class EmbeddedRunner:
                     received_at=now,
                     offset=report.received,
                     max_content_bytes=self.settings.max_content_bytes,
+                    bounds=self._time_bounds,
                 )
                 if isinstance(admitted, agents.Rejected):
                     letters.append(admitted.letter)
@@ -592,19 +620,70 @@ class EmbeddedRunner:
         futures = pool.submit(events)
         return lambda: extraction_results(futures)
 
-    def ingest_events(self, events: Sequence[ConversationEvent]) -> IngestReport:
+    def prepare_events(self, events: Sequence[ConversationEvent]) -> PreparedEvents:
+        """Admission and extraction of ``events``: the part of an ingest that reads no shared state.
+
+        The API runs this beside reads and only then takes the exclusive lock for
+        :meth:`ingest_events`, so a write excludes readers for its state change and storage only.
+        """
+        kept: list[ConversationEvent] = []
+        late: list[DeadLetter] = []
+        origins: list[int] = []
+        for position, event in enumerate(events):
+            within, letters = self._within_bounds([agents.admit_event(event)])  # admission's masking pass
+            kept.extend(within)
+            late.extend(letters)
+            origins.extend(position for _ in within)
+        extractions = [agents.extract(self.extractor, e) for e in kept]
+        return PreparedEvents(len(events), kept, late, extractions, origins)
+
+    def ingest_events(self, events: Sequence[ConversationEvent] | PreparedEvents) -> IngestReport:
         self._require_writer()
-        report = IngestReport(received=len(events))
-        events = [agents.admit_event(e) for e in events]  # the masking pass of admission
+        prepared = events if isinstance(events, PreparedEvents) else None
+        if prepared is None:
+            assert not isinstance(events, PreparedEvents)
+            report = IngestReport(received=len(events))
+            admitted = [agents.admit_event(e) for e in events]  # the masking pass of admission
+            kept, late = self._within_bounds(admitted)
+        else:
+            report = IngestReport(received=prepared.received)
+            kept, late = prepared.events, prepared.late
+        start = 0
         with _BatchWriter() as writer:
             try:
-                for batch in _chunks(events, self.settings.batch_size, FIRST_BATCH):
-                    self._process(batch, [], report, writer)
+                for number, batch in enumerate(_chunks(kept, self.settings.batch_size, FIRST_BATCH)):
+                    extracting: Extracting | None = None
+                    if prepared is not None:
+                        done = prepared.extractions[start : start + len(batch)]
+                        extracting = lambda done=done: done  # noqa: E731
+                    start += len(batch)
+                    self._process(batch, late if number == 0 else [], report, writer, extracting)
+                if not kept and late:
+                    self._process([], late, report, writer)
             finally:
                 writer.submit(self._write_gathered)
         self.index.commit()
         self.excerpts.commit()
         return report
+
+    def _within_bounds(self, events: Sequence[ConversationEvent]) -> tuple[list[ConversationEvent], list[DeadLetter]]:
+        """Events whose ``occurred_at`` is within the time bounds, and dead letters of the rest."""
+        kept: list[ConversationEvent] = []
+        letters: list[DeadLetter] = []
+        now = self._clock()
+        for event in events:
+            try:
+                self._time_bounds.check(event, now)
+            except InvalidEvent as exc:
+                raw = event.model_dump_json().encode("utf-8")
+                letters.append(
+                    agents.dead_letter(
+                        raw, source="admission", reason_code=exc.code, message=exc.message, received_at=now
+                    )
+                )
+                continue
+            kept.append(event)
+        return kept, letters
 
     def _process(
         self,
@@ -614,9 +693,13 @@ class EmbeddedRunner:
         writer: _BatchWriter,
         extracting: Extracting | None = None,
     ) -> None:
-        fresh = agents.unique_events(events, self.store)
-        report.duplicates += len(events) - len(fresh)
+        sorted_ = agents.sort_events(events, self.store)
+        fresh = sorted_.fresh
+        report.duplicates += sorted_.duplicates
         report.events += len(fresh)
+        if sorted_.conflicts:
+            now = self._clock()
+            letters.extend(agents.conflict_letter(e, now) for e in sorted_.conflicts)
         if extracting is None:
             extractions = [agents.extract(self.extractor, e) for e in fresh]
         else:  # extracted ahead, before the batch before it was reduced: keep the fresh events' results

@@ -72,13 +72,25 @@ class RejectedClaim(Contract):
     claim: dict[str, JsonValue]
 
 
-def event_input_id(tenant_id: str, event_id: str) -> str:
-    """The reducer's idempotency key for an event (its extraction result).
+#: The event id scheme of events admitted now (recorded in each ``EventRef`` as ``id_scheme``).
+EVENT_ID_SCHEME = 2
 
-    Publishers choose event ids, so they are unique per tenant only: two tenants
-    may both send ``evt-1`` without either being taken for a redelivery.
+
+def event_input_id(
+    tenant_id: str, event_id: str, *, scheme: int = 1, partition_key: str | None = None
+) -> str:
+    """The reducer's idempotency key for an event (its extraction result), by the event's id scheme.
+
+    Scheme 1 (events logged before scheme 2) scoped ids to the tenant, so one owner could learn of,
+    and pre-empt, another owner's event ids. Scheme 2 scopes them to the stream they belong to
+    (tenant/owner/scope, the partition key): ``evt-1`` of one owner is unrelated to ``evt-1`` of
+    another. The prefix differs (``event2:``) because a scheme-1 event id may itself contain ``/``.
     """
-    return f"event:{tenant_id}/{event_id}"
+    if scheme == 1:
+        return f"event:{tenant_id}/{event_id}"
+    if scheme == 2 and partition_key is not None:
+        return f"event2:{partition_key}/{event_id}"
+    raise ValueError(f"unknown event id scheme {scheme} (or no partition key)")
 
 
 class EventRef(ScopeRef):
@@ -93,6 +105,15 @@ class EventRef(ScopeRef):
     occurred_at: UtcDatetime
     recorded_at: UtcDatetime
     content_sha256: str
+    #: How the event's input id is derived (:func:`event_input_id`); unset is scheme 1 (events logged
+    #: before scheme 2 replay with the ids they were reduced under).
+    id_scheme: int | None = added_field()
+
+    @property
+    def input_id(self) -> str:
+        return event_input_id(
+            self.tenant_id, self.event_id, scheme=self.id_scheme or 1, partition_key=self.partition_key
+        )
 
     @classmethod
     def of(cls, event: ConversationEvent, *, content_sha256: str | None = None, trusted: bool = False) -> EventRef:
@@ -114,6 +135,7 @@ class EventRef(ScopeRef):
             "occurred_at": event.occurred_at,
             "recorded_at": event.recorded_at,
             "content_sha256": content_sha256 if content_sha256 is not None else event.content_sha256,
+            "id_scheme": EVENT_ID_SCHEME,
         }
         return cls.model_construct(**values) if trusted else cls(**values)
 
@@ -135,4 +157,4 @@ class ExtractionResult(Contract):
 
     @property
     def input_id(self) -> str:
-        return event_input_id(self.event.tenant_id, self.event.event_id)
+        return self.event.input_id

@@ -74,6 +74,12 @@ class RequestIdConflict(Conflict):
     code = "request_id_conflict"
 
 
+class EventIdConflict(Conflict):
+    """An event id already used in this stream (tenant/owner/scope) for different content."""
+
+    code = "event_id_conflict"
+
+
 class InvalidTransition(Conflict):
     """An epistemic or lifecycle transition that the rules forbid."""
 

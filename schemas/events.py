@@ -8,7 +8,8 @@ reason code, so dead-letter records and API errors say the same thing.
 from __future__ import annotations
 
 import json
-from datetime import datetime
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Any, Final, Literal
 
 from pydantic import Field, JsonValue, ValidationError, ValidationInfo, field_validator, model_validator
@@ -16,7 +17,7 @@ from pydantic import Field, JsonValue, ValidationError, ValidationInfo, field_va
 from schemas.canonical import sha256_hex
 from schemas.common import Contract, ExternalId, ScopeRef, UtcDatetime, added_field
 from schemas.enums import Role
-from schemas.errors import InvalidEvent
+from schemas.errors import EventIdConflict, InvalidEvent
 
 DEFAULT_MAX_CONTENT_BYTES: Final = 32 * 1024
 MAX_METADATA_BYTES: Final = 16 * 1024
@@ -49,6 +50,9 @@ class EventCodes:
     UNKNOWN_FIELD = "unknown_field"
     UNSUPPORTED_SCHEMA_VERSION = "unsupported_schema_version"
     SCHEMA_VIOLATION = "schema_violation"
+    OCCURRED_IN_FUTURE = "occurred_at_in_future"
+    OCCURRED_BEFORE_FLOOR = "occurred_at_before_floor"
+    EVENT_ID_CONFLICT = EventIdConflict.code
 
 
 class Attachment(Contract):
@@ -188,6 +192,30 @@ def _code_for(error: ValidationError) -> tuple[str, str]:
             return EventCodes.EMPTY_ID, f"{loc}: must not be empty"
         return EventCodes.INVALID_ID, f"{loc}: invalid identifier"
     return EventCodes.SCHEMA_VIOLATION, f"{loc}: {kind}"
+
+
+@dataclass(frozen=True, slots=True)
+class TimeBounds:
+    """When an event may say it happened, relative to when it was received.
+
+    Knowledge time comes from the receiving component; ``occurred_at`` is the platform's word, and
+    an event dated far ahead would pin its value (a later "I moved" could never supersede it).
+    """
+
+    max_future: timedelta = timedelta(hours=24)
+    floor: datetime = datetime(2000, 1, 1, tzinfo=UTC)
+
+    def check(self, event: ConversationEvent, now: datetime) -> None:
+        """Raise :class:`InvalidEvent` when ``occurred_at`` is beyond ``now`` (its receive time, else the
+        receiving clock) by more than ``max_future``, or before ``floor``."""
+        received = event.received_at or now
+        if event.occurred_at > received + self.max_future:
+            raise InvalidEvent(
+                f"occurred_at is more than {self.max_future} after it was received",
+                code=EventCodes.OCCURRED_IN_FUTURE,
+            )
+        if event.occurred_at < self.floor:
+            raise InvalidEvent(f"occurred_at is before {self.floor.date()}", code=EventCodes.OCCURRED_BEFORE_FLOOR)
 
 
 def validate_event(data: Any, *, max_content_bytes: int = DEFAULT_MAX_CONTENT_BYTES) -> ConversationEvent:

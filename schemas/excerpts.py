@@ -19,9 +19,10 @@ from schemas.common import ExternalId, ScopeRef, UtcDatetime
 from schemas.enums import Role
 
 
-def excerpt_id_for(tenant_id: str, event_id: str) -> str:
-    """The excerpt of an event: one per event, stable across replays and rebuilds."""
-    return derive_id("excerpt", tenant_id, event_id)
+def excerpt_id_for(stream: ScopeRef, event_id: str) -> str:
+    """The excerpt of an event: one per event of a stream (tenant/owner/scope, as event ids are),
+    stable across replays and rebuilds; the first one written stays (a reused id is refused)."""
+    return derive_id("excerpt", stream.partition_key, event_id)
 
 
 class Excerpt(ScopeRef):

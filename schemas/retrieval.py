@@ -218,8 +218,13 @@ class RetrievalResponse(Contract):
 RECEIPT_NAMESPACE = uuid.UUID("0f6c3b1e-8d2a-4f57-b1c4-3e9a7d2c5b80")
 
 
-def receipt_id_for(tenant_id: str, owner_id: str, request_fingerprint: str, answer_sha256: str) -> str:
+def receipt_id_for(
+    tenant_id: str, owner_id: str, request_fingerprint: str, answer_sha256: str, actor_id: str | None = None
+) -> str:
     """UUIDv5 of who asked, what exactly (the fingerprint covers the reference time) and what was answered.
+
+    The asking principal (``actor_id``) is part of it: a receipt belongs to the caller that made it,
+    and another caller's identical question is its own receipt, never a row beside this one.
 
     The receive time is left out on purpose: a retrieval pinned to a reference time is a pure function
     of the request and the memory, and its answer must stay byte-identical when asked again
@@ -228,7 +233,18 @@ def receipt_id_for(tenant_id: str, owner_id: str, request_fingerprint: str, answ
     the table keeps one row per receive time.
     """
     seed = f"{tenant_id}|{owner_id}|{request_fingerprint}|{answer_sha256}"
+    if actor_id is not None:
+        seed += f"|{actor_id}"
     return str(uuid.uuid5(RECEIPT_NAMESPACE, seed))
+
+
+def chosen_receipt_id(tenant_id: str, actor_id: str, chosen: str) -> str:
+    """The receipt id of a retrieval whose caller chose ``chosen`` (an Idempotency-Key UUID).
+
+    Scoped to the caller: another key that sends the same value gets another receipt, so no caller
+    can hide, replace or read another's receipt by reusing its id.
+    """
+    return str(uuid.uuid5(RECEIPT_NAMESPACE, f"chosen|{tenant_id}|{actor_id}|{chosen}"))
 
 
 def answer_sha256(response: RetrievalResponse) -> str:
@@ -307,7 +323,7 @@ class RetrievalReceipt(Contract):
         known = versions or {}
         if receipt_id is None:
             receipt_id = receipt_id_for(
-                request.tenant_id, request.owner_id, response.request_fingerprint, answer_sha256(response)
+                request.tenant_id, request.owner_id, response.request_fingerprint, answer_sha256(response), actor_id
             )
         return cls(
             receipt_id=receipt_id,

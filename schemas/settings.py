@@ -8,11 +8,14 @@ test can hand any layer the settings it wants. Every field is documented in
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Literal
 
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from schemas.events import TimeBounds
 
 
 class Settings(BaseSettings):
@@ -21,6 +24,17 @@ class Settings(BaseSettings):
     # --- embedded pipeline -------------------------------------------------
     data_dir: Path = Field(default=Path(".epistream"), description="Data directory of the embedded runner.")
     max_content_bytes: int = Field(default=32 * 1024, ge=1, description="Largest accepted message content.")
+    trust_received_at: bool = Field(
+        default=False,
+        description="Take an event's own received_at (knowledge time) from the API caller or the record; "
+        "false: the receiving component's clock (the API's clock, the Kafka record's time) is used.",
+    )
+    occurred_at_max_future_s: float = Field(
+        default=24 * 3600, ge=0, description="Seconds occurred_at may lie after the receive time (else rejected)."
+    )
+    occurred_at_floor: datetime = Field(
+        default=datetime(2000, 1, 1, tzinfo=UTC), description="Events said to occur before this are rejected."
+    )
     batch_size: int = Field(default=256, ge=1, description="Micro-batch size of the embedded runner.")
     log_batch_rows: int = Field(
         default=4096,
@@ -116,7 +130,9 @@ class Settings(BaseSettings):
         default=1000, ge=1, le=1000, description="Cap on provenance page size (the spec allows 1-1000)."
     )
     api_max_limit: int = Field(default=200, ge=1, le=1000, description="Cap on retrieval `limit`.")
-    api_backend_timeout_s: float = Field(default=10.0, gt=0, description="Timeout of one backend call.")
+    api_backend_timeout_s: float = Field(
+        default=10.0, gt=0, description="How long a read may take and a write may wait to start."
+    )
     api_idempotency_cache: int = Field(default=10_000, ge=0, description="Remembered Idempotency-Key responses.")
     api_metrics_public: bool = Field(default=False, description="Serve /metrics without an admin key.")
     api_mode: Literal["embedded", "distributed"] = Field(
@@ -136,3 +152,7 @@ class Settings(BaseSettings):
         default=True,
         description="Record a receipt of every retrieval (API and `epistream query`) in the retrieval_requests table.",
     )
+
+    def time_bounds(self) -> TimeBounds:
+        """The ``occurred_at`` bounds admission checks (:class:`schemas.events.TimeBounds`)."""
+        return TimeBounds(timedelta(seconds=self.occurred_at_max_future_s), self.occurred_at_floor)

@@ -394,10 +394,25 @@ class OperationLog:
         return self._insert("dead_letters", list(_DLQ_COLUMNS), rows, ids)
 
     def write_retrievals(self, receipts: Sequence[RetrievalReceipt]) -> int:
-        """Store retrieval receipts (never in ``operations``: they change no state and replay skips them)."""
+        """Store retrieval receipts (never in ``operations``: they change no state and replay skips them).
+
+        A receipt is immutable: one whose id is already stored (or earlier in the batch) is not written
+        again, so a retry can neither replace nor hide the receipt its first answer named.
+        """
+        first: dict[tuple[str, str], RetrievalReceipt] = {}
+        for r in sorted(receipts, key=lambda x: (x.receipt_id, x.received_at)):
+            first.setdefault((r.tenant_id, r.receipt_id), r)
+        if first:
+            stored = self.client.query(
+                f"SELECT DISTINCT tenant_id, request_id FROM {self._t(RECEIPTS_TABLE)}"
+                " WHERE request_id IN {ids:Array(String)}",
+                parameters={"ids": sorted({rid for _t, rid in first})},
+            ).result_rows
+            for tenant, rid in stored:
+                first.pop((tenant, rid), None)
         rows: list[list[Any]] = []
         ids: list[str] = []
-        for r in sorted(receipts, key=lambda x: (x.receipt_id, x.received_at)):
+        for r in first.values():
             rows.append(
                 [
                     r.receipt_id,
@@ -435,12 +450,13 @@ class OperationLog:
         return self._insert(RECEIPTS_TABLE, list(_RECEIPT_COLUMNS), rows, ids)
 
     def get_retrieval(self, tenant_id: str, request_id: str) -> RetrievalReceipt | None:
-        """One tenant's receipt by id; a receipt id reused (an Idempotency-Key sent again) answers the latest."""
+        """One tenant's receipt by id. Receipts are immutable: an id written again (the same caller's
+        Idempotency-Key sent again) answers the first receipt written under it."""
         cols = ", ".join(_RECEIPT_COLUMNS)
         sql = (
             f"SELECT {cols} FROM {self._t(RECEIPTS_TABLE)} FINAL"
             " WHERE tenant_id = {tenant:String} AND request_id = {rid:String}"
-            " ORDER BY received_at DESC LIMIT 1"
+            " ORDER BY received_at ASC LIMIT 1"
         )
         result = self.client.query(sql, parameters={"tenant": tenant_id, "rid": request_id})
         for r in result.named_results():

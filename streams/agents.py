@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Final
 
+from engine.event_identity import event_status
 from engine.reducer import Reducer
 from engine.results import ApplyResult
 from engine.store import StateStore
@@ -22,11 +23,11 @@ from extractors.base import Extractor
 from extractors.dates import event_dates, local_time
 from extractors.secrets import mask
 from extractors.secrets.admission import mask_bytes, mask_command, mask_event
-from schemas.claims import EventRef, ExtractionResult, event_input_id
+from schemas.claims import EventRef, ExtractionResult
 from schemas.commands import CommandBase
 from schemas.common import ScopeRef
-from schemas.errors import InvalidEvent
-from schemas.events import DEFAULT_MAX_CONTENT_BYTES, ConversationEvent, parse_event
+from schemas.errors import EventIdConflict, InvalidEvent
+from schemas.events import DEFAULT_MAX_CONTENT_BYTES, ConversationEvent, TimeBounds, parse_event
 from schemas.excerpts import Excerpt, excerpt_id_for
 from schemas.nodes import MemoryNode
 from schemas.operations import Operation
@@ -60,15 +61,23 @@ def admit(
     partition: int | None = None,
     offset: int | None = None,
     max_content_bytes: int = DEFAULT_MAX_CONTENT_BYTES,
+    bounds: TimeBounds | None = None,
+    stamp: bool = False,
 ) -> ConversationEvent | Rejected:
     """Parse raw bytes into a masked event, or a dead letter carrying the masked bytes.
 
     The one masking pass of admission (:func:`extractors.secrets.admission.mask_event`) runs here,
-    before anything is stored or extracted. ``received_at`` is only used for the dead letter:
-    events keep their own ``received_at`` (or none), so a redelivered record yields identical state.
+    before anything is stored or extracted. ``stamp`` makes ``received_at`` the event's knowledge
+    time whatever the event says (the receiving component's time: a Kafka record's, which is the
+    same on a redelivery); otherwise it is only used for the dead letter and to check ``bounds``.
     """
     try:
-        return mask_event(parse_event(raw, max_content_bytes=max_content_bytes))
+        event = mask_event(parse_event(raw, max_content_bytes=max_content_bytes))
+        if stamp:
+            event = event.model_copy(update={"received_at": received_at})
+        if bounds is not None:
+            bounds.check(event, received_at)
+        return event
     except InvalidEvent as exc:
         return Rejected(
             dead_letter(
@@ -198,7 +207,7 @@ def excerpt_for(event: ConversationEvent, *, context: tuple[str, ...] = ()) -> E
         owner_id=event.owner_id,
         scope=event.scope,
         scope_id=event.scope_id,
-        excerpt_id=excerpt_id_for(event.tenant_id, event.event_id),
+        excerpt_id=excerpt_id_for(event, event.event_id),
         event_id=event.event_id,
         conversation_id=event.conversation_id,
         session_id=event.session_id,
@@ -218,15 +227,33 @@ def masked_content(text: str) -> str:
     return mask(text)[0]
 
 
-def unique_events(events: Sequence[ConversationEvent], store: StateStore) -> list[ConversationEvent]:
-    """Drop events already processed (by id) or repeated within the batch."""
-    seen: set[str] = set()
-    out: list[ConversationEvent] = []
+@dataclass(slots=True)
+class SortedEvents:
+    """A batch split by :func:`engine.event_identity.event_status`: what to reduce, what was seen."""
+
+    fresh: list[ConversationEvent]
+    duplicates: int
+    #: Reused ids with other content: refused with ``event_id_conflict``, kept as dead letters.
+    conflicts: list[ConversationEvent]
+
+
+def sort_events(events: Sequence[ConversationEvent], store: StateStore) -> SortedEvents:
+    """Drop redeliveries (of the log or within the batch) and set apart reused ids, per stream."""
+    batch: dict[tuple[str, str], str] = {}
+    out = SortedEvents([], 0, [])
     for event in events:
-        if event.event_id in seen or store.has_seen(event_input_id(event.tenant_id, event.event_id)):
-            continue
-        seen.add(event.event_id)
-        out.append(event)
+        key, digest = (event.partition_key, event.event_id), event.content_sha256
+        held = batch.get(key)
+        status = ("duplicate" if held == digest else "conflict") if held is not None else (
+            event_status(store, event, event.event_id, digest)[0]
+        )  # fmt: skip
+        if status == "new":
+            batch[key] = digest
+            out.fresh.append(event)
+        elif status == "duplicate":
+            out.duplicates += 1
+        else:
+            out.conflicts.append(event)
     return out
 
 
@@ -238,3 +265,14 @@ def excerpt_documents(log: OperationLog, turns: int) -> Iterator[MemoryNode]:
     context = ConversationContext(turns, sessions=1)  # sessions come one after the other
     for stored in log.stream_events(by_session=True):
         yield excerpt_document(context.excerpt(stored.as_event()))
+
+
+def conflict_letter(event: ConversationEvent, received_at: datetime, source: str = "admission") -> DeadLetter:
+    """The dead letter of a reused event id (its content masked, as admission left it)."""
+    return dead_letter(
+        event.model_dump_json().encode("utf-8"),
+        source=source,
+        reason_code=EventIdConflict.code,
+        message=f"event id {event.event_id!r} was used in this stream for different content",
+        received_at=received_at,
+    )

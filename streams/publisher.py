@@ -81,8 +81,17 @@ class PublishReport:
         }
 
 
+#: RecordMetadata.timestamp_type of a topic whose broker stamps records (``LogAppendTime``).
+LOG_APPEND_TIME = 1
+
+
 async def _with_timestamp(fut: Any, timestamp_ms: int) -> tuple[Any, int]:
-    return await fut, timestamp_ms
+    """The record's timestamp as consumers will read it: the broker's when the topic stamps records
+    (the events topic does, so a caller cannot date its own receipt), else the one we set."""
+    metadata = await fut
+    if getattr(metadata, "timestamp_type", None) == LOG_APPEND_TIME and metadata.timestamp is not None:
+        return metadata, int(metadata.timestamp)
+    return metadata, timestamp_ms
 
 
 def _as_bytes(item: bytes | str | dict[str, Any] | ConversationEvent) -> bytes:
@@ -156,9 +165,8 @@ class EventPublisher:
     async def send(self, item: bytes | str | dict[str, Any] | ConversationEvent) -> asyncio.Future[Any]:
         """Validate and enqueue; the future resolves to ``(metadata, timestamp_ms)`` once acknowledged.
 
-        The record timestamp is set here, per record: workers use it as the
-        event's ``received_at`` when the event has none, and the broker's
-        metadata only reports a batch's first timestamp.
+        The record timestamp is set here, per record; on a topic with ``LogAppendTime`` (the events
+        topic) the broker replaces it with its own, which the workers use as ``received_at``.
         """
         event, raw = self.validate(item)
         timestamp_ms = int(time.time() * 1000)

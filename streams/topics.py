@@ -108,6 +108,9 @@ class Topics:
         """Every topic with its config overrides (memory.nodes is compacted: latest snapshot per node)."""
         plain: dict[str, str] = {}
         topics = {self.name(t): plain for t in (EVENTS, EXTRACTIONS, COMMANDS)}
+        # The broker stamps each event with its own clock: knowledge time (``received_at``) is the
+        # receiving side's, never a producer's (EPISTREAM_TRUST_RECEIVED_AT).
+        topics[self.events] = {"message.timestamp.type": "LogAppendTime"}
         topics[self.operations] = dict(OPERATIONS_CONFIG)
         topics[self.nodes] = {"cleanup.policy": "compact"}
         for d in self.dlqs:

@@ -19,7 +19,17 @@ from pydantic import ValidationError
 
 from engine.results import ApplyResult
 from epistream.api.auth import ApiKey, Permission
-from epistream.api.context import ALL_ERRORS, COMMAND_NAMESPACE, ApiState, IdemKey, Key, State, Wait, request_id_of
+from epistream.api.context import (
+    ALL_ERRORS,
+    COMMAND_NAMESPACE,
+    ApiState,
+    IdemKey,
+    Key,
+    State,
+    Wait,
+    caller_request_id,
+    request_id_of,
+)
 from epistream.api.distributed import PendingCommand
 from epistream.api.errors import validation_details
 from epistream.api.limits import body_fingerprint
@@ -92,7 +102,7 @@ async def run_command(
     fields: dict[str, Any],
 ) -> CommandResponse | JSONResponse:
     """Build the command from the key (actor, tenant), the clock and the body; apply or publish it."""
-    request_id = request_id_of(idempotency_key)
+    request_id = caller_request_id(key, request_id_of(idempotency_key))
     content = {"route": spec.name, "node": target.node_id, "body": body.model_dump(mode="json")}
     if request_id is not None:
         seed = f"{key.tenant_id}|{target.owner_id}|{request_id}|{body_fingerprint(content)}"
@@ -128,7 +138,7 @@ async def run_command(
             return JSONResponse(pending.model_dump(mode="json"), status_code=202)
         result = ApplyResult(outcome)
     else:
-        result = await state.gate.call(state.runner.submit, command)
+        result = await state.gate.write(state.runner.submit, command)
     state.metrics.commands.labels(name, result.outcome.status).inc()
     result.raise_for_error()
     current = None

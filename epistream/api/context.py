@@ -230,6 +230,14 @@ async def wait_spec(
 Wait = Annotated[float | None, Depends(wait_spec)]
 
 
+def caller_request_id(key: ApiKey, request_id: str | None) -> str | None:
+    """A command's request id, scoped to the calling key: another key's retry with the same
+    Idempotency-Key is a new request (it neither gets this caller's result nor conflicts with it)."""
+    if request_id is None:
+        return None
+    return str(uuid.uuid5(COMMAND_NAMESPACE, f"request|{key.tenant_id}|{key.id}|{request_id}"))
+
+
 def request_id_of(idempotency_key: str | None) -> str | None:
     if idempotency_key is None:
         return None

@@ -7,9 +7,14 @@ run on a small reader pool concurrently with each other: the runner's read
 path does not mutate shared state once a write has committed its index
 (``ingest_events`` and ``submit`` both end with ``index.commit()``), and
 tantivy and numpy release the GIL for much of a retrieval, so two readers on
-two cores overlap. A call that exceeds the timeout answers 503; a write still
-finishes on its thread so state stays consistent, a read that has not started
-yet is skipped.
+two cores overlap.
+
+The timeout bounds waiting, not working. A call still queued when it runs out
+answers 503 and never starts (so the 503 is true: nothing was done, a retry
+does it). A write that has started is awaited to its end, however long: a
+write that completed is never answered with a timeout. A write may do its
+pure part (admission, extraction) before taking the exclusive lock, so reads
+go on beside it and only the short state change excludes them.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from epistream.runner import EmbeddedRunner
 from schemas.errors import BackendUnavailable, EpistreamError
 
 T = TypeVar("T")
+P = TypeVar("P")
 
 #: Reader threads: two cores are the common deployment; more only add GIL contention.
 DEFAULT_READERS = 2
@@ -127,9 +133,50 @@ class RunnerGate:
             raise BackendUnavailable("backend call failed", reason=type(exc).__name__) from None
 
     async def call(self, fn: Callable[..., T], *args: Any, timeout_s: float | None = None, **kwargs: Any) -> T:
-        """Run ``fn`` alone: for writes and for anything that touches chDB."""
+        """Run ``fn`` alone and bounded by the timeout: for reads that touch chDB."""
         return await self._run(self._writer, functools.partial(self._exclusive, functools.partial(fn, *args, **kwargs)),
                                timeout_s)
+
+    async def write(self, fn: Callable[..., T], *args: Any, timeout_s: float | None = None, **kwargs: Any) -> T:
+        """Run the write ``fn`` alone; the timeout only bounds the wait for it to start."""
+        return await self.write_phased(lambda: None, lambda _prepared: fn(*args, **kwargs), timeout_s=timeout_s)
+
+    async def write_phased(
+        self, prepare: Callable[[], P], commit: Callable[[P], T], *, timeout_s: float | None = None
+    ) -> T:
+        """``prepare()`` on the writer thread beside reads, then ``commit(prepared)`` alone.
+
+        ``prepare`` must not touch shared state (admission and extraction are pure). Writes stay
+        in order: both phases run on the one writer thread.
+        """
+        handshake = threading.Lock()  # start and give-up decided atomically: never both
+        state = {"started": False, "abandoned": False}
+
+        def job() -> T:
+            with handshake:
+                if state["abandoned"]:
+                    raise _Abandoned
+                state["started"] = True
+            prepared = prepare()
+            return self._exclusive(lambda: commit(prepared))
+
+        loop = asyncio.get_running_loop()
+        future = loop.run_in_executor(self._writer, job)
+        try:
+            try:
+                return await asyncio.wait_for(asyncio.shield(future), timeout_s or self.timeout_s)
+            except TimeoutError:
+                with handshake:
+                    state["abandoned"] = not state["started"]
+                if state["abandoned"]:
+                    raise _Abandoned from None
+                return await future  # started: its outcome is the answer, never a timeout
+        except _Abandoned:
+            raise BackendUnavailable("backend call timed out before it started", reason="timeout") from None
+        except EpistreamError:
+            raise
+        except (OSError, RuntimeError) as exc:
+            raise BackendUnavailable("backend call failed", reason=type(exc).__name__) from None
 
     async def read(self, fn: Callable[..., T], *args: Any, timeout_s: float | None = None, **kwargs: Any) -> T:
         """Run ``fn`` alongside other reads: only for calls that read the state store and the index."""

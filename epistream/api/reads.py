@@ -98,8 +98,9 @@ async def retrieve(state: State, key: Key, body: RetrieveBody, idempotency_key: 
         sources=body.sources,
     )
     response, payload = await state.gate.read(
-        _retrieve_json, state, request, key.id, received_at, idempotency_receipt_id(idempotency_key)
-    )
+        _retrieve_json, state, request, key.id, received_at,
+        idempotency_receipt_id(idempotency_key, tenant_id=key.tenant_id, actor_id=key.id),
+    )  # fmt: skip
     m = state.metrics
     m.candidates.observe(response.candidate_count)
     m.items.observe(len(response.items))
@@ -126,6 +127,8 @@ async def get_retrieval(state: State, key: Key, receipt_id: Annotated[str, Path(
     if (
         receipt is None
         or receipt.tenant_id != key.tenant_id
+        # A receipt is its creator's; an admin key of the tenant may read any it may act for (audit).
+        or (receipt.actor_id != key.id and not key.has(Permission.ADMIN))
         or not key.owner_allowed(receipt.owner_id)
         or (key.scopes is not None and (receipt.scope is None or not key.scope_allowed(receipt.scope,
                                                                                        receipt.scope_id)))

@@ -19,7 +19,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from typing import Final
 
-from schemas.retrieval import RetrievalReceipt
+from schemas.retrieval import RetrievalReceipt, chosen_receipt_id
 
 log = logging.getLogger("epistream.api.receipts")
 
@@ -36,15 +36,17 @@ LOG_EVERY_S: Final = 60.0
 ReceiptSink = Callable[[Sequence[RetrievalReceipt]], object]
 
 
-def idempotency_receipt_id(idempotency_key: str | None) -> str | None:
-    """The receipt id a caller chose with ``Idempotency-Key``; anything but a UUID is ignored, since a
-    receipt must never be the reason a retrieval fails."""
+def idempotency_receipt_id(idempotency_key: str | None, *, tenant_id: str, actor_id: str) -> str | None:
+    """The receipt id of a retrieval sent with ``Idempotency-Key``: the caller's UUID, scoped to the caller
+    (:func:`schemas.retrieval.chosen_receipt_id`); anything but a UUID is ignored, since a receipt must
+    never be the reason a retrieval fails."""
     if idempotency_key is None:
         return None
     try:
-        return str(uuid.UUID(idempotency_key.strip()))
+        chosen = str(uuid.UUID(idempotency_key.strip()))
     except ValueError:
         return None
+    return chosen_receipt_id(tenant_id, actor_id, chosen)
 
 
 class _Marker:
@@ -111,7 +113,7 @@ class ReceiptWriter:
             self._drop("closed", 1)
             return False
         with self._lock:
-            self._pending[receipt.receipt_id] = receipt
+            self._pending.setdefault(receipt.receipt_id, receipt)  # the first one stays (immutable)
         try:
             self._queue.put_nowait(receipt)
         except queue.Full:

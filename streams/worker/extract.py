@@ -80,6 +80,7 @@ class ExtractStage:
         self.runner = runner
         self.clickhouse = clickhouse
         self.dead_letters = dead_letters
+        self.time_bounds = ctx.settings.time_bounds()
         self.writes: WriteBehind[Extracted] = write_behind(ctx, self._write_extracted)
         self.conversations = agents.ConversationContext(ctx.settings.excerpt_context_turns)
 
@@ -87,7 +88,7 @@ class ExtractStage:
         first: dict[tuple[str, str], ConversationEvent] = {}  # a repeated event id keeps its first copy
         for evs, _results, _sent in items:
             for e in evs:
-                first.setdefault((e.tenant_id, e.event_id), e)
+                first.setdefault((e.partition_key, e.event_id), e)
         events = list(first.values())
         results = [r for _e, rs, _s in items for r in rs]
         if events:
@@ -139,6 +140,8 @@ class ExtractStage:
                 partition=msg.partition,
                 offset=msg.offset,
                 max_content_bytes=ctx.settings.max_content_bytes,
+                bounds=self.time_bounds,
+                stamp=not ctx.settings.trust_received_at,
             )
             if isinstance(admitted, agents.Rejected):
                 await self.dead_letters.send(admitted.letter, msg.key, events_dlq, "extract")

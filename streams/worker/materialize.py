@@ -101,6 +101,16 @@ class MaterializeStage:
                     letter = self.dead_letters.counted(bad_record(one, msg, exc.code, exc.message), "materialize")
                     sent.append(ctx.send(target, key=msg.key, value=one, headers=letter_headers(letter)))
                     continue
+                if result.status == "rejected" and not is_command:
+                    # A reused event id with other content: the first event stays, this one is kept.
+                    one = item.model_dump_json().encode()
+                    outcome = result.outcome
+                    letter = self.dead_letters.counted(
+                        bad_record(one, msg, outcome.error_code or "rejected", outcome.error_message or ""),
+                        "materialize",
+                    )
+                    sent.append(ctx.send(t_events_dlq, key=msg.key, value=one, headers=letter_headers(letter)))
+                    continue
                 if result.status != "duplicate":
                     metrics.inc("epistream_inputs_reduced_total", kind="command" if is_command else "extraction")
                 if result.operations:

@@ -192,14 +192,16 @@ def test_world_context_shows_what_the_workers_wrote(env: Env) -> None:
     r = env.client.post("/v1/events", json={"events": EVENTS}, headers=auth)
     assert r.status_code == 200, r.text
     wait_visible(env, env.node_id)
+    # The workers date each event by the broker's receipt (LogAppendTime), not by the API's clock.
+    now = datetime.now(UTC)
     expected = world_context(
-        env.store.iter_nodes(), tuple(env.store.iter_edges()), tenant_id=TENANT, owner_id="u1", reference_time=ISSUED
+        env.store.iter_nodes(), tuple(env.store.iter_edges()), tenant_id=TENANT, owner_id="u1", reference_time=now
     )
     assert {c.node_id for c in expected.facts} >= {env.node_id}
     deadline = time.monotonic() + VISIBLE_TIMEOUT_S
     facts: set[str] = set()
     while time.monotonic() < deadline:  # search visibility follows the index refresh (~1 s)
-        w = env.client.get("/v1/world-context", params={"owner_id": "u1", "at": ISSUED.isoformat()}, headers=auth)
+        w = env.client.get("/v1/world-context", params={"owner_id": "u1", "at": now.isoformat()}, headers=auth)
         assert w.status_code == 200, w.text
         facts = {c["node_id"] for c in w.json()["facts"]}
         if facts >= {c.node_id for c in expected.facts}:

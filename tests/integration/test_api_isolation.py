@@ -97,7 +97,7 @@ def test_forged_tenant_in_body_is_rejected(world: World) -> None:
     r = world.client.post("/v1/events", json=ev, headers=world.keys.auth("admin-a"))
     assert r.status_code == 207
     assert r.json()["results"][0]["code"] == "permission_denied"
-    assert world.runner.store.event_scope(B, "forged-1") is None
+    assert world.runner.store.owner_events(B, "o1", "forged-1") == ()
 
 
 def test_forged_owner_and_scope_are_denied(world: World) -> None:

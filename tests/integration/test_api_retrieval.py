@@ -87,7 +87,7 @@ def test_default_mode_excludes_every_excluded_kind_over_1000_queries(world: Worl
             event = world.runner.node(nodes[k], tenant_id=tenant).evidence_refs[0]  # type: ignore[union-attr]
             of_event = [n for n in world.runner.store.owner_nodes(tenant, owner) if event in n.evidence_refs]
             if all(default_exclusion_reason(n) is not None for n in of_event):
-                silenced.add(excerpt_id_for(tenant, event))
+                silenced.add(excerpt_id_for(of_event[0], event))
     assert len(silenced) >= len(EXCLUDED_KINDS)
     seen_items = 0
     conflicts_seen = 0

@@ -35,7 +35,7 @@ from epistream.cli import app as cli_app
 from epistream.client import EpistreamClient
 from epistream.runner import EmbeddedRunner
 from schemas.errors import NotFound
-from schemas.retrieval import RetrievalReceipt, RetrievalRequest
+from schemas.retrieval import RetrievalReceipt, RetrievalRequest, chosen_receipt_id
 from sinks.clickhouse import OperationLog
 from sinks.clickhouse_schema import MIGRATIONS, RECEIPTS_TABLE, migrate, schema_version
 from sinks.embedding import HashEmbedder
@@ -171,8 +171,11 @@ def test_the_receipt_id_is_derived_or_taken_from_the_idempotency_key(world: Worl
 
     chosen = str(uuid.uuid4())
     keyed = world.retrieve("admin-alpha", body, **{"Idempotency-Key": chosen})
-    assert keyed["receipt_id"] == chosen
-    assert _receipt(world, chosen).query == body["query"]
+    # The caller's UUID, scoped to the caller: another key sending the same one gets its own receipt.
+    assert keyed["receipt_id"] == chosen_receipt_id(TENANTS[0], "admin-alpha", chosen)
+    assert _receipt(world, keyed["receipt_id"]).query == body["query"]
+    by_other = world.retrieve("o1-only", body, **{"Idempotency-Key": chosen})
+    assert by_other["receipt_id"] == chosen_receipt_id(TENANTS[0], "o1-only", chosen) != keyed["receipt_id"]
     # A key that is not a UUID never fails the retrieval; the id is derived instead.
     loose = world.retrieve("admin-alpha", body, **{"Idempotency-Key": "not-a-uuid"})
     assert loose["receipt_id"] == first["receipt_id"]
@@ -215,13 +218,13 @@ def test_the_typed_client_reads_receipts(world: World) -> None:
     client = EpistreamClient("http://test", world.keys.tokens["admin-alpha"], http_client=world.client)
     chosen = uuid.uuid4()
     answer = client.retrieve("what do I drink", owner_id=OWNERS[0], idempotency_key=chosen)
-    assert answer.receipt_id == str(chosen)
+    assert answer.receipt_id == chosen_receipt_id(TENANTS[0], "admin-alpha", str(chosen))
     world.writer.flush()
-    receipt = client.retrieval(chosen)
+    receipt = client.retrieval(answer.receipt_id)
     assert [i.node_id for i in receipt.included] == [i.node_id for i in answer.items]
     beta = EpistreamClient("http://test", world.keys.tokens["admin-beta"], http_client=world.client)
     with pytest.raises(NotFound) as err:
-        beta.retrieval(chosen)
+        beta.retrieval(answer.receipt_id)
     assert err.value.code == "retrieval_not_found"
 
 

@@ -104,7 +104,7 @@ def test_inputs_keyed_for_another_scope_are_dead_lettered_and_can_be_redriven(
     assert (on_commands.partition, on_commands.offset) == command_coord
     assert (on_commands.reason_code, on_commands.masked_bytes) == (agents.KEY_MISMATCH, mask_bytes(command))
     # Exactly the good events and the re-driven one made memory (the command changed nothing).
-    ops, nodes = expected_state([*good, miskeyed], PublishReport(records=[*report.records, (0, 0, 0)]))
+    ops, nodes = expected_state([*good, miskeyed], PublishReport(records=[*report.records, *replay.records]))
     got = dep.dump()
     assert_matches(dep, got, ops, nodes)
     assert sorted(d["reason_code"] for d in got["dead_letters"]) == [agents.KEY_MISMATCH] * 3

@@ -36,6 +36,7 @@ from engine.store import InMemoryStateStore
 from extractors.base import get_extractor
 from extractors.secrets.admission import mask_bytes
 from schemas.enums import EpistemicType
+from schemas.events import ConversationEvent
 from schemas.excerpts import excerpt_id_for
 from schemas.nodes import MemoryNode
 from schemas.search import SearchFilter
@@ -263,7 +264,7 @@ def expected_state(lines: list[bytes], report: PublishReport) -> tuple[set[tuple
     ops: set[tuple[str, str]] = set()
     assert len(report.records) == len(lines)
     for raw, (_, _, ts_ms) in zip(lines, report.records, strict=True):
-        event = agents.admit(raw, source="expected", received_at=enrich_time(ts_ms))
+        event = agents.admit(raw, source="expected", received_at=enrich_time(ts_ms), stamp=True)
         assert not isinstance(event, agents.Rejected)
         result = agents.materialize(store, reducer, agents.extract(extractor, enrich(event, ts_ms / 1000)))
         ops.update((op.op_id, op.checksum) for op in result.operations)
@@ -327,7 +328,7 @@ def test_end_to_end_matches_embedded_path(services: tuple[str, str], tmp_path: P
         time.sleep(0.5)
     assert said.count() == len(lines)
     first = json.loads(lines[0])
-    (doc,) = said.get([excerpt_id_for(first["tenant_id"], first["event_id"])])
+    (doc,) = said.get([excerpt_id_for(ConversationEvent.model_validate(first), first["event_id"])])
     assert is_excerpt(doc) and doc.evidence_refs == (first["event_id"],)
     flt = SearchFilter(tenant_id=doc.tenant_id, owner_id=doc.owner_id)
     assert doc.node_id in {h.node_id for h in said.lexical(doc.content, flt, 50)}

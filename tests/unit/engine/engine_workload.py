@@ -60,7 +60,7 @@ def build_item(run: Run, i: int, step: tuple[Any, ...]) -> Item | None:
     node = _pick(run, step[1])
     if kind == "reinforce":
         evidence = (f"ev-{step[3] % max(i, 1)}",) if step[3] % 2 and any(run.inputs) else ()
-        evidence = tuple(e for e in evidence if run.store.event_scope(SCOPE["tenant_id"], e) is not None)
+        evidence = tuple(e for e in evidence if run.store.owner_events(SCOPE["tenant_id"], SCOPE["owner_id"], e))
         return ReinforceCommand(**base, node_id=node, signal=step[2], session_id=f"s{step[3] % 2}",
                                 evidence_ids=evidence)
     if kind == "penalize":

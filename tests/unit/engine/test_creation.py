@@ -153,8 +153,10 @@ def test_extraction_journal_first_with_rejected_claims_and_empty_results() -> No
     op = res.operations[0]
     assert op.op_type is OpType.EXTRACTION_VALIDATED and op.target_id == "e-empty"
     assert ExtractionResult.model_validate(op.payload) == result
-    assert store.event_scope("t1", "e-empty") is not None
-    assert store.event_scope("other-tenant", "e-empty") is None
+    (seen,) = store.owner_events("t1", ref.owner_id, "e-empty")
+    assert seen.scope.same_scope(ref) and seen.input_id == result.input_id and seen.content_sha256 == ref.content_sha256
+    assert store.owner_events("other-tenant", ref.owner_id, "e-empty") == ()
+    assert store.owner_events("t1", "someone-else", "e-empty") == ()
 
 
 def test_failed_extraction_is_journaled_but_creates_nothing() -> None:

@@ -10,15 +10,17 @@ from retrieval.fusion import Candidate, FusionConfig, fuse
 from retrieval.packing import PackItem, pack
 from retrieval.query_analysis import analyze_query
 from retrieval.service import _one_slot_per_message
+from schemas.common import ScopeRef
 from schemas.enums import Role, Scope
 from schemas.excerpts import Excerpt, excerpt_id_for
 from sinks.documents import embedded_text, excerpt_document, excerpt_of, is_excerpt, lexical_texts
 
 AT = datetime(2024, 5, 8, 18, 0, tzinfo=UTC)
+STREAM = ScopeRef(tenant_id="t", owner_id="o", scope=Scope.PERSONAL)
 
 
 def _excerpt(event_id: str, text: str, *, dates: tuple[str, ...] = (), context: tuple[str, ...] = ()) -> Excerpt:
-    return Excerpt(tenant_id="t", owner_id="o", scope=Scope.PERSONAL, excerpt_id=excerpt_id_for("t", event_id),
+    return Excerpt(tenant_id="t", owner_id="o", scope=Scope.PERSONAL, excerpt_id=excerpt_id_for(STREAM, event_id),
                    event_id=event_id, conversation_id="c", session_id="s", role=Role.PARTICIPANT, speaker="Jon",
                    speaker_id="jon", text=text, occurred_at=AT, recorded_at=AT, event_dates=dates,
                    context=context)  # fmt: skip
