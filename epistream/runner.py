@@ -848,7 +848,8 @@ class EmbeddedRunner:
     ) -> WorldContext:
         nodes = self.nodes_of(scope, tenant_id=tenant_id, owner_id=owner_id)
         edges = self.edges_of_owner(tenant_id=tenant_id, owner_id=owner_id)
-        shared = getattr(self.index, "owner_nodes", None)
+        # Without an index (a distributed reader given only the log) the log's nodes are the answer.
+        shared = None if isinstance(self.index, Unconfigured) else getattr(self.index, "owner_nodes", None)
         if shared is not None and self.reads_shared:
             # The stream workers fill this index. It also holds their nodes when this process's log
             # does not (chDB in its own data directory instead of the workers' ClickHouse server);
