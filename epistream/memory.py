@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable, Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -142,7 +142,7 @@ class Memory:
             command_id=command_id or str(uuid.uuid4()),
             request_id=request_id,
             actor=actor,
-            issued_at=issued_at or datetime.now(UTC),
+            issued_at=issued_at or self._runner.now(),
             reason=reason,
             evidence_ids=tuple(evidence_ids),
             session_id=session_id,
@@ -208,7 +208,7 @@ class Memory:
             request = query
         else:
             request = RetrievalRequest(query=query, tenant_id=tenant_id, owner_id=owner_id, mode=RetrievalMode(mode),
-                                       **{"reference_time": datetime.now(UTC), **options})  # fmt: skip
+                                       **{"reference_time": self._runner.now(), **options})  # fmt: skip
         return self._runner.retrieve(request)
 
     def world(self, *, tenant_id: str, owner_id: str, scope: Scope | None = None, scope_id: str | None = None,
@@ -231,7 +231,7 @@ class Memory:
         """unknown, single, consistent, multiple or contested: what the stored claims say, never a guess."""
         return self._runner.assertion(
             tenant_id=tenant_id, owner_id=owner_id, subject=subject, predicate=predicate,
-            valid_at=valid_at or datetime.now(UTC), knowledge_at=knowledge_at, **options,
+            valid_at=valid_at or self._runner.now(), knowledge_at=knowledge_at, **options,
         )  # fmt: skip
 
     def verify_replay(self) -> list[str]:

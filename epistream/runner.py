@@ -32,7 +32,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol, cast
 
@@ -44,6 +44,7 @@ from engine.reducer import Reducer
 from engine.replay import verify_replay
 from engine.results import ApplyResult
 from engine.store import InMemoryStateStore
+from epistream.clock import clock_for
 from epistream.config import load_settings
 from extractors.base import Extractor, get_extractor
 from retrieval.resolved import ResolvedBackend
@@ -65,7 +66,7 @@ from sinks.clickhouse import OperationLog
 from sinks.data_dir import DataDirLock
 from sinks.documents import excerpt_alias, excerpt_document
 from sinks.embedded_index import EmbeddedIndex
-from sinks.embedding import Embedder, default_embedder, uses_all_cores
+from sinks.embedding import Embedder, embedder_from_settings, uses_all_cores
 from streams import agents
 from streams.agents import excerpt_documents
 from streams.extract_pool import ExtractionPool
@@ -311,14 +312,14 @@ class EmbeddedRunner:
         self._lock = DataDirLock(self.data_dir)
         if not self.reads_shared:
             self._lock.acquire()
-        self._clock = clock or (lambda: datetime.now(UTC))
+        self._clock = clock or clock_for(self.settings)
         self._time_bounds = self.settings.time_bounds()
         try:
             self.log = log or self._open_log()
             self._owns_log = log is None
             #: Whether reads that need the operation log can be answered here (see ``_open_log``).
             self.keeps_log = not isinstance(self.log, Unconfigured)
-            self.embedder = embedder or default_embedder(self.settings.embedder)
+            self.embedder = embedder or embedder_from_settings(self.settings)
             self._rebuild: set[str] = set()
             #: The last turns of each session, for the excerpts' context (see ``agents.ConversationContext``).
             self._conversations = agents.ConversationContext(self.settings.excerpt_context_turns)
@@ -486,6 +487,10 @@ class EmbeddedRunner:
         apply = self.store.apply_operation
         for op in self.log.stream_operations():
             apply(op)
+
+    def now(self) -> datetime:
+        """This runner's "now" (``EPISTREAM_CLOCK`` when set, see :mod:`epistream.clock`)."""
+        return self._clock()
 
     def close(self) -> None:
         """Flush and release everything; a second call does nothing."""

@@ -201,3 +201,14 @@ class RateLimited(EpistreamError):
 class PayloadTooLarge(ValidationFailed):
     code = "payload_too_large"
     http_status = 413
+
+
+class MissingExtra(EpistreamError):
+    """A command needs an optional part that is not installed; the message names the one to install.
+
+    Raised instead of an ``ImportError`` traceback: ``pip install epistream`` is the embedded product,
+    and the parts for external services are extras (``schemas/extras.py``).
+    """
+
+    code = "missing_extra"
+    http_status = 501

@@ -15,6 +15,7 @@ from typing import Literal
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from schemas.common import UtcDatetime
 from schemas.events import TimeBounds
 
 
@@ -67,7 +68,39 @@ class Settings(BaseSettings):
     )
 
     # --- embeddings --------------------------------------------------------
-    embedder: Literal["minilm", "hash", "none"] = "minilm"
+    embedder: Literal["minilm", "openai", "onnx", "sentence-transformers", "hash", "none"] = Field(
+        default="minilm",
+        description="minilm: the bundled all-MiniLM-L6-v2 (int8 ONNX); openai: an OpenAI-compatible /v1/embeddings "
+        "endpoint; onnx: a local ONNX model folder (a sentence-transformers export, a fastembed cache); "
+        "sentence-transformers: a local model (needs sentence-transformers); hash; none. Vectors of different "
+        "embedders never mix in one index: switching needs `epistream rebuild-index`.",
+    )
+    embedding_model: str = Field(
+        default="",
+        max_length=1000,
+        description="openai: the model name sent to the endpoint; onnx: the model folder; sentence-transformers: "
+        "a local model folder or a name already in the Hugging Face cache (never downloaded).",
+    )
+    embedding_base_url: str = Field(
+        default="http://127.0.0.1:11434/v1", description="Base URL of the OpenAI-compatible embeddings endpoint."
+    )
+    embedding_api_key: SecretStr = Field(default=SecretStr(""), description="API key of the embeddings endpoint.")
+    embedding_dimension: int = Field(
+        default=0,
+        ge=0,
+        le=16384,
+        description="Vector size of the model: required for openai (every answer is checked against it); for onnx "
+        "and sentence-transformers it is read from the model and, when set, checked.",
+    )
+    embedding_batch_size: int = Field(default=64, ge=1, le=4096, description="Texts per embedding call or request.")
+    embedding_timeout_s: float = Field(default=30.0, gt=0, description="Timeout of one embeddings request.")
+    embedding_max_retries: int = Field(
+        default=3, ge=0, le=10, description="Retries of a request that timed out or got 429/5xx, with backoff."
+    )
+    embedding_pooling: Literal["auto", "mean", "cls"] = Field(
+        default="auto",
+        description="onnx: how token vectors become one (auto: the model's 1_Pooling/config.json, else mean).",
+    )
 
     # --- distributed -------------------------------------------------------
     kafka_bootstrap: str = "127.0.0.1:9092"
@@ -148,9 +181,45 @@ class Settings(BaseSettings):
     api_command_wait_max_s: float = Field(
         default=30.0, gt=0, le=300, description="Cap on how long a command request with ?wait=true waits."
     )
+    # --- MCP ------------------------------------------------------------------
+    mcp_tenant_id: str = Field(
+        default="default", min_length=1, max_length=128,
+        description="`epistream mcp` over stdio: the tenant it acts in.",
+    )
+    mcp_owners: str = Field(
+        default="",
+        max_length=10_000,
+        description="`epistream mcp` over stdio: the owners it may act for, comma-separated (empty: any in the "
+        "tenant).",
+    )
+    mcp_permissions: str = Field(
+        default="read,write",
+        pattern=r"^\s*(read|write|assert|deprecate|admin)\s*(,\s*(read|write|assert|deprecate|admin)\s*)*$",
+        description="`epistream mcp` over stdio: its permissions, comma-separated, as an API key's (read, write, "
+        "assert, deprecate, admin).",
+    )
+    mcp_actor_id: str = Field(
+        default="mcp", min_length=1, max_length=200, description="`epistream mcp` over stdio: the actor id its "
+        "commands are journaled under.",
+    )
+    mcp_principal_kind: Literal["agent", "human", "platform"] = Field(
+        default="agent",
+        description="`epistream mcp` over stdio: who the principal is, recorded as the actor type of its commands "
+        "(agent: AI_AGENT, human: HUMAN_USER, platform: EXTERNAL_CONNECTOR).",
+    )
+
     retrieval_receipts: bool = Field(
         default=True,
         description="Record a receipt of every retrieval (API and `epistream query`) in the retrieval_requests table.",
+    )
+
+    # --- time ----------------------------------------------------------------
+    clock: UtcDatetime | None = Field(
+        default=None,
+        description=(
+            "A fixed ISO time (with timezone) the application uses as now, for tests and demos; unset: the "
+            "machine clock (epistream.clock)."
+        ),
     )
 
     def time_bounds(self) -> TimeBounds:

@@ -888,6 +888,33 @@ class OperationLog:
         }
 
 
+    def owners(self, tenant: str, *, limit: int = 1000) -> list[tuple[str, int]]:
+        """The owners of a tenant with how many nodes each has (the inspector's owner picker)."""
+        rows = self.client.query(
+            f"SELECT owner_id, uniqExact(node_id) FROM {self._t('node_snapshots')} WHERE tenant_id = {{tenant:String}}"
+            " GROUP BY owner_id ORDER BY owner_id LIMIT {limit:UInt32}",
+            parameters={"tenant": tenant, "limit": limit},
+        ).result_rows
+        return [(str(o), int(n)) for o, n in rows]
+
+    def ingestion_lag(self, tenant: str | None = None, owner: str | None = None) -> list[dict[str, Any]]:
+        """Per day: events stored and how long after they were said (``recorded_at - occurred_at``), seconds."""
+        params: dict[str, Any] = {}
+        where = self._scope_where(params, tenant, owner, None)
+        cond = (" WHERE " + " AND ".join(where)) if where else ""
+        lag = "greatest(0, dateDiff('millisecond', occurred_at, recorded_at)) / 1000"
+        rows = self.client.query(
+            f"SELECT toDate(occurred_at) AS day, count(), avg({lag}), quantilesExact(0.5, 0.95)({lag}), max({lag})"
+            f" FROM {self._t('raw_events')} FINAL{cond} GROUP BY day ORDER BY day",
+            parameters=params,
+        ).result_rows
+        return [
+            {"day": d.isoformat(), "events": int(n), "mean_s": round(float(mean), 3), "p50_s": round(float(qs[0]), 3),
+             "p95_s": round(float(qs[1]), 3), "max_s": round(float(top), 3)}
+            for d, n, mean, qs, top in rows
+        ]  # fmt: skip
+
+
 def _checksum_member(checksum: str) -> bytes | None:
     """``,"checksum":"<hex>",`` as a canonical record spells it, or None for a malformed checksum."""
     if len(checksum) != 64 or not checksum.isascii() or not checksum.isalnum():

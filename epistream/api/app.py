@@ -2,7 +2,8 @@
 
 Routes: ingestion (:mod:`epistream.api.events`), reads (:mod:`epistream.api.reads`), the explicit
 commands generated from the registry (:mod:`epistream.api.commands`) and operations
-(:mod:`epistream.api.operations`); what they share is :mod:`epistream.api.context`. Everything a
+(:mod:`epistream.api.operations`), analytics (:mod:`epistream.api.analytics`) and the inspector's
+static pages under ``/ui`` (:mod:`epistream.ui`); what they share is :mod:`epistream.api.context`. Everything a
 caller sends is validated, checked against the key's grants and handed to the engine as exactly
 one command (or one ingestion batch).
 """
@@ -11,13 +12,14 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from datetime import UTC, datetime
+from datetime import datetime
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 
-from epistream.api import commands, events, operations, reads
+from epistream import ui
+from epistream.api import analytics, commands, events, operations, reads
 from epistream.api.auth import ApiKeyRing
 from epistream.api.context import COMMAND_NAMESPACE, ApiState
 from epistream.api.distributed import Dispatch, KafkaDispatch
@@ -26,6 +28,7 @@ from epistream.api.gate import DEFAULT_READERS
 from epistream.api.limits import BodySizeLimit
 from epistream.api.metrics import MetricsMiddleware
 from epistream.api.receipts import DEFAULT_QUEUE_SIZE, ReceiptSink
+from epistream.clock import clock_for
 from epistream.config import load_settings
 from epistream.runner import EmbeddedRunner
 from schemas.errors import NotConfigured, ValidationFailed
@@ -72,7 +75,7 @@ def create_app(
             max_content_bytes=settings.max_content_bytes,
         )
     state = ApiState(
-        runner, api_keys, settings, clock or (lambda: datetime.now(UTC)), readers, dispatch, receipt_queue_size,
+        runner, api_keys, settings, clock or clock_for(settings), readers, dispatch, receipt_queue_size,
         receipt_sink,
     )
 
@@ -104,8 +107,9 @@ def create_app(
             list(exc.errors(include_input=False, include_url=False))
         ))
 
-    for module in (events, reads, commands, operations):
+    for module in (events, reads, commands, operations, analytics):
         app.include_router(module.router)
+    ui.mount(app)
     app.add_middleware(MetricsMiddleware, metrics=state.metrics)
     app.add_middleware(BodySizeLimit, max_bytes=settings.api_max_body_bytes, on_reject=epistream_error_response)
     return app

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import inspect
 import uuid
-from datetime import UTC, datetime
 from enum import Enum
 from typing import Annotated, Any
 
 import typer
 
 from epistream.cli.common import DataDir, JsonOut, Tenant, app, console, emit, fail, runner_for
+from epistream.clock import now
 from schemas.commands import COMMANDS, CommandSpec
 from schemas.common import ActorRef
 from schemas.enums import ActorType
@@ -51,7 +51,7 @@ def submit(spec: CommandSpec, values: dict[str, Any]) -> None:
         else str(uuid.uuid4()),
         "request_id": request_id,
         "actor": ActorRef(actor_id=values.pop("actor"), actor_type=ActorType.HUMAN_USER),
-        "issued_at": datetime.now(UTC),
+        "issued_at": now(),
         "reason": values.pop("reason"),
         "evidence_ids": tuple(values.pop("evidence") or ()),
         "session_id": values.pop("session"),

@@ -18,12 +18,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from pydantic import BaseModel, ValidationError
 from rich.console import Console
+from rich.markup import escape
 from typer.core import TyperGroup
 
 from epistream.config import load_settings
 from schemas.common import ScopeRef
 from schemas.enums import Scope
 from schemas.errors import EpistreamError, ValidationFailed
+from schemas.extras import missing_extra
 from schemas.settings import Settings
 
 if TYPE_CHECKING:  # imported where used: the CLI starts without loading retrieval
@@ -35,6 +37,10 @@ _JSON_META = "epistream.json_output"
 
 class _TypedErrorGroup(TyperGroup):
     """Reports a typed error from any command as its code and exit status 2, never a traceback.
+
+    A command that needs an extra that is not installed (``worker`` without ``[kafka]``, an
+    OpenSearch URL without ``[opensearch]``, ...) ends with ``missing_extra`` and the one line that
+    names it (``schemas/extras.py``).
 
     Commands that open a backend (``publish`` and ``dlq`` on Kafka, ``rebuild-index`` on
     ClickHouse and OpenSearch, ...) raise ``BackendUnavailable`` when it is down; a chat platform's
@@ -48,6 +54,11 @@ class _TypedErrorGroup(TyperGroup):
             fail(exc, bool(ctx.meta.get(_JSON_META)))
         except ValidationError as exc:  # a request model built from the options refused them
             fail(invalid_options(exc), bool(ctx.meta.get(_JSON_META)))
+        except ModuleNotFoundError as exc:  # an optional part that is not installed: say which extra, in one line
+            typed = missing_extra(exc)
+            if typed is None:
+                raise
+            fail(typed, bool(ctx.meta.get(_JSON_META)))
 
 
 def _remember_json(ctx: typer.Context, value: bool) -> bool:
@@ -153,7 +164,8 @@ def fail(exc: EpistreamError, json_output: bool = False) -> None:
     if json_output:
         print(json.dumps({"error": exc.to_dict()}))
     else:
-        err_console.print(f"[red]error[/red] [bold]{exc.code}[/bold]: {exc.message}")
+        # One line, never wrapped, and the message's own brackets are text, not markup ("epistream[kafka]").
+        err_console.print(f"[red]error[/red] [bold]{exc.code}[/bold]: {escape(exc.message)}", soft_wrap=True)
     raise typer.Exit(code=2)
 
 

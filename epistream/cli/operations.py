@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -79,9 +80,9 @@ def migrate(data_dir: DataDir = None, json_output: JsonOut = False) -> None:
 
 
 def embedder_for(settings: Settings) -> Any:
-    from sinks.embedding import default_embedder
+    from sinks.embedding import embedder_from_settings
 
-    return default_embedder(settings.embedder)
+    return embedder_from_settings(settings)
 
 
 @app.command()
@@ -94,6 +95,30 @@ def api(
     from epistream.api.app import serve
 
     serve(settings_for(data_dir), host=host, port=port)
+
+
+class McpTransport(StrEnum):
+    STDIO = "stdio"
+    HTTP = "http"
+
+
+@app.command()
+def mcp(
+    transport: Annotated[McpTransport, typer.Option(
+        help="stdio (one client, the configured principal) or http (streamable HTTP at /mcp, the API's keys)."
+    )] = McpTransport.STDIO,
+    host: Annotated[str, typer.Option(help="Interface to bind (http).")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="TCP port (http).")] = 8081,
+    data_dir: DataDir = None,
+) -> None:
+    """Serve memory as MCP tools (needs the mcp extra). Over http every request needs an API key of
+    EPISTREAM_API_KEYS_FILE; over stdio it acts as EPISTREAM_MCP_TENANT_ID / _OWNERS / _PERMISSIONS."""
+    from schemas.extras import require
+
+    require("mcp")
+    from epistream.mcp.server import serve
+
+    serve(settings_for(data_dir), transport=transport.value, host=host, port=port)
 
 
 @app.command("api-key")

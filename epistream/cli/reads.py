@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Annotated, Any
 
 import typer
@@ -32,6 +32,7 @@ from epistream.cli.common import (
 )
 from epistream.cli.extract import extract_command
 from epistream.cli.render import render_items, render_provenance, render_world
+from epistream.clock import now
 from schemas.errors import EpistreamError
 
 
@@ -97,9 +98,9 @@ def query(
         mode=retrieval_mode(mode),
         limit=limit,
         token_budget=token_budget,
-        reference_time=parse_time(at, "--at") or datetime.now(UTC),
+        reference_time=parse_time(at, "--at") or now(),
     )
-    received_at = datetime.now(UTC)
+    received_at = now()
     with runner_for(data_dir) as runner:
         response = runner.retrieve(request)
         if runner.settings.retrieval_receipts:
@@ -203,7 +204,7 @@ def state(
             owner_id=owner,
             subject=subject,
             predicate=predicate,
-            valid_at=parse_time(valid_at, "--valid-at") or datetime.now(UTC),
+            valid_at=parse_time(valid_at, "--valid-at") or runner.now(),
             knowledge_at=parse_time(knowledge_at, "--knowledge-at"),
             scope=scope_ref(tenant, owner, scope, scope_id),
         )

@@ -74,7 +74,7 @@ class IndexSink:
         name = "excerpts" if excerpts else "index"
         with self._lock:
             if name not in sinks:
-                from sinks.embedding import default_embedder
+                from sinks.embedding import embedder_from_settings
                 from sinks.opensearch_index import OpenSearchIndex
                 from sinks.opensearch_mapping import current_index
 
@@ -83,7 +83,7 @@ class IndexSink:
                         "the index stage needs EPISTREAM_OPENSEARCH_URL", setting="EPISTREAM_OPENSEARCH_URL"
                     )
                 settings = self.ctx.settings
-                emb = self.embedder if self.embedder is not None else default_embedder(settings.embedder)
+                emb = self.embedder if self.embedder is not None else embedder_from_settings(settings)
                 alias = excerpt_alias(self.alias) if excerpts else self.alias
                 if not self.may_create:
                     with _client(self.url) as client:

@@ -12,6 +12,13 @@ Structured replies are rendered in whatever shape the request asks for: a
 fenced in a markdown block when ``fence_json`` is set, as ``Mode.MD_JSON``
 models often answer). An empty queue answers 500 with a body that says so, so
 a test that under-scripts fails loudly instead of hanging.
+
+``POST /v1/embeddings`` answers every input with a deterministic vector of
+``embedding_dimension`` numbers (the hashing embedder's, unnormalised by a
+factor of 3 so a client that forgets to normalise is caught), in reverse
+``index`` order so a client that ignores ``index`` is caught too. Scripted
+:func:`http_error` replies queued with :meth:`FakeOpenAIServer.enqueue_embeddings`
+are answered first, one per request.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
 CHAT_PATH = "/v1/chat/completions"
+EMBEDDINGS_PATH = "/v1/embeddings"
 
 
 @dataclass(frozen=True)
@@ -73,9 +81,11 @@ class RecordedRequest:
 class FakeOpenAIServer:
     """Start with ``with FakeOpenAIServer() as server:``; point clients at ``server.base_url``."""
 
-    def __init__(self, *, model: str = "fake-model") -> None:
+    def __init__(self, *, model: str = "fake-model", embedding_dimension: int = 32) -> None:
         self.model = model
+        self.embedding_dimension = embedding_dimension
         self._queue: deque[Reply] = deque()
+        self._embedding_queue: deque[Reply] = deque()
         self._lock = threading.Lock()
         self._closing = threading.Event()
         self._requests: list[RecordedRequest] = []
@@ -123,8 +133,18 @@ class FakeOpenAIServer:
         with self._lock:
             self._queue.extend(replies)
 
+    def enqueue_embeddings(self, *replies: Reply) -> None:
+        """Answers for the next embeddings requests (errors, delays); then the computed vectors again."""
+        with self._lock:
+            self._embedding_queue.extend(replies)
+
+    @property
+    def embedding_requests(self) -> list[RecordedRequest]:
+        return [r for r in self.requests if r.path == EMBEDDINGS_PATH]
+
     def reset(self) -> None:
         with self._lock:
+            self._embedding_queue.clear()
             self._queue.clear()
             self._requests.clear()
 
@@ -152,6 +172,23 @@ class FakeOpenAIServer:
     def _record_only(self, request: RecordedRequest) -> None:
         with self._lock:
             self._requests.append(request)
+
+    def _pop_embedding_reply(self, request: RecordedRequest) -> Reply | None:
+        with self._lock:
+            self._requests.append(request)
+            return self._embedding_queue.popleft() if self._embedding_queue else None
+
+    def _embeddings(self, request_body: Any) -> dict[str, Any]:
+        from sinks.embedding import HashEmbedder
+
+        body = request_body if isinstance(request_body, dict) else {}
+        inputs = body.get("input")
+        texts = [inputs] if isinstance(inputs, str) else list(inputs or [])
+        vectors = HashEmbedder(self.embedding_dimension).embed([str(t) for t in texts]) * 3.0
+        data = [{"object": "embedding", "index": i, "embedding": [float(x) for x in vectors[i]]}
+                for i in range(len(texts))]
+        return {"object": "list", "data": list(reversed(data)), "model": str(body.get("model", self.model)),
+                "usage": {"prompt_tokens": len(texts), "total_tokens": len(texts)}}
 
     def _sleep(self, seconds: float) -> bool:
         """False when the server is shutting down (the reply is abandoned)."""
@@ -225,6 +262,16 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
                 raw_body=raw_body,
                 body=body,
             )
+            if self.path == EMBEDDINGS_PATH:
+                scripted = server._pop_embedding_reply(recorded)
+                if scripted is not None:
+                    if not server._sleep(scripted.delay_s):
+                        self.close_connection = True
+                        return
+                    self._send(scripted.status, scripted.payload, scripted.headers)
+                    return
+                self._send(200, server._embeddings(body))
+                return
             if self.path != CHAT_PATH:
                 server._record_only(recorded)
                 self._send(404, {"error": {"message": "unknown path", "type": "not_found"}})

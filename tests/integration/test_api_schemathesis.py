@@ -15,7 +15,7 @@ from schemathesis.specs.openapi.checks import (
     response_schema_conformance,
     status_code_conformance,
 )
-from test_api_support import Keys, event, make_client, open_runner, settings_for
+from test_api_support import Keys, event, make_client, open_runner, reference_clock, settings_for
 
 from epistream.api import create_app
 
@@ -36,7 +36,7 @@ def api_schema(chdb_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Ite
                             headers=keys.auth("fuzz"))
             assert r.status_code == 200
         STATE["auth"] = keys.auth("fuzz")
-        app = create_app(runner, api_keys=keys.ring(), settings=cfg)
+        app = create_app(runner, api_keys=keys.ring(), settings=cfg, clock=reference_clock)
         yield schemathesis.openapi.from_asgi("/openapi.json", app)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,6 +20,7 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from epistream.api import ApiKey, ApiKeyRing, Permission, create_app, hash_key_sha256
+from epistream.cli.demo import REFERENCE_TIME
 from epistream.runner import EmbeddedRunner
 from schemas.settings import Settings
 from sinks.clickhouse import OperationLog
@@ -27,6 +29,18 @@ from sinks.embedding import HashEmbedder
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 ALL = frozenset(Permission)
 _db = itertools.count(1)
+
+
+_START = time.monotonic()
+
+
+def reference_clock() -> datetime:
+    """The API tests' "now": the demo's reference time, ticking from when the tests started.
+
+    Never the machine's date (answers that depend on what has expired are the same on any day), and
+    still moving forward, so operations recorded one after another keep their order.
+    """
+    return REFERENCE_TIME + timedelta(seconds=time.monotonic() - _START)
 
 
 def settings_for(data_dir: Path, **overrides: Any) -> Settings:
@@ -45,7 +59,7 @@ def settings_for(data_dir: Path, **overrides: Any) -> Settings:
 def open_runner(chdb_path: Path, data_dir: Path, settings: Settings) -> Iterator[EmbeddedRunner]:
     database = f"api_{os.getpid()}_{next(_db)}_{uuid.uuid4().hex[:6]}"
     log = OperationLog.connect(None, path=chdb_path, database=database)
-    runner = EmbeddedRunner(data_dir, settings, embedder=HashEmbedder(), log=log)
+    runner = EmbeddedRunner(data_dir, settings, embedder=HashEmbedder(), log=log, clock=reference_clock)
     try:
         yield runner
     finally:
@@ -92,7 +106,7 @@ class Keys:
 
 
 def make_client(runner: EmbeddedRunner, keys: Keys, settings: Settings) -> TestClient:
-    app = create_app(runner, api_keys=keys.ring(), settings=settings)
+    app = create_app(runner, api_keys=keys.ring(), settings=settings, clock=reference_clock)
     return TestClient(app, raise_server_exceptions=True)
 
 

@@ -15,10 +15,13 @@ from typing import Any
 
 import pytest
 
-from epistream.cli.demo import demo_lines
+from epistream.cli.demo import REFERENCE_TIME, demo_lines
+from schemas.canonical import iso
 
 pytestmark = pytest.mark.integration
 
+#: Every CLI process of these tests runs at the demo's reference time, whatever the machine's date.
+CLOCK = {"EPISTREAM_CLOCK": iso(REFERENCE_TIME)}
 DEMO = Path(__file__).resolve().parents[2] / "epistream" / "demo" / "conversations.jsonl"
 
 
@@ -31,7 +34,7 @@ def cli(
         capture_output=True,
         timeout=120,
         check=False,
-        env={"EPISTREAM_EMBEDDER": "hash", "PATH": "/usr/bin:/bin", **(env or {})},
+        env={**CLOCK, "EPISTREAM_EMBEDDER": "hash", "PATH": "/usr/bin:/bin", **(env or {})},
     )
     assert proc.returncode == expect, proc.stderr.decode()[-2000:]
     out = proc.stdout.decode().strip()
@@ -86,7 +89,8 @@ def test_query_options_a_request_refuses_are_a_typed_error_not_a_traceback(data_
     proc = subprocess.run(
         [sys.executable, "-m", "epistream.cli", "query", "coffee", "--tenant", "acme", "--owner", "alice",
          "--mode", "bogus", "--data-dir", str(data_dir)],
-        capture_output=True, timeout=120, check=False, env={"EPISTREAM_EMBEDDER": "hash", "PATH": "/usr/bin:/bin"},
+        capture_output=True, timeout=120, check=False,
+        env={**CLOCK, "EPISTREAM_EMBEDDER": "hash", "PATH": "/usr/bin:/bin"},
     )  # fmt: skip
     assert proc.returncode == 2 and b"Traceback" not in proc.stderr
     assert b"--mode must be default or explicit" in proc.stderr
@@ -104,7 +108,7 @@ def test_readable_query_marks_each_conflict_once(data_dir: Path) -> None:
         capture_output=True,
         timeout=120,
         check=True,
-        env={"EPISTREAM_EMBEDDER": "hash", "PATH": "/usr/bin:/bin", "COLUMNS": "200"},
+        env={**CLOCK, "EPISTREAM_EMBEDDER": "hash", "PATH": "/usr/bin:/bin", "COLUMNS": "200"},
     )
     table = proc.stdout.decode().split("packed context")[0]
     assert table.count("conflict") == flagged
@@ -264,7 +268,7 @@ def test_rebuild_index_feeds_opensearch_from_the_snapshots_and_reports_refusals(
         proc = subprocess.run(
             [sys.executable, "-m", "epistream.cli", "rebuild-index", "--data-dir", str(data_dir)],
             capture_output=True, timeout=120, check=True,
-            env={"EPISTREAM_EMBEDDER": "hash", "PATH": "/usr/bin:/bin", "COLUMNS": "400", **env,
+            env={**CLOCK, "EPISTREAM_EMBEDDER": "hash", "PATH": "/usr/bin:/bin", "COLUMNS": "400", **env,
                  "EPISTREAM_OPENSEARCH_INDEX": broken},
         )  # fmt: skip
         text = proc.stdout.decode()
@@ -281,7 +285,8 @@ def test_migrate_says_what_it_applied_then_that_the_schema_is_current(tmp_path: 
     def readable() -> str:
         proc = subprocess.run(
             [sys.executable, "-m", "epistream.cli", "migrate", "--data-dir", str(tmp_path / "m")],
-            capture_output=True, timeout=120, check=True, env={"PATH": "/usr/bin:/bin", "EPISTREAM_EMBEDDER": "hash"},
+            capture_output=True, timeout=120, check=True,
+            env={**CLOCK, "PATH": "/usr/bin:/bin", "EPISTREAM_EMBEDDER": "hash"},
         )  # fmt: skip
         return proc.stdout.decode()
 

@@ -47,7 +47,8 @@ def run(*args: str, stdin: bytes | None = None, env: dict[str, str] | None = Non
         capture_output=True,
         timeout=120,
         check=False,
-        env={"PATH": "/usr/bin:/bin", "EPISTREAM_EMBEDDER": "hash", **(env or {})},
+        env={"PATH": "/usr/bin:/bin", "EPISTREAM_EMBEDDER": "hash", "EPISTREAM_CLOCK": "2026-10-01T12:00:00Z",
+             **(env or {})},
     )
     out = proc.stdout.decode()
     return proc.returncode, json.loads(out) if out.strip() else None, proc.stderr.decode()

@@ -45,6 +45,7 @@ from epistream.cli import app as cli_app
 from epistream.cli.demo import REFERENCE_TIME, demo_lines
 from epistream.client import AsyncEpistreamClient, EpistreamClient
 from epistream.runner import EmbeddedRunner
+from schemas.canonical import iso
 from schemas.commands import COMMANDS
 from schemas.enums import EpistemicType, LifecycleState, NodeType
 from schemas.errors import InvalidEvent
@@ -190,7 +191,8 @@ def deployment(chdb_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Ite
 
 def run_cli(argv: list[str]) -> Any:
     result = CliRunner().invoke(
-        cli_app, argv, env={"EPISTREAM_CLICKHOUSE_URL": None, "EPISTREAM_API_MODE": None}, catch_exceptions=False
+        cli_app, argv, catch_exceptions=False,
+        env={"EPISTREAM_CLICKHOUSE_URL": None, "EPISTREAM_API_MODE": None, "EPISTREAM_CLOCK": iso(REFERENCE_TIME)},
     )
     assert result.exit_code == 0, f"{argv}: exit {result.exit_code}\n{result.output[-2000:]}"
     return json.loads(result.output)
@@ -223,7 +225,8 @@ def _empty(value: Any) -> bool:
 def _own_process_env(data_dir: Path) -> dict[str, str]:
     """A shell with no deployment in it: the embedded pipeline, the hash embedder, this data directory."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("EPISTREAM_")}
-    return {**env, "EPISTREAM_DATA_DIR": str(data_dir), "EPISTREAM_EMBEDDER": "hash", "PYTHONPATH": str(ROOT)}
+    return {**env, "EPISTREAM_DATA_DIR": str(data_dir), "EPISTREAM_EMBEDDER": "hash", "PYTHONPATH": str(ROOT),
+            "EPISTREAM_CLOCK": iso(REFERENCE_TIME)}  # the demo's "now", whatever the machine's date
 
 
 # ----------------------------------------------------------------------------- the front door
@@ -481,7 +484,7 @@ def test_sql_options_in_the_pages_work(deployment: Deployment, tmp_path: Path) -
         capped = run_cli(["sql", "SELECT event_id FROM raw_events FINAL", "--max-rows", "2", *where])
         piped = CliRunner().invoke(
             cli_app, ["sql", "-", *where], input="SELECT count() FROM raw_events FINAL",
-            env={"EPISTREAM_CLICKHOUSE_URL": None},
+            env={"EPISTREAM_CLICKHOUSE_URL": None, "EPISTREAM_CLOCK": iso(REFERENCE_TIME)},
         )  # fmt: skip
     assert len(capped["rows"]) == 2 and capped["truncated"] is True
     assert piped.exit_code == 0, piped.output

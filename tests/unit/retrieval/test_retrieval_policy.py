@@ -6,7 +6,6 @@ import pytest
 from fake_backend import T0, FakeBackend, make_node
 
 from retrieval.policy import (
-    DEFAULT_EPISTEMIC_TYPES,
     apply_policy,
     default_exclusion_reason,
     default_search_filter,
@@ -140,7 +139,12 @@ def test_default_mode_pushes_the_epistemic_filter_down_and_explicit_does_not() -
     assert {kind for kind, _ in backend.calls} == {"lexical", "vector"}
     for _, flt in backend.calls:
         assert flt.tenant_id == "t1" and flt.owner_id == "alice"
-        assert flt.epistemic_types == DEFAULT_EPISTEMIC_TYPES
+        # Written out (PRME-FACTS §4): DEFAULT shows every type but HYPOTHETICAL and DEPRECATED.
+        assert sorted(t.value for t in flt.epistemic_types or ()) == [
+            "ASSERTED", "CONDITIONAL", "INFERRED", "OBSERVED", "UNVERIFIED",
+        ]  # fmt: skip
+        assert EpistemicType.HYPOTHETICAL not in (flt.epistemic_types or ())
+        assert EpistemicType.DEPRECATED not in (flt.epistemic_types or ())
         assert flt.lifecycles == {LifecycleState.TENTATIVE, LifecycleState.STABLE, LifecycleState.CONTESTED}
         assert flt.condition_states == {ConditionState.TRUE}
         assert flt.unverified_min_confidence == 0.30
@@ -149,6 +153,24 @@ def test_default_mode_pushes_the_epistemic_filter_down_and_explicit_does_not() -
     for _, flt in backend.calls:
         assert flt.tenant_id == "t1" and flt.owner_id == "alice"
         assert flt.epistemic_types is None and flt.lifecycles is None and flt.condition_states is None
+
+
+@pytest.mark.parametrize(
+    ("etype", "matches"),
+    [
+        (EpistemicType.OBSERVED, True),
+        (EpistemicType.ASSERTED, True),
+        (EpistemicType.INFERRED, True),
+        (EpistemicType.UNVERIFIED, True),
+        (EpistemicType.HYPOTHETICAL, False),
+        (EpistemicType.DEPRECATED, False),
+    ],
+)
+def test_the_default_filter_alone_keeps_hypothetical_and_deprecated_out(etype: EpistemicType, matches: bool) -> None:
+    """The filter a backend runs must exclude them by itself: OpenSearch never sees the per-node check."""
+    node = make_node("x", epistemic_type=etype, confidence=0.9)
+    assert node_matches_filter(node, default_search_filter(_request())) is matches
+    assert node_matches_filter(node, explicit_search_filter(_request())) is True
 
 
 def test_typed_filters_are_pushed_down_and_rechecked() -> None:

@@ -1,0 +1,1 @@
+"""The MCP server (``epistream mcp``): see :mod:`epistream.mcp.server`."""
