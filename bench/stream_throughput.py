@@ -105,13 +105,14 @@ def run(n_events: int, rate: float, workers: int, bootstrap: str, os_url: str, p
     topics = tn.Topics(prefix=prefix, partitions=partitions)
     tn.ensure_topics(bootstrap, topics)
     alias = f"bench-{tag}-nodes"
-    app_id = prefix + "app"
+    app_id = "app"
+    group = prefix + app_id  # the workers' group carries the topic prefix (WorkerOptions.group_id)
     tmp = Path(tempfile.mkdtemp(prefix="epistream-bench-"))
     # Created here, before the workers (which would create it with the default refresh interval).
     index = OpenSearchIndex(os_url, alias, HashEmbedder(), refresh_interval=refresh_interval)
     procs = []
     # With index workers the workers run the core agents and the index sink runs in processes of its
-    # own (``--role index``, consumer group <app id>-index).
+    # own (``--role index``); the index stage consumes in <group>-index whatever the roles.
     roles = [("core" if index_workers else "all", f"w{w}") for w in range(workers)]
     roles += [("index", f"i{w}") for w in range(index_workers)]
     for role, name in roles:
@@ -127,10 +128,8 @@ def run(n_events: int, rate: float, workers: int, bootstrap: str, os_url: str, p
         )
 
     def lag() -> int:
-        total = sum(consumer_lag(bootstrap, app_id, names if not index_workers else core_names).values())
-        if index_workers:
-            total += sum(consumer_lag(bootstrap, app_id + "-index", [topics.nodes]).values())
-        return total
+        total = sum(consumer_lag(bootstrap, group, core_names).values())
+        return total + sum(consumer_lag(bootstrap, group + "-index", [topics.nodes]).values())
 
     lines = make_events(n_events)
     targets = first_nodes(lines)
@@ -140,7 +139,7 @@ def run(n_events: int, rate: float, workers: int, bootstrap: str, os_url: str, p
     warm = make_events(1)[0].replace(b'"b-0"', b'"warm"')
     asyncio.run(_publish([warm], bootstrap, topics.events, rate))
     deadline = time.monotonic() + 120
-    while lag() or not _committed(bootstrap, app_id, topics.events):
+    while lag() or not _committed(bootstrap, group, topics.events):
         if time.monotonic() > deadline:
             raise SystemExit("workers did not start; see " + str(tmp))
         time.sleep(0.5)

@@ -206,7 +206,7 @@ def _reindex_neighbours(runner: EmbeddedRunner, tenant: str, events: Sequence[tu
     quoted it. The embedded indexes are rebuilt whole; a shared OpenSearch index gets those excerpts
     again, built from the events that remain, at a version above the one it holds.
     """
-    from epistream.runner import excerpt_documents
+    from streams.agents import excerpt_documents
 
     owners = {o for o, _e in events}
     holder = getattr(runner.excerpts, "owner_nodes", None)

@@ -25,7 +25,6 @@ the log, node lookups and retrieval from the index the workers fill.
 
 from __future__ import annotations
 
-import fcntl
 import logging
 import os
 import shutil
@@ -36,7 +35,7 @@ from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import IO, Any, Protocol
+from typing import Any, Protocol, cast
 
 from engine.assertion_state import DEFAULT_NODE_TYPES, AssertionState, assertion_state
 from engine.config import EngineConfig
@@ -57,7 +56,14 @@ from schemas.commands import CommandBase
 from schemas.common import ScopeRef
 from schemas.enums import EdgeType, NodeType
 from schemas.erasure import ErasureReceipt, ErasureScope
-from schemas.errors import DataDirLocked, EpistreamError, IntegrityError, InvalidEvent, ReadOnlyRunner, StorageFull
+from schemas.errors import (
+    EpistreamError,
+    IntegrityError,
+    InvalidEvent,
+    NotConfigured,
+    ReadOnlyRunner,
+    StorageFull,
+)
 from schemas.events import ConversationEvent
 from schemas.nodes import Edge, MemoryNode
 from schemas.operations import Operation
@@ -66,19 +72,14 @@ from schemas.retrieval import RetrievalRequest, RetrievalResponse, WorldContext
 from schemas.search import SearchBackend
 from schemas.settings import Settings
 from sinks.clickhouse import OperationLog
+from sinks.data_dir import DataDirLock
 from sinks.documents import excerpt_alias, excerpt_document
 from sinks.embedded_index import EmbeddedIndex
 from sinks.embedding import Embedder, embedder_from_settings, uses_all_cores
 from streams import agents
+from streams.agents import excerpt_documents
 from streams.extract_pool import ExtractionPool
 from streams.extract_pool import results as extraction_results
-
-
-def excerpt_documents(log: OperationLog, turns: int) -> Iterator[MemoryNode]:
-    """The excerpt document of every stored event, each session read in time order (its turns before it)."""
-    context = agents.ConversationContext(turns, sessions=1)  # sessions come one after the other
-    for stored in log.stream_events(by_session=True):
-        yield excerpt_document(context.excerpt(stored.as_event()))
 
 _logger = logging.getLogger("epistream.runner")
 
@@ -89,6 +90,28 @@ class RunnerIndex(SearchBackend, Protocol):
     def commit(self, durable: bool = True) -> None: ...
 
     def close(self) -> None: ...
+
+
+class Unconfigured:
+    """Stands in for a backend this process was not given: every use raises ``not_configured``.
+
+    Releasing it (``commit``, ``close``) does nothing, so the runner's lifecycle is unchanged.
+    """
+
+    def __init__(self, what: str, setting: str, remedy: str) -> None:
+        self._error = (f"{what}: {setting} is not set; {remedy}", setting)
+
+    def commit(self) -> None:
+        return None
+
+    def close(self) -> None:
+        return None
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        message, setting = self._error
+        raise NotConfigured(message, setting=setting)
 
 
 
@@ -250,36 +273,6 @@ class _BatchWriter:
             self.helper.shutdown(wait=True)
 
 
-class DataDirLock:
-    """An exclusive, non-blocking lock file: a second owner gets a clear error."""
-
-    def __init__(self, data_dir: Path) -> None:
-        self.path = data_dir / "LOCK"
-        self._fh: IO[str] | None = None
-
-    def acquire(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fh = open(self.path, "a+")  # noqa: SIM115 - held for the runner's lifetime
-        try:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            fh.close()
-            raise DataDirLocked(
-                f"data directory {self.path.parent} is in use by another epistream process", path=str(self.path.parent)
-            ) from None
-        fh.seek(0)
-        fh.truncate()
-        fh.write(str(os.getpid()))
-        fh.flush()
-        self._fh = fh
-
-    def release(self) -> None:
-        if self._fh is not None:
-            fcntl.flock(self._fh.fileno(), fcntl.LOCK_UN)
-            self._fh.close()
-            self._fh = None
-
-
 #: Size of an ingest's first micro-batch. Nothing is embedded or stored until a batch has been
 #: extracted and reduced, so a full first batch (512 messages: ~0.5 s) leaves the model and the
 #: store thread idle that long; a small one starts them after a few dozen milliseconds.
@@ -334,17 +327,22 @@ class EmbeddedRunner:
     ) -> None:
         self.settings = settings or load_settings()
         self.data_dir = Path(data_dir if data_dir is not None else self.settings.data_dir).resolve()
+        #: Distributed: the workers write, this runner reads the log and index they share. It keeps
+        #: nothing of its own, so it takes no data directory: any number of API processes run beside
+        #: the workers (and beside a worker's own chDB store) on one machine.
+        self.reads_shared = self.settings.api_mode == "distributed"
         self._lock = DataDirLock(self.data_dir)
-        self._lock.acquire()
+        if not self.reads_shared:
+            self._lock.acquire()
         self._clock = clock or clock_for(self.settings)
         self._save_interval_s = 0.0
         self._saved_at = time.monotonic()
         self._time_bounds = self.settings.time_bounds()
         try:
-            self.log = log or OperationLog.connect(self.settings.clickhouse_url, path=self.data_dir)
+            self.log = log or self._open_log()
             self._owns_log = log is None
-            #: Distributed: the workers write, this runner reads the log and index they share.
-            self.reads_shared = self.settings.api_mode == "distributed"
+            #: Whether reads that need the operation log can be answered here (see ``_open_log``).
+            self.keeps_log = not isinstance(self.log, Unconfigured)
             self.embedder = embedder or embedder_from_settings(self.settings)
             self._rebuild: set[str] = set()
             #: The last turns of each session, for the excerpts' context (see ``agents.ConversationContext``).
@@ -377,6 +375,25 @@ class EmbeddedRunner:
             raise
 
     # ---------------------------------------------------------------- lifecycle
+    def _open_log(self) -> OperationLog:
+        """The configured ClickHouse server, or chDB in the data directory.
+
+        Distributed without a server there is no log to read: a chDB store of this process holds
+        nothing the workers wrote, and a worker's own store can be opened by that worker alone. Reads
+        that need the log then say so (``not_configured``) instead of answering from an empty one (a
+        404 for a node the index returns, an "exhaustive" unknown for a value the workers know).
+        """
+        url = self.settings.clickhouse_url
+        if self.reads_shared and not url:
+            return cast(OperationLog, Unconfigured(
+                "provenance, assertion state, world-view conflicts and retrieval receipts of a distributed "
+                "deployment are read from the operation log the workers write",
+                "EPISTREAM_CLICKHOUSE_URL",
+                "set it to the ClickHouse server the workers write (a worker's own chDB store cannot be read "
+                "by another process)",
+            ))  # fmt: skip
+        return OperationLog.connect(url, path=self.data_dir)
+
     def _open_index(self, *, excerpts: bool = False, beside: RunnerIndex | None = None) -> RunnerIndex:
         """The claims' index, or (``excerpts``) the excerpts' collection beside it: the same backend, the
         alias ``<alias>-excerpts`` beside an OpenSearch alias, ``excerpts/`` beside ``index/``."""
@@ -388,6 +405,12 @@ class EmbeddedRunner:
             return OpenSearchIndex(beside.client, excerpt_alias(alias_of), self.embedder,
                                    refresh_interval=self.settings.opensearch_refresh_interval)  # fmt: skip
         url = self.settings.opensearch_url
+        if not url and self.reads_shared:
+            return cast(RunnerIndex, Unconfigured(
+                "nodes and retrieval of a distributed deployment are read from the index the workers write",
+                "EPISTREAM_OPENSEARCH_URL",
+                "set it (and EPISTREAM_OPENSEARCH_INDEX) to the OpenSearch index the workers write",
+            ))  # fmt: skip
         if not url:
             path = self.data_dir / ("excerpts" if excerpts else "index")
             try:
@@ -889,7 +912,8 @@ class EmbeddedRunner:
     ) -> WorldContext:
         nodes = self.nodes_of(scope, tenant_id=tenant_id, owner_id=owner_id)
         edges = self.edges_of_owner(tenant_id=tenant_id, owner_id=owner_id)
-        shared = getattr(self.index, "owner_nodes", None)
+        # Without an index (a distributed reader given only the log) the log's nodes are the answer.
+        shared = None if isinstance(self.index, Unconfigured) else getattr(self.index, "owner_nodes", None)
         if shared is not None and self.reads_shared:
             # The stream workers fill this index. It also holds their nodes when this process's log
             # does not (chDB in its own data directory instead of the workers' ClickHouse server);

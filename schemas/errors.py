@@ -141,6 +141,17 @@ class BackendUnavailable(EpistreamError):
     http_status = 503
 
 
+class NotConfigured(EpistreamError):
+    """What a call needs is not configured in this process (``details["setting"]`` names the setting).
+
+    Raised instead of an answer from the wrong place: a distributed API without the workers' ClickHouse
+    server has no log to answer provenance from, and a 404 or an "exhaustive" unknown would be a lie.
+    """
+
+    code = "not_configured"
+    http_status = 503
+
+
 class StorageFull(BackendUnavailable):
     """The disk under the log or an index is full: what was stored is kept and verified, the rest waits.
 

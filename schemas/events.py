@@ -33,6 +33,9 @@ class EventCodes:
 
     INVALID_UTF8 = "invalid_utf8"
     INVALID_JSON = "invalid_json"
+    #: A record with a value of no bytes (or only whitespace); a Kafka record with no value at all is
+    #: ``null_value`` (streams.agents.NULL_VALUE), so a dead letter tells the two apart.
+    EMPTY_EVENT = "empty_event"
     NOT_AN_OBJECT = "not_an_object"
     PAYLOAD_TOO_LARGE = "payload_too_large"
     CONTENT_TOO_LARGE = "content_too_large"
@@ -247,6 +250,8 @@ def parse_event(raw: bytes | str, *, max_content_bytes: int = DEFAULT_MAX_CONTEN
         text = raw
         if len(text.encode("utf-8", "surrogatepass")) > MAX_EVENT_BYTES:
             raise InvalidEvent("event exceeds the maximum serialized size", code=EventCodes.PAYLOAD_TOO_LARGE)
+    if not text.strip():
+        raise InvalidEvent("event is empty", code=EventCodes.EMPTY_EVENT)
     if text.startswith("\ufeff"):
         # RFC 8259 §8.1 lets a parser ignore a byte order mark; editors and Windows exports write
         # one at the start of a JSON-lines file, which would make its first event a dead letter.

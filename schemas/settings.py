@@ -110,6 +110,19 @@ class Settings(BaseSettings):
         description="How long a starting worker waits for Kafka to answer (a broker still starting) before it "
         "exits with backend_unavailable.",
     )
+    kafka_session_timeout_s: float = Field(
+        default=30.0,
+        ge=6.0,
+        le=300.0,
+        description="How long the group waits for a worker that stopped answering (SIGKILL, a lost host) before "
+        "its partitions go to the others: the pause of those partitions after a crash.",
+    )
+    worker_data_dir: Path = Field(
+        default=Path(".epistream-worker"),
+        description="Data directory of a stream worker: faust's files, and its own chDB store when "
+        "EPISTREAM_CLICKHOUSE_URL is unset (one worker per directory). Apart from EPISTREAM_DATA_DIR, so the "
+        "API and the CLI beside a worker do not collide with it.",
+    )
     metrics_port: int = Field(
         default=0,
         ge=0,

@@ -61,8 +61,12 @@ def guarded(operation: str, **details: Any) -> Iterator[None]:
     except TransportError as exc:
         status = exc.status_code if isinstance(exc.status_code, int) else None
         error_type = server_error_type(exc)
+        # An index gone from a running deployment is OpenSearch that lost its data: say how to recover.
+        hint = "; the index is missing: `epistream repair` recreates and re-feeds it" if (
+            error_type == "index_not_found_exception"
+        ) else ""
         raise BackendUnavailable(
-            f"OpenSearch {operation} failed: {error_type} (status {status})",
+            f"OpenSearch {operation} failed: {error_type} (status {status}){hint}",
             operation=operation,
             status=status,
             error_type=error_type,

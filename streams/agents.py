@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import hashlib
 from collections import OrderedDict, deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from engine.event_identity import event_status
 from engine.reducer import Reducer
@@ -32,9 +32,18 @@ from schemas.excerpts import Excerpt, excerpt_id_for
 from schemas.nodes import MemoryNode
 from schemas.operations import Operation
 from schemas.records import DeadLetter
+from sinks.documents import excerpt_document
+
+if TYPE_CHECKING:
+    from sinks.clickhouse import OperationLog
 
 #: Reason code of a Kafka input whose record key is not its own ``tenant/owner/scope``.
 KEY_MISMATCH: Final = "partition_key_mismatch"
+#: A record without a key: nothing routed it to its owner's partition (publish through
+#: ``epistream publish`` / the API, or key it ``tenant/owner/scope``).
+MISSING_KEY: Final = "missing_key"
+#: A record without a value (a Kafka tombstone): not an empty event (``empty_event``), not an input.
+NULL_VALUE: Final = "null_value"
 
 
 @dataclass(frozen=True)
@@ -246,6 +255,16 @@ def sort_events(events: Sequence[ConversationEvent], store: StateStore) -> Sorte
         else:
             out.conflicts.append(event)
     return out
+
+
+def excerpt_documents(log: OperationLog, turns: int) -> Iterator[MemoryNode]:
+    """The excerpt document of every stored event, each session read in time order (its turns before it).
+
+    (It reads the log it is handed, and only that: rebuild-index, the runner and ``epistream repair``
+    share it.)"""
+    context = ConversationContext(turns, sessions=1)  # sessions come one after the other
+    for stored in log.stream_events(by_session=True):
+        yield excerpt_document(context.excerpt(stored.as_event()))
 
 
 def conflict_letter(event: ConversationEvent, received_at: datetime, source: str = "admission") -> DeadLetter:

@@ -5,13 +5,14 @@ workers commit an input only after everything it produced is durable (ClickHouse
 records acknowledged by the broker, see ``streams.delivery``), so lag counts work not yet done,
 not merely records not yet read.
 
-Stages and the groups that run them:
+Stages and the groups that run them (``<group>`` is ``<topic prefix><app id>``, so deployments on one
+broker never share a group):
 
-* ``extract``: ``conversation.events`` in the group ``<app>``;
-* ``materialize``: ``memory.extractions`` and ``memory.commands`` in ``<app>``;
-* ``dead_letters``: the dead-letter topics in ``<app>`` (their ClickHouse sink);
-* ``index``: ``memory.nodes`` in ``<app>-index`` when index workers run it (``--role index``:
-  that group has members or commits), otherwise in ``<app>`` (workers running every agent).
+* ``extract``: ``conversation.events`` in the group ``<group>``;
+* ``materialize``: ``memory.extractions`` and ``memory.commands`` in ``<group>``;
+* ``dead_letters``: the dead-letter topics in ``<group>`` (their ClickHouse sink);
+* ``index``: ``memory.nodes`` in ``<group>-index``, whichever role runs the index stage (it is a
+  consumer of its own, see ``streams.worker.index_consumer``).
 """
 
 from __future__ import annotations
@@ -50,15 +51,19 @@ class StageLag:
         return out
 
 
+def group_of(topics: tn.Topics, app_id: str) -> str:
+    """The core stages' consumer group of a deployment (``WorkerOptions.group_id``)."""
+    return f"{topics.prefix}{app_id}"
+
+
 def stage_inputs(topics: tn.Topics, app_id: str) -> list[tuple[str, str, tuple[str, ...]]]:
     """(stage, group, input topics) of a deployment, in pipeline order."""
-    index_group = f"{app_id}-index"
+    group = group_of(topics, app_id)
     return [
-        ("extract", app_id, (topics.events,)),
-        ("materialize", app_id, (topics.extractions, topics.commands)),
-        ("index", app_id, (topics.nodes,)),
-        ("index", index_group, (topics.nodes,)),
-        ("dead_letters", app_id, tuple(topics.dlqs)),
+        ("extract", group, (topics.events,)),
+        ("materialize", group, (topics.extractions, topics.commands)),
+        ("index", f"{group}-index", (topics.nodes,)),
+        ("dead_letters", group, tuple(topics.dlqs)),
     ]
 
 
@@ -71,9 +76,7 @@ async def pipeline_lag(bootstrap: str, topics: tn.Topics, app_id: str) -> tuple[
     stages = [
         _stage_lag(stage, group, stage_topics, committed[group], ends) for stage, group, stage_topics in inputs
     ]
-    index_workers = next(s for s in stages if s.stage == "index" and s.group != app_id)
-    used = index_workers if _runs(index_workers, states) else next(s for s in stages if s.stage == "index")
-    return [s for s in stages if s.stage != "index" or s is used], states
+    return stages, states
 
 
 async def topic_lag(bootstrap: str, group: str, topic_names: Sequence[str]) -> dict[str, int]:
@@ -130,9 +133,3 @@ def _stage_lag(
 def _group_state(group: Any) -> GroupState:
     """One group of a DescribeGroups response: (error, group, state, protocol type, protocol, members, ...)."""
     return GroupState(group=group[1], state=group[2] or "Dead", members=len(group[5]))
-
-
-def _runs(stage: StageLag, states: Sequence[GroupState]) -> bool:
-    """Whether a stage's group is in use: it has members now, or it has committed something."""
-    members = next((s.members for s in states if s.group == stage.group), 0)
-    return members > 0 or stage.lag < stage.records

@@ -46,6 +46,11 @@ COUNTERS: dict[str, tuple[str, tuple[str, ...]]] = {
         ("outcome",),
     ),
     "epistream_sink_retries_total": ("Sink writes that failed and were retried, by sink.", ("sink",)),
+    "epistream_producer_buffer_full_total": (
+        "Times faust paused a stream until its producer buffer drained (more than 100 records waiting to be "
+        "sent): bursts and a slow broker; logged at info at most once a minute.",
+        (),
+    ),
     "epistream_rebalance_redeliveries_total": (
         "Reduced takes left for redelivery because a rebalance overlapped them.",
         (),

@@ -58,6 +58,9 @@ HERE = Path(__file__).resolve().parent  # deploy/local
 REPO = HERE.parent.parent
 BUILD = REPO / "build" / "services"
 RUN_ROOT = BUILD / "run"
+#: What the services store, kept across `up` (as a server's data directory would be): Kafka's log
+#: dirs and OpenSearch's home. `up --wipe` starts both empty. The run dir holds only scratch files.
+DATA = BUILD / "data"
 LOGS = BUILD / "logs"
 PIDS = BUILD / "pids"
 STATE = BUILD / "state.json"
@@ -471,7 +474,13 @@ def _tail(path: Path, n: int = 60) -> str:
     return "\n".join(lines[-n:])
 
 
-def _kafka_cluster_id() -> str:
+def _kafka_cluster_id(data: Path | None = None) -> str:
+    """The cluster id of the log dirs at ``data`` when they are formatted, else a new one."""
+    meta = data / "meta.properties" if data is not None else None
+    if meta is not None and meta.is_file():
+        for line in meta.read_text().splitlines():
+            if line.startswith("cluster.id="):
+                return line.split("=", 1)[1].strip()
     while True:  # same rule as org.apache.kafka.common.Uuid.randomUuid: no leading '-'
         cid = base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
         if not cid.startswith("-"):
@@ -487,7 +496,7 @@ advertised.listeners=PLAINTEXT://127.0.0.1:{p["kafka"]}
 inter.broker.listener.name=PLAINTEXT
 controller.listener.names=CONTROLLER
 listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
-log.dirs={run / "kafka-data"}
+log.dirs={DATA / "kafka"}
 num.partitions=1
 default.replication.factor=1
 min.insync.replicas=1
@@ -521,7 +530,8 @@ def _spawn(name: str, cmd: list, cwd: Path) -> subprocess.Popen:
 
 
 def _start_kafka(run: Path, p: dict) -> subprocess.Popen:
-    (run / "kafka-data").mkdir(parents=True)
+    data = DATA / "kafka"
+    data.mkdir(parents=True, exist_ok=True)  # kept: topics and group offsets survive a restart
     props = run / "server.properties"
     props.write_text(_kafka_properties(run, p))
     cp = f"{KAFKA_OUT / 'lib'}/*"
@@ -538,9 +548,10 @@ def _start_kafka(run: Path, p: dict) -> subprocess.Popen:
                 "kafka.tools.StorageTool",
                 "format",
                 "-t",
-                _kafka_cluster_id(),
+                _kafka_cluster_id(data),
                 "-c",
                 str(props),
+                "--ignore-formatted",  # log dirs kept from an earlier `up` are used as they are
             ],
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -551,8 +562,8 @@ def _start_kafka(run: Path, p: dict) -> subprocess.Popen:
 
 
 def _start_opensearch(run: Path, p: dict) -> subprocess.Popen:
-    home = run / "opensearch-home"
-    (home / "config").mkdir(parents=True)
+    home = DATA / "opensearch"  # kept: its data/ holds the indices across restarts
+    (home / "config").mkdir(parents=True, exist_ok=True)
     shutil.copy(OS_LOG4J, home / "config" / "log4j2.properties")
     (LOGS / "opensearch.log").unlink(missing_ok=True)
     cp = ":".join([str(OS_OUT / "classes"), f"{OS_OUT / 'lib'}/*", f"{OS_OUT / 'knn'}/*"])
@@ -606,8 +617,23 @@ def _timeout(name: str) -> float:
     return float(v) if v else default
 
 
-def up(only=SERVICES) -> dict:
-    """Start the named services (fresh state) unless ours are already running; wait until healthy."""
+def wipe_data(names=SERVICES) -> list:
+    """Delete what the named services stored (they must be stopped); returns the paths removed."""
+    removed = []
+    for name in names:
+        path = DATA / name
+        if path.exists():
+            shutil.rmtree(path)
+            removed.append(path)
+    return removed
+
+
+def up(only=SERVICES, wipe: bool = False) -> dict:
+    """Start the named services unless ours are already running; wait until healthy.
+
+    They keep what they stored across restarts (``DATA``) unless ``wipe``: a service that is
+    started empties its data first (one already running is left alone).
+    """
     only = tuple(only)
     deps()
     p = ports()
@@ -644,6 +670,9 @@ def up(only=SERVICES) -> dict:
                 shutil.rmtree(old, ignore_errors=True)
         run = RUN_ROOT / f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
         run.mkdir()
+        if wipe:
+            for path in wipe_data(todo):
+                _say(f"wiped {path}")
         t0 = time.monotonic()
         procs = {}
         try:
@@ -763,8 +792,9 @@ def _stop_started_here() -> None:
 
 
 def main(argv: list) -> int:
-    usage = "usage: services {deps|up|status|down}"
-    if len(argv) != 1 or argv[0] not in ("deps", "up", "status", "down"):
+    usage = "usage: services {deps|up [--wipe]|status|down}"
+    wipe = argv[1:] == ["--wipe"] and argv[:1] == ["up"]
+    if not (len(argv) == 1 or wipe) or argv[0] not in ("deps", "up", "status", "down"):
         print(usage, file=sys.stderr)
         return 2
     cmd = argv[0]
@@ -776,7 +806,7 @@ def main(argv: list) -> int:
             return 0
         if cmd == "up":
             t0 = time.monotonic()
-            up()
+            up(wipe=wipe)
             _say(f"all services up ({time.monotonic() - t0:.1f}s incl. deps check)")
             _started_here.clear()  # CLI: leave them running
             st = status()

@@ -32,7 +32,7 @@ from epistream.api.receipts import DEFAULT_QUEUE_SIZE, ReceiptSink
 from epistream.clock import clock_for
 from epistream.config import load_settings
 from epistream.runner import EmbeddedRunner
-from schemas.errors import EpistreamError, ValidationFailed
+from schemas.errors import EpistreamError, NotConfigured, ValidationFailed
 from schemas.settings import Settings
 from streams import topics as tn
 from streams.runtime import freeze_loaded_heap
@@ -62,12 +62,12 @@ def create_app(
     started and stopped with the app's lifespan.
     """
     settings = settings or runner.settings
-    if settings.api_mode == "distributed" and not settings.clickhouse_url:
-        # Provenance, assertion state and world-view conflicts are read from the operation log; a
-        # chDB log in this process's data directory holds none of what the workers write.
+    if settings.api_mode == "distributed" and not runner.keeps_log:
+        # Provenance, assertion state and world-view conflicts are read from the operation log the
+        # workers write; without their ClickHouse server there is none to read (see EmbeddedRunner._open_log).
         logging.getLogger("epistream.api").warning(
-            "distributed mode without EPISTREAM_CLICKHOUSE_URL: provenance, assertion state and conflicts "
-            "only see this process's own log, not the workers'"
+            "distributed mode without EPISTREAM_CLICKHOUSE_URL: provenance, assertion state, the world view and "
+            "retrieval receipts answer 503 not_configured (retrieval and nodes come from OpenSearch)"
         )
     if dispatch is None and settings.api_mode == "distributed":
         dispatch = KafkaDispatch(
@@ -144,6 +144,15 @@ def serve(settings: Settings | None = None, host: str = "127.0.0.1", port: int =
     settings = settings or load_settings()
     if settings.api_keys_file is None:
         raise ValidationFailed("EPISTREAM_API_KEYS_FILE is required to serve the API", code="no_api_keys")
+    if settings.api_mode == "distributed" and not settings.opensearch_url:
+        # Retrieval, nodes and every command's target come from the index the workers write: an API
+        # without it could answer nothing, so it does not start (reads without the log are answered,
+        # with not_configured where they need it).
+        raise NotConfigured(
+            "the distributed API reads nodes and retrieval from the index the workers write: set "
+            "EPISTREAM_OPENSEARCH_URL (and EPISTREAM_OPENSEARCH_INDEX)",
+            setting="EPISTREAM_OPENSEARCH_URL",
+        )
     keys = ApiKeyRing.from_file(settings.api_keys_file)
     runner = EmbeddedRunner(settings=settings)
     try:

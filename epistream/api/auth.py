@@ -337,7 +337,7 @@ def _stamp(path: Path) -> tuple[int, int] | None:
 
 
 def _parse_keys(data: Mapping[str, Any]) -> list[ApiKey]:
-    raw = data.get("keys")
+    raw = data.get("keys") if isinstance(data, Mapping) else None  # a bare list or value: no "keys"
     if not isinstance(raw, list):
         raise ValidationFailed("api key file needs a 'keys' list", code="invalid_api_keys")
     try:

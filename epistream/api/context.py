@@ -83,9 +83,11 @@ class ApiState:
         self.scrypt_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="api-auth")
         self.idempotency = IdempotencyCache(settings.api_idempotency_cache)
         self.metrics = ApiMetrics()
-        #: None when ``settings.retrieval_receipts`` is off.
+        #: None when ``settings.retrieval_receipts`` is off, or when there is no log to keep them in (a
+        #: distributed API without EPISTREAM_CLICKHOUSE_URL: ``GET /v1/retrievals/{id}`` answers
+        #: ``not_configured`` there).
         self.receipts = _receipt_writer(runner, self.gate, self.metrics, receipt_queue_size, receipt_sink) if (
-            settings.retrieval_receipts
+            settings.retrieval_receipts and (runner.keeps_log or receipt_sink is not None)
         ) else None
 
     def owner_for(self, key: ApiKey, owner_id: str | None) -> str:

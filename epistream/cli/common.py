@@ -128,6 +128,29 @@ def runner_for(data_dir: Path | None, **options: Any) -> Iterator[Any]:
         runner.close()
 
 
+@contextlib.contextmanager
+def log_for(settings: Settings, data_dir: Path | None = None, *, run_migrations: bool = True) -> Iterator[Any]:
+    """The operation log a command reads: the ClickHouse server (``EPISTREAM_CLICKHOUSE_URL``), usable
+    while the workers run, or the chDB store of a data directory, which only one process can hold: a
+    directory a worker (or another command) holds is refused at once with who holds it and what to do
+    (``data_dir_locked``), never the engine's own lock error."""
+    from sinks.clickhouse import OperationLog
+    from sinks.data_dir import DataDirLock
+
+    path = data_dir if data_dir is not None else settings.data_dir
+    lock = DataDirLock(path)
+    if not settings.clickhouse_url:
+        lock.acquire()
+    try:
+        log = OperationLog.connect(settings.clickhouse_url, path=path, run_migrations=run_migrations)
+        try:
+            yield log
+        finally:
+            log.close()
+    finally:
+        lock.release()
+
+
 def invalid_options(exc: ValidationError) -> ValidationFailed:
     """What was wrong with which field, never the value given (a query may quote stored memory)."""
     problems = [

@@ -20,6 +20,7 @@ from epistream.cli.common import (
     console,
     emit,
     err_console,
+    log_for,
     read_lines,
     runner_for,
     settings_for,
@@ -46,16 +47,12 @@ def demo(
 @app.command()
 def migrate(data_dir: DataDir = None, json_output: JsonOut = False) -> None:
     """Apply ClickHouse migrations (server if EPISTREAM_CLICKHOUSE_URL is set, else chDB) and the OpenSearch index."""
-    from sinks.clickhouse import OperationLog
     from sinks.clickhouse_schema import MIGRATIONS
 
     settings = settings_for(data_dir)
     result: dict[str, Any] = {}
-    log = OperationLog.connect(settings.clickhouse_url, path=settings.data_dir, run_migrations=False)
-    try:
+    with log_for(settings, run_migrations=False) as log:
         result["clickhouse_applied"] = log.migrate()
-    finally:
-        log.close()
     if settings.opensearch_url:
         from sinks.opensearch_client import as_client
         from sinks.opensearch_mapping import ensure_index
@@ -156,27 +153,36 @@ def api_key(
 
 @app.command()
 def worker(
-    data_dir: DataDir = None,
+    data_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--data-dir",
+            help="The worker's data directory (default: $EPISTREAM_WORKER_DATA_DIR or ./.epistream-worker): its "
+            "own chDB store when EPISTREAM_CLICKHOUSE_URL is unset, one worker per directory.",
+        ),
+    ] = None,
     loglevel: Annotated[str, typer.Option(help="faust log level.")] = "warning",
     role: Annotated[
         WorkerRole,
         typer.Option(
-            help="Agents to run: all; core (extract, materialize, dead letters); index (the OpenSearch sink alone, "
-            "consumer group epistream-index), so indexing can scale in processes of its own."
+            help="Stages to run: all; core (extract, materialize, dead letters); index (the OpenSearch sink alone), "
+            "so indexing can scale in processes of its own. The index stage always consumes in the group "
+            "<prefix>epistream-index."
         ),
     ] = WorkerRole.ALL,
 ) -> None:
-    """Run the stream agents on Kafka (extract, materialize, ClickHouse and OpenSearch sinks) until stopped."""
+    """Run the stream stages on Kafka (extract, materialize, ClickHouse and OpenSearch sinks) until stopped."""
     from streams.worker.options import WorkerOptions
     from streams.worker.run import run_worker
 
-    settings = settings_for(data_dir)
+    settings = load_settings()
     run_worker(
         settings,
-        data_dir=settings.data_dir,
+        data_dir=data_dir if data_dir is not None else settings.worker_data_dir,
         opensearch_url=settings.opensearch_url,
         options=WorkerOptions(
-            topic_prefix=settings.kafka_topic_prefix, index_alias=settings.opensearch_index, role=role.value
+            topic_prefix=settings.kafka_topic_prefix, index_alias=settings.opensearch_index, role=role.value,
+            session_timeout_s=settings.kafka_session_timeout_s,
         ),
         loglevel=loglevel,
     )
@@ -252,6 +258,8 @@ def dlq_list_command(
             "partition": r.partition,
             "offset": r.offset,
             "source": r.letter.source,
+            "source_partition": r.letter.partition,
+            "source_offset": r.letter.offset,
             "reason_code": r.letter.reason_code,
             "message": r.letter.message,
             "masked_b64": base64.b64encode(r.letter.masked_bytes).decode("ascii"),
@@ -263,10 +271,11 @@ def dlq_list_command(
 
     def render() -> None:
         table = Table(title=f"{len(rows)} dead letters")
-        for col in ("topic", "partition", "offset", "reason_code", "message"):
+        columns = ("source", "source_partition", "source_offset", "reason_code", "message")
+        for col in ("source", "partition", "offset", "reason_code", "message"):
             table.add_column(col)
         for row in rows:
-            table.add_row(*(str(row[c]) for c in ("topic", "partition", "offset", "reason_code", "message")))
+            table.add_row(*("-" if row[c] is None else str(row[c]) for c in columns))
         console.print(table)
 
     emit(rows, json_output, render)
@@ -289,7 +298,9 @@ def dlq_replay_command(
 
 @app.command()
 def lag(
-    app_id: Annotated[str, typer.Option(help="The workers' app id (their consumer group).")] = "epistream",
+    app_id: Annotated[
+        str, typer.Option(help="The workers' app id (their group is <EPISTREAM_KAFKA_TOPIC_PREFIX><app id>).")
+    ] = "epistream",
     bootstrap: Annotated[str | None, typer.Option(help="Kafka bootstrap servers (default: settings).")] = None,
     fail_above: Annotated[
         int | None,
@@ -314,7 +325,7 @@ def lag(
     }
 
     def render() -> None:
-        table = Table(title=f"consumer lag of {app_id}")
+        table = Table(title=f"consumer lag of {deployment_topics(settings).prefix}{app_id}")
         for col in ("stage", "group", "lag", "records", "lagging partitions"):
             table.add_column(col)
         for s in stages:
@@ -336,8 +347,9 @@ def lag(
 @app.command("rebuild-index")
 def rebuild_index(data_dir: DataDir = None, json_output: JsonOut = False) -> None:
     """Rebuild the search indexes (claims and source excerpts) from the log: the embedded indexes of the
-    data directory, or with EPISTREAM_OPENSEARCH_URL the deployment's OpenSearch aliases (external
-    versions keep a live index safe: a document never goes back to an older version)."""
+    data directory, or with EPISTREAM_OPENSEARCH_URL the deployment's OpenSearch aliases. Safe while
+    workers write the index (external versions: a document never goes back to an older version); the
+    log must be readable: the ClickHouse server, or a chDB store no running process holds."""
     settings = settings_for(data_dir)
     if not settings.opensearch_url:
         with runner_for(data_dir) as runner:
@@ -345,20 +357,16 @@ def rebuild_index(data_dir: DataDir = None, json_output: JsonOut = False) -> Non
         emit(counts, json_output, lambda: console.print(
             f"embedded indexes rebuilt: {counts['claims']} claims, {counts['excerpts']} excerpts"))  # fmt: skip
         return
-    from epistream.runner import excerpt_documents
-    from sinks.clickhouse import OperationLog
     from sinks.documents import excerpt_alias
     from sinks.opensearch_index import OpenSearchIndex, UpsertReport, rebuild_from_snapshots
+    from streams.agents import excerpt_documents
 
-    log = OperationLog.connect(settings.clickhouse_url, path=settings.data_dir)
-    try:
+    with log_for(settings) as log:
         embedder = embedder_for(settings)
         index = OpenSearchIndex.from_settings(settings, embedder)
         report = rebuild_from_snapshots(index, log.latest_node_snapshots())
         said = OpenSearchIndex.from_settings(settings, embedder, alias=excerpt_alias(settings.opensearch_index))
         excerpts = rebuild_from_snapshots(said, excerpt_documents(log, settings.excerpt_context_turns))
-    finally:
-        log.close()
     # Documents OpenSearch refused for good (e.g. the alias points at an index with another mapping):
     # count, first ids and error types, never content. Nothing else is held back by them.
     result: dict[str, Any] = {"received": report.received, "written": report.written, "stale": report.stale}
@@ -432,4 +440,131 @@ def erase(
 
     emit(receipt, json_output, render)
     if not receipt.verification.get("passed"):
+        raise typer.Exit(code=1)
+
+
+@app.command("combine-logs")
+def combine_logs(
+    sources: Annotated[list[Path], typer.Argument(help="Data directories of stopped workers (their chDB stores).")],
+    data_dir: DataDir = None,
+    json_output: JsonOut = False,
+) -> None:
+    """Combine the chDB stores of several workers (the development topology) into one operation log: the
+    ClickHouse server of EPISTREAM_CLICKHOUSE_URL, or the chDB store of --data-dir. Rows are keyed by
+    their derived ids, so running it again adds nothing; afterwards every node's chain of versions is
+    verified (exit 1 on a gap, a fork or a conflicting operation)."""
+    from engine.chains import verify_chains
+    from sinks.clickhouse_combine import combine_stores
+
+    settings = settings_for(data_dir)
+    with log_for(settings) as log:
+        reports = combine_stores(log, [str(s) for s in sources])
+        chains = verify_chains(log.stream_operations())
+        totals = {t: log.count(t) for t in ("operations", "raw_events", "node_snapshots")}
+    conflicting = sum(r["conflicting_operations"] for r in reports)
+    result = {"sources": reports, "chains": chains.as_dict(), "totals": totals, "conflicting_operations": conflicting}
+
+    def render() -> None:
+        for r in reports:
+            added = ", ".join(f"{t} +{n}" for t, n in sorted(r["added"].items()) if n) or "nothing new"
+            console.print(f"{r['source']}: {added}")
+        console.print(
+            f"combined log: {totals['operations']} operations, {totals['raw_events']} events, "
+            f"{chains.nodes} nodes; chains {'verified' if chains.ok else 'BROKEN'} "
+            f"({len(chains.gaps)} gaps, {len(chains.forks)} forks, {conflicting} conflicting operations)"
+        )
+        if chains.gaps:
+            err_console.print("[yellow]a gap means part of a node's history is in a store not combined yet[/yellow]")
+
+    emit(result, json_output, render)
+    if not chains.ok or conflicting:
+        raise typer.Exit(code=1)
+
+
+@app.command()
+def repair(
+    data_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--data-dir",
+            help="Without EPISTREAM_CLICKHOUSE_URL: the chDB store to restore Kafka from (a stopped worker's, or "
+            "the store combine-logs wrote; default $EPISTREAM_WORKER_DATA_DIR).",
+        ),
+    ] = None,
+    check: Annotated[bool, typer.Option("--check", help="Only report what is missing (exit 1 if anything).")] = False,
+    reindex: Annotated[
+        bool, typer.Option("--reindex", help="Re-feed the OpenSearch index even when its alias exists.")
+    ] = False,
+    json_output: JsonOut = False,
+) -> None:
+    """Detect and repair a Kafka or OpenSearch that came back empty: missing topics are created, an empty
+    memory.operations is restored from the operation log (with memory.nodes), a missing index alias is
+    recreated and re-fed from memory.nodes (or from the log). Safe to run again and beside running workers
+    (stop the core workers while Kafka is restored: they refuse to start until then)."""
+    import asyncio
+
+    from streams.topics import ensure_topics
+    from streams.worker.recovery import missing_aliases, missing_topics, repair_index, restore_kafka, topic_records
+
+    settings = load_settings()
+    topics = deployment_topics(settings)
+    store = data_dir if data_dir is not None else settings.worker_data_dir
+    result: dict[str, Any] = {"kafka": {}, "opensearch": {}}
+    needs: list[str] = []
+
+    missing = asyncio.run(missing_topics(settings.kafka_bootstrap, topics))
+    result["kafka"]["missing_topics"] = missing
+    if missing and not check:
+        ensure_topics(settings.kafka_bootstrap, topics)
+    needs += [f"topic {name}" for name in missing]
+    if not asyncio.run(topic_records(settings.kafka_bootstrap, topics.operations)):
+        with log_for(settings, store) as log:
+            stored = log.count("operations", final=False)
+            result["kafka"]["log_operations"] = stored
+            if stored:
+                needs.append(f"{topics.operations} (empty; the log holds {stored} operations)")
+                if not check:
+                    turns = settings.excerpt_context_turns
+                    restored = asyncio.run(restore_kafka(settings.kafka_bootstrap, topics, log, excerpt_turns=turns))
+                    result["kafka"]["restored"] = dict(restored.__dict__)
+
+    if settings.opensearch_url:
+        from sinks.opensearch_client import as_client
+
+        client = as_client(settings.opensearch_url)
+        try:
+            lost = missing_aliases(client, settings.opensearch_index)
+        finally:
+            client.close()
+        result["opensearch"]["missing_aliases"] = lost
+        needs += [f"index alias {name}" for name in lost]
+        if (lost or reindex) and not check:
+            repaired = repair_index(
+                settings, topics, embedder_for(settings),
+                oplog=lambda: log_for(settings, store), reindex=reindex,
+            )  # fmt: skip
+            result["opensearch"]["repaired"] = repaired.as_dict()
+    result["needed"] = needs
+
+    def render() -> None:
+        if not needs:
+            console.print("Kafka topics and OpenSearch aliases are all there; nothing to repair")
+        for what in needs:
+            console.print(f"{'missing' if check else 'repaired'}: {what}")
+        restored = result["kafka"].get("restored")
+        if restored:
+            console.print(
+                f"{topics.operations}: {restored['records']} records ({restored['operations']} operations of "
+                f"{restored['inputs']} inputs); {topics.nodes}: {restored['nodes']} nodes, "
+                f"{restored['excerpts']} excerpts"
+            )
+        repaired = result["opensearch"].get("repaired")
+        if repaired:
+            console.print(
+                f"OpenSearch {repaired['alias']}: {repaired['written']} documents written from {repaired['source']} "
+                f"({repaired['stale']} already current, {repaired['rejected']} refused)"
+            )
+
+    emit(result, json_output, render)
+    if check and needs:
         raise typer.Exit(code=1)

@@ -22,6 +22,7 @@ from epistream.cli.common import (
     emit,
     err_console,
     fail,
+    log_for,
     parse_time,
     read_lines,
     retrieval_mode,
@@ -282,26 +283,13 @@ def sql(
 ) -> None:
     """Ad-hoc SQL on the operation log tables (operations, raw_events, node_snapshots, ...): one read,
     no file output, no table functions, no system tables."""
-    from epistream.runner import DataDirLock
-    from sinks.clickhouse import OperationLog
-
     text = sys.stdin.read() if query == "-" else query
     settings = settings_for(data_dir)
-    lock = DataDirLock(settings.data_dir)
-    try:
-        if not settings.clickhouse_url:
-            lock.acquire()  # chDB in the data directory: one process at a time
-        # EPISTREAM_CLICKHOUSE_URL points at the server a distributed deployment writes to; an analyst's
-        # account there may be read-only, so migrations run only on the data directory's own chDB.
-        log = OperationLog.connect(
-            settings.clickhouse_url, path=settings.data_dir, run_migrations=not settings.clickhouse_url
-        )
-        try:
-            result = log.read_only_query(text, max_rows=max_rows, max_memory_bytes=max_memory_mb << 20)
-        finally:
-            log.close()
-    finally:
-        lock.release()
+    # EPISTREAM_CLICKHOUSE_URL points at the server a distributed deployment writes to (queried live);
+    # an analyst's account there may be read-only, so migrations run only on a data directory's chDB,
+    # which one process holds at a time (a running worker's store is refused with what to do).
+    with log_for(settings, run_migrations=not settings.clickhouse_url) as log:
+        result = log.read_only_query(text, max_rows=max_rows, max_memory_bytes=max_memory_mb << 20)
 
     def render() -> None:
         table = Table(*result.columns)

@@ -9,7 +9,8 @@ their work went stale in a rebalance, so the consumer delivers them again.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 log = logging.getLogger("epistream.worker")
@@ -27,6 +28,24 @@ def leave_uncommitted(events: Iterable[Any]) -> None:
     """
     for event in events:
         event.message.acked = True
+
+
+@contextmanager
+def unless_done(events: Iterable[Any]) -> Iterator[None]:
+    """Leave a take's records uncommitted when its processing does not finish.
+
+    ``take_events`` acknowledges the take an agent holds when the agent is cancelled (a worker
+    stopping on SIGTERM) or fails, so every record of it would be committed whether or not it was
+    processed: a stop during a ClickHouse outage committed dead letters that were never stored, and
+    one during an extraction would have committed events that were never extracted. Records of the
+    take already held by a write-behind stay uncommitted anyway; this covers the rest.
+    """
+    held = list(events)
+    try:
+        yield
+    except BaseException:
+        leave_uncommitted(held)
+        raise
 
 
 def hold(event: Any) -> None:

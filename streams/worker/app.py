@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from extractors.base import Extractor
-from schemas.errors import ValidationFailed
+from schemas.errors import NotConfigured, ValidationFailed
 from schemas.settings import Settings
 from streams import eager_delivery
 from streams import topics as tn
@@ -24,6 +24,7 @@ from streams.worker.context import Channels, WorkerContext
 from streams.worker.dead_letters import DeadLetters
 from streams.worker.extract import ExtractionRunner, ExtractStage
 from streams.worker.fail_stop import fail_stop
+from streams.worker.index_consumer import IndexConsumer
 from streams.worker.index_sink import IndexSink
 from streams.worker.lifecycle import Lifecycle
 from streams.worker.materialize import MaterializeStage
@@ -43,14 +44,26 @@ def create_app(
     extractor: Extractor | None = None,
     embedder: Any = None,
 ) -> Any:
-    """Build the faust app with its agents; sinks open lazily when the worker starts."""
+    """Build the faust app with its agents; sinks open lazily when the worker starts.
+
+    A role whose backend is not configured is refused here, before anything starts: an index stage
+    without an OpenSearch URL used to start anyway, retry forever as if OpenSearch were down, and
+    lose its pending writes on the next stop.
+    """
     opts = options or WorkerOptions()
     if opts.role not in ROLES:
         raise ValidationFailed(f"unknown worker role (one of {', '.join(ROLES)})", code="invalid_option")
-    data_path = Path(data_dir if data_dir is not None else settings.data_dir)
+    os_url = opensearch_url if opensearch_url is not None else settings.opensearch_url
+    if opts.runs_index and not os_url:
+        raise NotConfigured(
+            f"worker role {opts.role!r} runs the index stage, which needs EPISTREAM_OPENSEARCH_URL (the "
+            "OpenSearch the API retrieves from); set it, or run this worker with --role core",
+            setting="EPISTREAM_OPENSEARCH_URL",
+            role=opts.role,
+        )
+    data_path = Path(data_dir if data_dir is not None else settings.worker_data_dir)
     topics = tn.Topics(prefix=opts.topic_prefix, partitions=settings.partitions)
     (data_path / "faust").mkdir(parents=True, exist_ok=True)
-    os_url = opensearch_url if opensearch_url is not None else settings.opensearch_url
     app = _faust_app(settings, opts, data_path)
     channels = Channels.of(app, topics, settings.partitions)
     runner = ExtractionRunner(settings, runs_core=opts.runs_core, extractor=extractor)
@@ -77,9 +90,7 @@ def create_app(
     materialize = MaterializeStage(ctx, clickhouse, dead_letters)
     alias = opts.index_alias or settings.opensearch_index
     index = IndexSink(ctx, dead_letters, url=os_url, alias=alias, embedder=embedder)
-    app.epistream = {  # type: ignore[attr-defined]
-        "topics": topics, "states": states, "sinks": sinks, "options": opts, "metrics": metrics,
-    }  # fmt: skip
+    index_consumer = IndexConsumer(ctx, index) if opts.runs_index else None
 
     if opts.runs_core:
         app.agent(channels.events, name="extract")(fail_stop(extract.extract))
@@ -94,13 +105,19 @@ def create_app(
         # faust calls a receiver as (sender, partitions, signal=...); its stub asks for *args instead.
         app.on_partitions_revoked.connect(partitions.on_revoked)  # type: ignore[arg-type]
         app.on_partitions_assigned.connect(partitions.on_assigned)  # type: ignore[arg-type]
-    if opts.runs_index:
-        app.agent(channels.nodes, name="index_sink")(fail_stop(index.index_sink))
+    if index_consumer is not None and opts.runs_core:
+        # Its own Kafka consumer and group, not a faust agent: see streams.worker.index_consumer. (An
+        # index-only worker runs it without faust: streams.worker.run.run_index_worker.)
+        app.task(fail_stop(index_consumer.run))
 
     # Record delivery without four asyncio tasks per record (−13% of the loop's CPU at 500 events/s).
     eager_delivery.install(app.consumer)
 
-    lifecycle = Lifecycle(ctx, clickhouse, index, runner.procs)
+    lifecycle = Lifecycle(ctx, clickhouse, runner.procs)
+    app.epistream = {  # type: ignore[attr-defined]
+        "topics": topics, "states": states, "sinks": sinks, "options": opts, "metrics": metrics,
+        "index_consumer": index_consumer, "lifecycle": lifecycle,
+    }  # fmt: skip
     if runner.procs is not None:
         app.task(lifecycle.start_extraction_processes)
     app.task(lifecycle.open_sinks)

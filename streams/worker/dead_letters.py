@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from schemas.records import MAX_DEAD_LETTER_BYTES, DeadLetter
 from streams import agents
 from streams import topics as tn
+from streams.worker import acks
 from streams.worker.clickhouse_log import ClickHouseLog
 from streams.worker.context import WorkerContext
 from streams.worker.timestamps import received_at
@@ -27,6 +28,17 @@ if TYPE_CHECKING:
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 KEY_MISMATCH_MESSAGE = "the record key is not the input's tenant/owner/scope (see streams.agents.keyed_correctly)"
+MISSING_KEY_MESSAGE = "the record has no key; input records are keyed tenant/owner/scope (epistream publish does it)"
+NULL_VALUE_MESSAGE = "the record has no value (a tombstone); an input record holds one JSON event or command"
+
+
+def unroutable(raw: bytes | None, msg: Any) -> DeadLetter | None:
+    """The dead letter of an input record that has no value or no key, before it is parsed at all."""
+    if raw is None:
+        return bad_record(b"", msg, agents.NULL_VALUE, NULL_VALUE_MESSAGE)
+    if msg.key is None:
+        return bad_record(raw, msg, agents.MISSING_KEY, MISSING_KEY_MESSAGE)
+    return None
 
 
 def letter_headers(letter: DeadLetter) -> list[tuple[str, bytes]]:
@@ -110,6 +122,7 @@ class DeadLetters:
     async def oplog_dead_letters(self, stream: Any) -> None:
         opts = self.ctx.options
         async for batch in stream.take_events(opts.sink_batch, within=opts.sink_within_s):
-            letters = [letter_from_record(ev.value or b"", ev.message.headers) for ev in batch]
-            if letters:
-                await self.store(letters)
+            with acks.unless_done(batch):  # a stop while ClickHouse is down must not commit unstored letters
+                letters = [letter_from_record(ev.value or b"", ev.message.headers) for ev in batch]
+                if letters:
+                    await self.store(letters)

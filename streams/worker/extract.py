@@ -27,9 +27,10 @@ from streams import agents, extraction_records
 from streams.delivery import delivered
 from streams.extract_pool import ExtractionPool
 from streams.record_size import split_to_fit
+from streams.worker import acks
 from streams.worker.clickhouse_log import ClickHouseLog, write_behind
 from streams.worker.context import Sent, WorkerContext
-from streams.worker.dead_letters import KEY_MISMATCH_MESSAGE, DeadLetters, bad_record
+from streams.worker.dead_letters import KEY_MISMATCH_MESSAGE, DeadLetters, bad_record, unroutable
 from streams.worker.timestamps import enrich, received_at
 from streams.write_behind import WriteBehind
 
@@ -116,50 +117,59 @@ class ExtractStage:
         return sent
 
     async def extract(self, stream: Any) -> None:
+        ctx = self.ctx
+        async for batch in stream.take_events(ctx.options.batch, within=ctx.options.extract_within_s):
+            with acks.unless_done(batch):
+                await self._take(batch)
+
+    async def _take(self, batch: list[Any]) -> None:
         ctx, metrics = self.ctx, self.ctx.metrics
         events_dlq = ctx.channels.events_dlq
-        async for batch in stream.take_events(ctx.options.batch, within=ctx.options.extract_within_s):
-            valid: list[tuple[ConversationEvent, Any]] = []
-            metrics.inc("epistream_events_received_total", len(batch))
-            for ev in batch:
-                msg = ev.message
-                admitted = agents.admit(
-                    ev.value or b"",
-                    source=msg.topic,
-                    received_at=received_at(msg.timestamp),
-                    partition=msg.partition,
-                    offset=msg.offset,
-                    max_content_bytes=ctx.settings.max_content_bytes,
-                    bounds=self.time_bounds,
-                    stamp=not ctx.settings.trust_received_at,
-                )
-                if isinstance(admitted, agents.Rejected):
-                    await self.dead_letters.send(admitted.letter, msg.key, events_dlq, "extract")
-                elif not agents.keyed_correctly(msg.key, admitted):
-                    letter = bad_record(ev.value or b"", msg, agents.KEY_MISMATCH, KEY_MISMATCH_MESSAGE)
-                    await self.dead_letters.send(letter, msg.key, events_dlq, "extract")
-                else:
-                    event = enrich(admitted, msg.timestamp)
-                    valid.append((event, msg))
-            events = [e for e, _ in valid]
-            now = time.time()
-            metrics.observe("epistream_event_age_seconds", (now - (m.timestamp or now) for _e, m in valid))
-            results = await self.runner.run(events)
-            metrics.inc("epistream_events_admitted_total", len(events))
-            metrics.count_each("epistream_extractions_total", "status", (r.status for r in results))
-            metrics.inc("epistream_claims_total", sum(len(r.claims) for r in results), outcome="accepted")
-            metrics.inc("epistream_claims_total", sum(len(r.rejected) for r in results), outcome="rejected")
-            # One record per partition of the batch (see streams.extraction_records), in input order.
-            by_partition: dict[int, list[ExtractionResult]] = {}
-            for (_event, msg), result in zip(valid, results, strict=True):
-                by_partition.setdefault(msg.partition, []).append(result)
-            sent = self._send_excerpts(valid)
-            for partition, group in by_partition.items():
-                key = group[0].event.partition_key.encode()
-                for record in split_to_fit(group, extraction_records.dumps):
-                    sent.append(ctx.send(ctx.channels.extractions, key=key, value=record, partition=partition))
-            # The raw events and journals are written behind the stream, together with later
-            # takes' (a repeated event is stored once, see _write_extracted); the batch's records
-            # are acknowledged only once they are durable.
-            self.writes.add((events, results, sent), batch, size=len(events) + len(results))
-            await self.writes.room()
+        valid: list[tuple[ConversationEvent, Any]] = []
+        metrics.inc("epistream_events_received_total", len(batch))
+        for ev in batch:
+            msg = ev.message
+            refused = unroutable(ev.value, msg)
+            if refused is not None:
+                await self.dead_letters.send(refused, msg.key, events_dlq, "extract")
+                continue
+            admitted = agents.admit(
+                ev.value or b"",
+                source=msg.topic,
+                received_at=received_at(msg.timestamp),
+                partition=msg.partition,
+                offset=msg.offset,
+                max_content_bytes=ctx.settings.max_content_bytes,
+                bounds=self.time_bounds,
+                stamp=not ctx.settings.trust_received_at,
+            )
+            if isinstance(admitted, agents.Rejected):
+                await self.dead_letters.send(admitted.letter, msg.key, events_dlq, "extract")
+            elif not agents.keyed_correctly(msg.key, admitted):
+                letter = bad_record(ev.value or b"", msg, agents.KEY_MISMATCH, KEY_MISMATCH_MESSAGE)
+                await self.dead_letters.send(letter, msg.key, events_dlq, "extract")
+            else:
+                event = enrich(admitted, msg.timestamp)
+                valid.append((event, msg))
+        events = [e for e, _ in valid]
+        now = time.time()
+        metrics.observe("epistream_event_age_seconds", (now - (m.timestamp or now) for _e, m in valid))
+        results = await self.runner.run(events)
+        metrics.inc("epistream_events_admitted_total", len(events))
+        metrics.count_each("epistream_extractions_total", "status", (r.status for r in results))
+        metrics.inc("epistream_claims_total", sum(len(r.claims) for r in results), outcome="accepted")
+        metrics.inc("epistream_claims_total", sum(len(r.rejected) for r in results), outcome="rejected")
+        # One record per partition of the batch (see streams.extraction_records), in input order.
+        by_partition: dict[int, list[ExtractionResult]] = {}
+        for (_event, msg), result in zip(valid, results, strict=True):
+            by_partition.setdefault(msg.partition, []).append(result)
+        sent = self._send_excerpts(valid)
+        for partition, group in by_partition.items():
+            key = group[0].event.partition_key.encode()
+            for record in split_to_fit(group, extraction_records.dumps):
+                sent.append(ctx.send(ctx.channels.extractions, key=key, value=record, partition=partition))
+        # The raw events and journals are written behind the stream, together with later
+        # takes' (a repeated event is stored once, see _write_extracted); the batch's records
+        # are acknowledged only once they are durable.
+        self.writes.add((events, results, sent), batch, size=len(events) + len(results))
+        await self.writes.room()

@@ -12,7 +12,6 @@ from streams.extract_pool import ExtractionPool
 from streams.metrics import serve as serve_metrics
 from streams.worker.clickhouse_log import ClickHouseLog
 from streams.worker.context import WorkerContext
-from streams.worker.index_sink import IndexSink
 
 log = logging.getLogger("epistream.worker")
 
@@ -20,12 +19,9 @@ log = logging.getLogger("epistream.worker")
 class Lifecycle:
     """The app's start-up tasks and its ``on_before_shutdown`` receiver (registered by ``create_app``)."""
 
-    def __init__(
-        self, ctx: WorkerContext, clickhouse: ClickHouseLog, index: IndexSink, procs: ExtractionPool | None
-    ) -> None:
+    def __init__(self, ctx: WorkerContext, clickhouse: ClickHouseLog, procs: ExtractionPool | None) -> None:
         self.ctx = ctx
         self.clickhouse = clickhouse
-        self.index = index
         self.procs = procs
 
     async def start_extraction_processes(self) -> None:
@@ -33,17 +29,16 @@ class Lifecycle:
             await asyncio.to_thread(self.procs.warm_up)  # spawn now, not on the first batch
 
     async def open_sinks(self) -> None:
-        """Open the ClickHouse log and the node index at start instead of on the first batch.
+        """Open the ClickHouse log at start instead of on the first batch.
 
-        Opening loads chDB (or connects to the server), runs pending migrations and creates or
-        checks the node index: seconds that would otherwise fall on the first events after every
-        start or restart. A sink that cannot be opened now is reported at once (a wrong URL shows
-        in the log before traffic does, not after) and is opened again, with retries, by the first
-        write, as before.
+        Opening loads chDB (or connects to the server) and runs pending migrations: seconds that
+        would otherwise fall on the first events after every start or restart. A sink that cannot be
+        opened now is reported at once (a wrong URL shows in the log before traffic does, not after)
+        and is opened again, with retries, by the first write, as before. The node index is opened by
+        the index consumer once it knows whether a missing index may be created
+        (:attr:`IndexSink.may_create`).
         """
         opening: dict[str, Awaitable[Any]] = {"ClickHouse": self.clickhouse.open_soon()}
-        if self.index.url and self.ctx.options.runs_index:
-            opening["OpenSearch"] = asyncio.to_thread(self.index.index)
         results = await asyncio.gather(*opening.values(), return_exceptions=True)
         for sink, result in zip(opening, results, strict=True):
             if isinstance(result, BaseException):

@@ -26,7 +26,7 @@ from streams.record_size import split_to_fit
 from streams.worker import acks
 from streams.worker.clickhouse_log import ClickHouseLog, write_behind
 from streams.worker.context import Sent, WorkerContext
-from streams.worker.dead_letters import KEY_MISMATCH_MESSAGE, DeadLetters, bad_record, letter_headers
+from streams.worker.dead_letters import KEY_MISMATCH_MESSAGE, DeadLetters, bad_record, letter_headers, unroutable
 from streams.write_behind import WriteBehind
 
 log = logging.getLogger("epistream.worker")
@@ -47,84 +47,94 @@ class MaterializeStage:
         self.writes: WriteBehind[Reduced] = write_behind(ctx, self._publish_outputs)
 
     async def materialize(self, stream: Any) -> None:
+        ctx = self.ctx
+        async for taken in stream.take_events(ctx.options.batch, within=ctx.options.within_s):
+            with acks.unless_done(taken):
+                await self._take(taken)
+
+    async def _take(self, taken: list[Any]) -> None:
         ctx, states, metrics = self.ctx, self.ctx.states, self.ctx.metrics
         t_events_dlq, t_commands_dlq = ctx.channels.events_dlq, ctx.channels.commands_dlq
-        async for taken in stream.take_events(ctx.options.batch, within=ctx.options.within_s):
-            generation = states.generation
-            batch = acks.current_generation(taken, ctx.app.consumer_generation_id)
-            # (partition, key, batches) of every input record of this take, in order
-            outputs: list[Output] = []
-            sent: list[Sent] = []  # dead letters and node snapshots: on the broker before the log record
-            stale = urgent = False
-            for ev in batch:
-                msg = ev.message
-                raw: bytes = ev.value or b""
-                is_command = msg.topic == ctx.topics.commands
-                urgent = urgent or is_command
-                items: list[ExtractionResult] | list[Command]
-                try:
-                    items = [parse_command(raw)] if is_command else extraction_records.loads(raw)
-                except ValueError as exc:  # pydantic ValidationError / JSON errors
-                    target = t_commands_dlq if is_command else t_events_dlq
-                    code = "invalid_command" if is_command else "invalid_extraction"
-                    letter = bad_record(raw, msg, code, type(exc).__name__)
-                    await self.dead_letters.send(letter, msg.key, target, "materialize")
-                    continue
-                first = items[0] if items else None
-                if isinstance(first, CommandBase) and not agents.keyed_correctly(msg.key, first):
-                    letter = bad_record(raw, msg, agents.KEY_MISMATCH, KEY_MISMATCH_MESSAGE)
-                    await self.dead_letters.send(letter, msg.key, t_commands_dlq, "materialize")
-                    continue
-                store = await states.get(msg.partition)
-                if states.generation != generation or not states.owns(msg.partition):
-                    stale = True  # a rebalance ran while we waited: see below
-                    break
-                # From the ownership check to the last enqueue nothing yields: the revocation handler
-                # (which waits for the records already sent) cannot run in between, so no write lands after a
-                # new owner has loaded this partition's state.
-                produced: list[OpBatch] = []
-                for item in items:
-                    try:
-                        result = agents.materialize(store, self.reducer, item)
-                    except EpistreamError as exc:  # the reducer journals rule breaks; this is a broken invariant
-                        target = t_commands_dlq if is_command else t_events_dlq
-                        one = raw if is_command else item.model_dump_json().encode()
-                        letter = self.dead_letters.counted(bad_record(one, msg, exc.code, exc.message), "materialize")
-                        sent.append(ctx.send(target, key=msg.key, value=one, headers=letter_headers(letter)))
-                        continue
-                    if result.status == "rejected" and not is_command:
-                        # A reused event id with other content: the first event stays, this one is kept.
-                        one = item.model_dump_json().encode()
-                        outcome = result.outcome
-                        letter = self.dead_letters.counted(
-                            bad_record(one, msg, outcome.error_code or "rejected", outcome.error_message or ""),
-                            "materialize",
-                        )
-                        sent.append(ctx.send(t_events_dlq, key=msg.key, value=one, headers=letter_headers(letter)))
-                        continue
-                    if result.status != "duplicate":
-                        metrics.inc("epistream_inputs_reduced_total", kind="command" if is_command else "extraction")
-                    if result.operations:
-                        produced.append(OpBatch(item.input_id, tuple(result.operations)))
-                if produced:
-                    outputs.append((msg.partition, msg.key, produced))
-            if stale:
-                # Nothing of this take reaches the log. Its records must come back: a rebalance
-                # (eager: every partition revoked) makes the consumer fetch from the committed
-                # offsets again, and they are left out of the commit. Stores that took the
-                # unpublished inputs are reloaded from the log. Re-delivered inputs that were
-                # published already are duplicates; the rest yield the same operations again.
-                log.info("materialize: a rebalance overlapped a batch of %d records; left for redelivery", len(batch))
-                metrics.inc("epistream_rebalance_redeliveries_total")
-                acks.leave_uncommitted(batch)
-                states.invalidate(partition for partition, _key, _batches in outputs)
+        generation = states.generation
+        batch = acks.current_generation(taken, ctx.app.consumer_generation_id)
+        # (partition, key, batches) of every input record of this take, in order
+        outputs: list[Output] = []
+        sent: list[Sent] = []  # dead letters and node snapshots: on the broker before the log record
+        stale = urgent = False
+        for ev in batch:
+            msg = ev.message
+            is_command = msg.topic == ctx.topics.commands
+            refused = unroutable(ev.value, msg)
+            if refused is not None:
+                target = t_commands_dlq if is_command else t_events_dlq
+                await self.dead_letters.send(refused, msg.key, target, "materialize")
                 continue
-            sent.extend(self._send_nodes(outputs))
-            n_ops = sum(len(b.operations) for _p, _k, batches in outputs for b in batches)
-            # A command's caller may be waiting for its outcome on memory.operations (the API's
-            # ?wait=true): its take is written at once rather than after clickhouse_within_s.
-            self.writes.add((generation, outputs, sent), batch, size=max(1, n_ops), urgent=urgent)
-            await self.writes.room()
+            raw: bytes = ev.value or b""
+            urgent = urgent or is_command
+            items: list[ExtractionResult] | list[Command]
+            try:
+                items = [parse_command(raw)] if is_command else extraction_records.loads(raw)
+            except ValueError as exc:  # pydantic ValidationError / JSON errors
+                target = t_commands_dlq if is_command else t_events_dlq
+                code = "invalid_command" if is_command else "invalid_extraction"
+                letter = bad_record(raw, msg, code, type(exc).__name__)
+                await self.dead_letters.send(letter, msg.key, target, "materialize")
+                continue
+            first = items[0] if items else None
+            if isinstance(first, CommandBase) and not agents.keyed_correctly(msg.key, first):
+                letter = bad_record(raw, msg, agents.KEY_MISMATCH, KEY_MISMATCH_MESSAGE)
+                await self.dead_letters.send(letter, msg.key, t_commands_dlq, "materialize")
+                continue
+            store = await states.get(msg.partition)
+            if states.generation != generation or not states.owns(msg.partition):
+                stale = True  # a rebalance ran while we waited: see below
+                break
+            # From the ownership check to the last enqueue nothing yields: the revocation handler
+            # (which waits for the records already sent) cannot run in between, so no write lands after a
+            # new owner has loaded this partition's state.
+            produced: list[OpBatch] = []
+            for item in items:
+                try:
+                    result = agents.materialize(store, self.reducer, item)
+                except EpistreamError as exc:  # the reducer journals rule breaks; this is a broken invariant
+                    target = t_commands_dlq if is_command else t_events_dlq
+                    one = raw if is_command else item.model_dump_json().encode()
+                    letter = self.dead_letters.counted(bad_record(one, msg, exc.code, exc.message), "materialize")
+                    sent.append(ctx.send(target, key=msg.key, value=one, headers=letter_headers(letter)))
+                    continue
+                if result.status == "rejected" and not is_command:
+                    # A reused event id with other content: the first event stays, this one is kept.
+                    one = item.model_dump_json().encode()
+                    outcome = result.outcome
+                    letter = self.dead_letters.counted(
+                        bad_record(one, msg, outcome.error_code or "rejected", outcome.error_message or ""),
+                        "materialize",
+                    )
+                    sent.append(ctx.send(t_events_dlq, key=msg.key, value=one, headers=letter_headers(letter)))
+                    continue
+                if result.status != "duplicate":
+                    metrics.inc("epistream_inputs_reduced_total", kind="command" if is_command else "extraction")
+                if result.operations:
+                    produced.append(OpBatch(item.input_id, tuple(result.operations)))
+            if produced:
+                outputs.append((msg.partition, msg.key, produced))
+        if stale:
+            # Nothing of this take reaches the log. Its records must come back: a rebalance
+            # (eager: every partition revoked) makes the consumer fetch from the committed
+            # offsets again, and they are left out of the commit. Stores that took the
+            # unpublished inputs are reloaded from the log. Re-delivered inputs that were
+            # published already are duplicates; the rest yield the same operations again.
+            log.info("materialize: a rebalance overlapped a batch of %d records; left for redelivery", len(batch))
+            metrics.inc("epistream_rebalance_redeliveries_total")
+            acks.leave_uncommitted(batch)
+            states.invalidate(partition for partition, _key, _batches in outputs)
+            return
+        sent.extend(self._send_nodes(outputs))
+        n_ops = sum(len(b.operations) for _p, _k, batches in outputs for b in batches)
+        # A command's caller may be waiting for its outcome on memory.operations (the API's
+        # ?wait=true): its take is written at once rather than after clickhouse_within_s.
+        self.writes.add((generation, outputs, sent), batch, size=max(1, n_ops), urgent=urgent)
+        await self.writes.room()
 
     def _send_nodes(self, outputs: list[Output]) -> list[Sent]:
         """Node snapshots go out with the take: the index, and so retrieval, does not wait for ClickHouse.

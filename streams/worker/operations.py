@@ -10,6 +10,7 @@ from typing import Any
 
 from schemas.records import DeadLetter
 from sinks.clickhouse import OperationLog
+from sinks.data_dir import DataDirLock
 from streams import topics as tn
 from streams.kafka_errors import kafka_client
 from streams.lag import topic_lag
@@ -78,7 +79,7 @@ def dlq_replay(lines: Iterable[bytes | str], bootstrap: str, topics: tn.Topics) 
 
 def dump_state(data_dir: str | os.PathLike[str], database: str = "epistream") -> dict[str, Any]:
     """Operations, latest node snapshots and dead letters stored by a worker (run after it stopped)."""
-    with OperationLog.connect(None, path=data_dir, database=database) as log_:
+    with DataDirLock(data_dir, owner="dump"), OperationLog.connect(None, path=data_dir, database=database) as log_:
         ops = list(log_.iter_operations())
         nodes = log_.latest_node_snapshots()
         letters = log_.list_dead_letters(limit=100_000)

@@ -48,11 +48,12 @@ class WorkerOptions:
     producer_linger_s: float = 0.02
     producer_batch_bytes: int = 256 * 1024
     processing_guarantee: str = GUARANTEE
-    #: Which agents this process runs: ``all``; ``core`` (extract, materialize, dead letters);
-    #: ``index`` (the index sink alone, in the consumer group ``<app_id>-index``), so indexing can
-    #: run in processes of its own beside core workers.
+    #: Which stages this process runs: ``all``; ``core`` (extract, materialize, dead letters);
+    #: ``index`` (the index stage alone), so indexing can run in processes of its own beside core
+    #: workers. The index stage always consumes in the group ``<prefix><app_id>-index``.
     role: str = "all"
-    #: How long a dead (SIGKILLed) worker keeps its partitions before the group reassigns them.
+    #: How long a dead (SIGKILLed) worker keeps its partitions before the group reassigns them
+    #: (``Settings.kafka_session_timeout_s`` for ``epistream worker``).
     session_timeout_s: float = 30.0
 
     @property
@@ -67,8 +68,15 @@ class WorkerOptions:
 
     @property
     def group_id(self) -> str:
-        """The consumer group: index-only workers have their own (their offsets on memory.nodes are not core's)."""
-        return self.app_id if self.role != "index" else f"{self.app_id}-index"
+        """The core stages' consumer group, ``<topic prefix><app id>``: two deployments on one broker
+        (different prefixes) never share a group, so they never rebalance each other."""
+        return f"{self.topic_prefix}{self.app_id}"
+
+    @property
+    def index_group_id(self) -> str:
+        """The index stage's group, whatever the role: its offsets on memory.nodes are its own (see
+        :mod:`streams.worker.index_consumer`)."""
+        return f"{self.group_id}-index"
 
 
 def numeric_options(pairs: Sequence[str]) -> dict[str, float | int]:

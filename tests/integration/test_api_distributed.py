@@ -34,6 +34,7 @@ from extractors.base import get_extractor
 from retrieval.world import world_context
 from schemas.commands import ReinforceCommand
 from schemas.events import ConversationEvent
+from sinks.embedding import HashEmbedder
 from streams import agents
 
 pytestmark = pytest.mark.integration
@@ -208,3 +209,38 @@ def test_world_context_shows_what_the_workers_wrote(env: Env) -> None:
         time.sleep(0.3)
     assert facts >= {c.node_id for c in expected.facts}
     assert not env.runner.nodes_of(tenant_id=TENANT, owner_id="u1")  # nothing came from the API's own store
+
+
+def test_without_the_workers_log_reads_that_need_it_say_so(env: Env, tmp_path: Path) -> None:
+    """No EPISTREAM_CLICKHOUSE_URL: the node the index returns is never a 404 in provenance, nor its
+    value an "exhaustive" unknown; those reads answer 503 ``not_configured`` naming the setting."""
+    auth = env.keys.auth("writer")
+    r = env.client.post("/v1/events", json={"events": EVENTS}, headers=auth)
+    assert r.status_code == 200, r.text
+    wait_visible(env, env.node_id)
+    settings = env.runner.settings.model_copy(update={"clickhouse_url": None})
+    runner = EmbeddedRunner(tmp_path / "api-without-log", settings, embedder=HashEmbedder())
+    try:
+        assert not runner.keeps_log
+        app = create_app(runner, api_keys=env.keys.ring(), settings=settings, clock=lambda: ISSUED)
+        with TestClient(app) as client:
+            node = client.get(f"/v1/nodes/{env.node_id}", headers=auth)
+            assert node.status_code == 200, node.text  # from the index the workers write
+            answers = {
+                "provenance": client.get(f"/v1/nodes/{env.node_id}/provenance", headers=auth),
+                "assertion": client.post("/v1/assertions/state", headers=auth, json={
+                    "owner_id": "u1", "subject": "user", "predicate": "lives_in", "valid_at": ISSUED.isoformat()}),
+                "receipt": client.get(f"/v1/retrievals/{uuid.uuid4()}", headers=auth),
+                "world": client.get("/v1/world-context", params={"owner_id": "u1"}, headers=auth),
+            }  # fmt: skip
+            for what, answer in answers.items():
+                assert answer.status_code == 503, (what, answer.text)
+                error = answer.json()["error"]
+                assert error["code"] == "not_configured", (what, error)
+                assert "EPISTREAM_CLICKHOUSE_URL" in error["message"], (what, error)
+            health = client.get("/v1/health")
+            assert health.status_code == 200 and "chdb" not in health.json()["checks"], health.text
+            found = client.post("/v1/retrieve", headers=auth, json={"owner_id": "u1", "query": "vegetarian"})
+            assert found.status_code == 200, found.text  # retrieval needs no log
+    finally:
+        runner.close()

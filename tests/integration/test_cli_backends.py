@@ -195,10 +195,11 @@ def test_a_worker_gives_up_on_an_absent_broker_with_a_code_after_its_wait(tmp_pa
     env = {
         "EPISTREAM_KAFKA_BOOTSTRAP": f"127.0.0.1:{_closed_port()}",
         "EPISTREAM_KAFKA_STARTUP_WAIT_S": "2",
-        "EPISTREAM_DATA_DIR": str(tmp_path),
+        "EPISTREAM_WORKER_DATA_DIR": str(tmp_path),
     }
     start = time.monotonic()
-    code, _out, err = run("worker", env=env)
+    # --role core: a role that indexes would refuse at once without EPISTREAM_OPENSEARCH_URL (not_configured)
+    code, _out, err = run("worker", "--role", "core", env=env)
     assert code == 2, err[-2000:]
     assert time.monotonic() - start >= 2.0
     assert "Kafka is not answering yet" in err and "backend_unavailable" in err and "Traceback" not in err

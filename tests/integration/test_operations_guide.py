@@ -458,7 +458,8 @@ def test_a_worker_that_never_reaches_kafka_exits_as_the_guide_says(
     thresholds = gc.get_threshold()  # the worker tunes the collector of the process it runs in: this one
     try:
         with caplog.at_level(logging.WARNING, logger="epistream.worker"):
-            result = CliRunner().invoke(cli_app, ["worker", "--data-dir", str(tmp_path)], env=env)
+            # --role core: a role that indexes would refuse at once without EPISTREAM_OPENSEARCH_URL
+            result = CliRunner().invoke(cli_app, ["worker", "--data-dir", str(tmp_path), "--role", "core"], env=env)
     finally:
         gc.set_threshold(*thresholds)
     assert result.exit_code == int(status), (sentence, result.output[-1000:])

@@ -1,8 +1,8 @@
 """``epistream lag``: per-stage consumer lag of a deployment against the real broker and real workers.
 
-Before any worker runs, every published event is extract's lag and the index is counted in the
-workers' own group; with a core worker and an index worker running, everything is done, the index
-stage is read from the index group and both groups show their member. ``--fail-above`` turns the
+Before any worker runs, every published event is extract's lag; with a core worker and an index
+worker running, everything is done, the index stage is read from its own group (``<prefix><app
+id>-index``, whatever the role split) and both groups show their member. ``--fail-above`` turns the
 figures into a health check's exit status.
 """
 
@@ -65,14 +65,15 @@ def test_lag_per_stage_before_and_after_the_workers_ran(services: tuple[str, str
     assert {p.split("/")[0] for p in stages["extract"]["lagging_partitions"]} == {dep.topics.events}
     assert len({r[0] for r in report.records}) == len(stages["extract"]["lagging_partitions"])
     assert stages["materialize"]["lag"] == 0 and stages["dead_letters"]["lag"] == 0
-    assert stages["index"]["group"] == dep.app_id()  # no index workers: the workers' own group
+    # the groups carry the deployment's topic prefix: another deployment's workers never join them
+    assert stages["extract"]["group"] == f"{dep.prefix}app0" and stages["index"]["group"] == f"{dep.prefix}app0-index"
     assert code == 1 and before["over_limit"] == ["extract"]
     assert all(g["members"] == 0 for g in before["groups"])
 
     try:
         dep.start(data_dir=tmp_path / "core", role="core")
         dep.start(data_dir=tmp_path / "index", role="index")
-        dep.wait_idle(expect_events=len(lines), index_group=True)
+        dep.wait_idle(expect_events=len(lines))
         code, after = lag(dep, "--fail-above", "0")
     finally:
         dep.stop()
@@ -81,6 +82,6 @@ def test_lag_per_stage_before_and_after_the_workers_ran(services: tuple[str, str
     assert all(s["lag"] == 0 and s["lagging_partitions"] == {} for s in stages.values())
     assert stages["extract"]["records"] == len(lines)
     assert stages["materialize"]["records"] > 0  # extraction records were produced and consumed
-    assert stages["index"]["group"] == f"{dep.app_id()}-index" and stages["index"]["records"] > 0
+    assert stages["index"]["group"] == dep.index_group() and stages["index"]["records"] > 0
     members = {g["group"]: (g["state"], g["members"]) for g in after["groups"]}
-    assert members == {dep.app_id(): ("Stable", 1), f"{dep.app_id()}-index": ("Stable", 1)}
+    assert members == {dep.group(): ("Stable", 1), dep.index_group(): ("Stable", 1)}

@@ -111,7 +111,14 @@ class Deployment:
         tn.ensure_topics(bootstrap, self.topics)
 
     def app_id(self, run: int = 0) -> str:
-        return f"{self.prefix}app{run}"
+        return f"app{run}"
+
+    def group(self, run: int = 0) -> str:
+        """The core stages' consumer group: the topic prefix and the app id (``WorkerOptions.group_id``)."""
+        return f"{self.prefix}{self.app_id(run)}"
+
+    def index_group(self, run: int = 0) -> str:
+        return f"{self.group(run)}-index"
 
     def start(
         self,
@@ -123,7 +130,7 @@ class Deployment:
         metrics_port: int | None = None,
     ) -> subprocess.Popen[bytes]:
         self._starts += 1  # one log per start: a restarted worker must not overwrite the killed one's log
-        logf = (self.tmp / f"{self.app_id(run)}-{self._starts}.log").open("wb")
+        logf = (self.tmp / f"{self.group(run)}-{self._starts}.log").open("wb")
         proc = subprocess.Popen(
             [
                 sys.executable, "-m", "streams.faust_app", "worker",
@@ -148,21 +155,21 @@ class Deployment:
             tails.append(f"--- {path.name}\n" + path.read_text(errors="replace")[-3000:])
         return "\n".join(tails)
 
-    def wait_idle(self, run: int = 0, *, expect_events: int, index_group: bool = False) -> None:
-        """Until every topic is fully consumed by the group (listed in pipeline order, so lag 0 is causal).
+    def wait_idle(self, run: int = 0, *, expect_events: int) -> None:
+        """Until every topic is fully consumed by its group (in pipeline order, so lag 0 is causal).
 
-        ``index_group``: memory.nodes is consumed by index-role workers (group ``<app id>-index``).
+        The core group reads the inputs and the dead letters; memory.nodes is read by the index
+        stage's own group (``<group>-index``), asked after the core group: the snapshots it produced
+        are all on the topic by then.
         """
-        names = [self.topics.events, self.topics.commands, self.topics.extractions,
-                 *([] if index_group else [self.topics.nodes]), *self.topics.dlqs]
+        names = [self.topics.events, self.topics.commands, self.topics.extractions, *self.topics.dlqs]
         deadline = time.monotonic() + IDLE_TIMEOUT_S
         lag: dict[str, int] = {}
         while time.monotonic() < deadline:
             for p in self.procs:
                 assert p.poll() is None, f"worker exited with {p.returncode}\n{self.log_tail()}"
-            lag = consumer_lag(self.bootstrap, self.app_id(run), names)
-            if index_group:  # after the core group: the snapshots it produced are all on the topic by then
-                lag |= consumer_lag(self.bootstrap, self.app_id(run) + "-index", [self.topics.nodes])
+            lag = consumer_lag(self.bootstrap, self.group(run), names)
+            lag |= consumer_lag(self.bootstrap, self.index_group(run), [self.topics.nodes])
             if sum(lag.values()) == 0 and self.committed_events(run) >= expect_events:
                 return
             time.sleep(0.5)
@@ -177,7 +184,7 @@ class Deployment:
             admin = AIOKafkaAdminClient(bootstrap_servers=self.bootstrap)
             await admin.start()
             try:
-                [response] = await admin.describe_consumer_groups([self.app_id(run)])
+                [response] = await admin.describe_consumer_groups([self.group(run)])
             finally:
                 await admin.close()
             group = response.groups[0]
@@ -201,7 +208,7 @@ class Deployment:
             admin = AIOKafkaAdminClient(bootstrap_servers=self.bootstrap)
             await admin.start()
             try:
-                offs = await admin.list_consumer_group_offsets(self.app_id(run))
+                offs = await admin.list_consumer_group_offsets(self.group(run))
             finally:
                 await admin.close()
             return sum(m.offset for tp, m in offs.items() if tp.topic == self.topics.events and m.offset > 0)
@@ -366,15 +373,19 @@ POISON: list[tuple[bytes, str]] = [
 ]
 
 
-async def _send_raw(bootstrap: str, topic: str, records: list[bytes]) -> list[tuple[int, int]]:
+async def _send_raw(
+    bootstrap: str, topic: str, records: list[bytes] | list[tuple[bytes | None, bytes | None]]
+) -> list[tuple[int, int]]:
+    """Records as another producer writes them: values keyed ``t/o/personal``, or (key, value) pairs."""
     from aiokafka import AIOKafkaProducer
 
     producer = AIOKafkaProducer(bootstrap_servers=bootstrap, enable_idempotence=True, acks="all")
     await producer.start()
     try:
         out = []
-        for raw in records:
-            md = await producer.send_and_wait(topic, raw, key=b"t/o/personal")
+        for record in records:
+            key, raw = record if isinstance(record, tuple) else (b"t/o/personal", record)
+            md = await producer.send_and_wait(topic, raw, key=key)
             out.append((md.partition, md.offset))
         return out
     finally:
@@ -445,6 +456,43 @@ def test_poison_input_goes_to_dead_letters_and_pipeline_keeps_running(
     # Every admitted event's age at extraction: published before the worker started, so > 0.
     assert counted["epistream_event_age_seconds_count"] == len(good)
     assert counted["epistream_event_age_seconds_sum"] > 0
+
+
+def test_a_record_without_a_key_or_a_value_is_dead_lettered_as_such(
+    services: tuple[str, str], tmp_path: Path
+) -> None:
+    """A keyless record is ``missing_key`` (not a key mismatch), a tombstone ``null_value`` and an empty
+    value ``empty_event``; ``epistream dlq list --json`` says where each came from."""
+    import subprocess
+
+    dep = Deployment(*services, tmp_path)
+    event = json.dumps({"event_id": "k1", "tenant_id": "t", "owner_id": "o", "scope": "personal", "role": "user",
+                        "content": "I like tea.", "occurred_at": "2024-01-01T00:00:00Z"}).encode()  # fmt: skip
+    sent = [(None, event), (b"t/o/personal", None), (b"t/o/personal", b"")]
+    coords = asyncio.run(_send_raw(dep.bootstrap, dep.topics.events, sent))
+    good = sample_events(n_labelled=10, n_pairs=0)
+    report = dep.publish(good)
+    dep.start()
+    try:
+        dep.wait_idle(expect_events=len(sent) + len(good))
+    finally:
+        dep.stop()
+    listed = subprocess.run(
+        [sys.executable, "-m", "epistream.cli", "dlq", "list", "--json"], capture_output=True, text=True,
+        cwd=ROOT, check=False, env={**os.environ, "PYTHONPATH": str(ROOT), "EPISTREAM_KAFKA_BOOTSTRAP": dep.bootstrap,
+                                    "EPISTREAM_KAFKA_TOPIC_PREFIX": dep.prefix},
+    )  # fmt: skip
+    assert listed.returncode == 0, listed.stderr[-2000:]
+    rows = {(r["source_partition"], r["source_offset"]): r for r in json.loads(listed.stdout)}
+    assert {k: (r["source"], r["reason_code"], r["original_length"]) for k, r in rows.items()} == {
+        coords[0]: (dep.topics.events, "missing_key", len(event)),
+        coords[1]: (dep.topics.events, "null_value", 0),
+        coords[2]: (dep.topics.events, "empty_event", 0),
+    }
+    got = dep.dump()
+    assert got["counts"]["raw_events"] == len(good)  # the keyless event was not admitted on a wrong partition
+    ops, _ = expected_state(good, report)
+    assert {(a, b) for a, b in got["operations"]} == ops
 
 
 def free_port() -> int:

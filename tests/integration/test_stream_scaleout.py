@@ -139,7 +139,7 @@ def test_sigkill_while_the_broker_throttles_the_worker_loses_nothing(
     report = dep.publish(lines)
     assert report.ok
     ops, nodes = expected_state(lines, report)
-    client_id = f"epistream-{dep.app_id()}"  # the worker's client id (streams.faust_app.create_app)
+    client_id = f"epistream-{dep.group()}"  # the worker's client id (streams.faust_app.create_app)
     _producer_quota(dep.bootstrap, client_id, 20_000)
     throttled = True
     try:
@@ -204,7 +204,7 @@ def test_core_and_index_workers_split_the_agents_and_match_one(services: tuple[s
     try:
         dep.start(data_dir=core_dir, role="core")
         dep.start(data_dir=index_dir, role="index")
-        dep.wait_idle(expect_events=len(lines), index_group=True)
+        dep.wait_idle(expect_events=len(lines))
     finally:
         dep.stop()
     ops, nodes = expected_state(lines, report)

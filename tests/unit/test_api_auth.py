@@ -52,6 +52,15 @@ def test_expiry_without_timezone_is_an_invalid_file() -> None:
     assert _code(err) == "invalid_api_keys"
 
 
+def test_a_key_file_that_is_a_bare_list_is_an_invalid_file(tmp_path: Path) -> None:
+    """A JSON list is not the ``{"keys": [...]}`` document: a typed error, never a traceback."""
+    path = tmp_path / "keys.json"
+    path.write_text("[]")
+    with pytest.raises(ValidationFailed) as err:
+        ApiKeyRing.from_file(path)
+    assert _code(err) == "invalid_api_keys"
+
+
 def test_revoked_key_is_refused_and_its_id_stays_taken() -> None:
     ring = ApiKeyRing.from_mapping({"keys": [_entry("a", "tok-a", revoked=True), _entry("b", "tok-b")]})
     with pytest.raises(AuthError) as err:

@@ -88,6 +88,18 @@ def test_retriever_fetches_the_missing_side_of_a_pair() -> None:
     assert "[conflict]" in next(line for line in response.context.splitlines() if "id:a" in line)
 
 
+def test_the_other_side_of_a_conflict_is_added_beyond_the_limit() -> None:
+    """docs/model.md: a conflict is never shown half, so ``limit 1`` answers both sides of it."""
+    a, b = _pair(0.6, 5, 0.9, 0)
+    other = make_node("c", "alice drinks tea in paris")
+    response = Retriever(FakeBackend([a, b, other])).retrieve(
+        RetrievalRequest(query="paris", tenant_id="t1", owner_id="alice", reference_time=REF, limit=1, sources="claims")
+    )
+    assert sorted(i.node_id for i in response.items) == ["a", "b"]
+    added = next(i for i in response.items if "contradiction" in i.trace.paths)
+    assert added.node_id == "b"
+
+
 def test_partner_of_another_owner_or_tenant_is_never_shown() -> None:
     mine = make_node("a", "alice lives in paris", contradicts=("x", "y"), lifecycle=LifecycleState.CONTESTED)
     theirs = make_node("x", "bob lives in rome", owner_id="bob", contradicts=("a",))

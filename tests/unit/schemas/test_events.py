@@ -97,6 +97,14 @@ def test_a_leading_byte_order_mark_is_ignored_and_nowhere_else() -> None:
     assert info.value.code == "invalid_json"
 
 
+@pytest.mark.parametrize("raw", [b"", b"  \n\t", ""])
+def test_an_empty_value_is_empty_event_not_invalid_json(raw: bytes | str) -> None:
+    """A dead letter tells an empty record apart from broken JSON (and from a tombstone, ``null_value``)."""
+    with pytest.raises(InvalidEvent) as info:
+        parse_event(raw)
+    assert info.value.code == "empty_event"
+
+
 def test_roles_and_enums_are_case_insensitive() -> None:
     event = parse_event(json.dumps(_event(role="ASSISTANT", scope="Project")))
     assert event.role is Role.ASSISTANT

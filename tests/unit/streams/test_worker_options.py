@@ -36,3 +36,28 @@ def test_the_worker_producer_compresses_as_configured(tmp_path: Path, setting: s
     )
     assert app.conf.producer_compression_type == codec
     assert app.producer.compression_type == codec
+
+
+
+def test_the_session_timeout_is_the_groups_and_the_index_consumers(tmp_path: Path) -> None:
+    """EPISTREAM_KAFKA_SESSION_TIMEOUT_S is the pause after a SIGKILL (docs/operations.md): both of a
+    worker's groups wait that long for a dead member, and heartbeat three times within it."""
+    import asyncio
+    from types import SimpleNamespace
+
+    from schemas.settings import Settings
+    from streams.faust_app import create_app
+    from streams.topics import Topics
+    from streams.worker.index_consumer import IndexConsumer
+
+    settings = Settings(data_dir=tmp_path)
+    options = WorkerOptions(session_timeout_s=12.0, topic_prefix="p-")
+    app = create_app(settings, data_dir=tmp_path, opensearch_url="http://127.0.0.1:1", options=options)
+    assert (app.conf.broker_session_timeout, app.conf.broker_heartbeat_interval) == (12.0, 4.0)
+    ctx = SimpleNamespace(options=options, settings=settings, topics=Topics(prefix="p-"))
+
+    async def built() -> tuple[str, int, int]:
+        consumer = IndexConsumer(ctx, sink=None)._consumer()  # type: ignore[arg-type]  # built, never started
+        return consumer._group_id, consumer._session_timeout_ms, consumer._heartbeat_interval_ms
+
+    assert asyncio.run(built()) == ("p-epistream-index", 12_000, 4_000)
