@@ -1371,13 +1371,36 @@ class Reducer:
             OpType.ERASED, cmd.erasure_id, cmd.actor, payload,
             policy_version="erasure_v1", target_type=TargetType.ERASURE,
         )  # fmt: skip
-        for node, kept, cited in sorted(survivors, key=lambda s: s[0].node_id):
-            after = _changed(
-                node, cmd.issued_at, evidence_refs=kept, erased_evidence_refs=(*node.erased_evidence_refs, *cited)
-            )
+        stripped = {n.node_id: (n, kept, cited) for n, kept, cited in survivors}
+        # A survivor that an erased claim contested or retired: the operations that did so were the
+        # erased input's and go with it, so the survivor is written again without the link (as a
+        # replay of the shredded log would find it, which is what verifies the erasure).
+        for node in pool if cmd.kind != "speaker" else store.iter_nodes():
+            if node.node_id in gone or node.tenant_id != tenant:
+                continue
+            if node.superseded_by in gone or set(node.contradicts) & gone or set(node.supersedes) & gone:
+                stripped.setdefault(node.node_id, (node, node.evidence_refs, ()))
+        for node_id in sorted(stripped):
+            node, kept, cited = stripped[node_id]
+            changes: dict[str, Any] = {}
+            if cited:
+                changes.update(evidence_refs=kept, erased_evidence_refs=(*node.erased_evidence_refs, *cited))
+            contradicts = tuple(c for c in node.contradicts if c not in gone)
+            if contradicts != node.contradicts:
+                changes["contradicts"] = contradicts
+                if not contradicts and node.lifecycle is L.CONTESTED:
+                    changes["lifecycle"] = L.TENTATIVE  # the contest was the erased claim's
+            if node.superseded_by in gone:
+                changes.update(superseded_by=None, valid_to=None, lifecycle=L.TENTATIVE)
+            supersedes = tuple(c for c in node.supersedes if c not in gone)
+            if supersedes != node.supersedes:
+                changes["supersedes"] = supersedes
+            after = _changed(node, cmd.issued_at, **changes)
             em.emit(
                 OpType.EVIDENCE_ERASED, node.node_id, cmd.actor,
-                {"policy": "erasure_v1", "erasure_id": cmd.erasure_id, "erased_evidence_refs": list(cited)},
+                {"policy": "erasure_v1", "erasure_id": cmd.erasure_id, "erased_evidence_refs": list(cited),
+                 "erased_links": sorted(set(node.contradicts) & gone | set(node.supersedes) & gone
+                                        | ({node.superseded_by} & gone))},
                 policy_version="erasure_v1", before=node, after=after, scope=scope_of(node),
             )  # fmt: skip
 

@@ -155,12 +155,14 @@ def test_state_validity_window_is_half_open(env: Env) -> None:
     assert early["exclusions"]["outside_validity_window"] == early["matched_records"] >= 3
 
 
-def test_state_multiple_is_never_resolved_by_recency(env: Env) -> None:
-    """Berlin, then Paris, then Oslo with no link between them: ``multiple``, not "the newest wins"."""
+def test_state_of_a_single_valued_attribute_is_never_resolved_by_recency(env: Env) -> None:
+    """Berlin, "moved to Paris" (an update: it retires Berlin), then "based in Oslo" (a plain second
+    value of a single-valued attribute): Paris and Oslo are both current and contested, not "the
+    newest wins"."""
     s = _ok(env.state(subject="user", predicate="lives_in"))
-    assert s["status"] == "multiple"
-    assert {v["normalized_object"] for v in s["current_values"]} == {"berlin", "paris", "oslo"}
-    assert s["conflict_count"] == 0
+    assert s["status"] == "contested"
+    assert {v["normalized_object"] for v in s["current_values"]} == {"paris", "oslo"}
+    assert s["conflict_count"] == 1 and s["matched_records"] == 3
 
 
 def test_state_consistent_groups_normalised_values(env: Env) -> None:
@@ -253,7 +255,7 @@ def test_state_limit_default_bounds_and_truncation(env: Env) -> None:
 @pytest.mark.parametrize("predicate", ["lives_in", "lives-in", "lives in", "  LIVES   IN ", "Lives-In"])
 def test_state_predicate_and_subject_normalisation(env: Env, predicate: str) -> None:
     s = _ok(env.state(subject="  USER ", predicate=predicate))
-    assert s["status"] == "multiple" and s["matched_records"] == 3
+    assert s["status"] == "contested" and s["matched_records"] == 3
 
 
 def test_state_knowledge_cutoff_and_historical_coverage(env: Env) -> None:
@@ -456,7 +458,7 @@ def test_same_key_with_different_inputs_is_409_and_malformed_is_422(env: Env) ->
 def test_command_keys_are_scoped_per_owner(env: Env) -> None:
     u2_node = next(n.node_id for n in env.runner.nodes_of(tenant_id=TENANT, owner_id="u2"))
     key = str(uuid.uuid4())
-    a = _ok(env.post(f"/v1/nodes/{env.nodes['berlin']}/reinforce", {"signal": "CONFIRMED"}, "u1",
+    a = _ok(env.post(f"/v1/nodes/{env.nodes['paris']}/reinforce", {"signal": "CONFIRMED"}, "u1",
                      **{"Idempotency-Key": key}))
     b = _ok(env.post(f"/v1/nodes/{u2_node}/reinforce", {"signal": "REFERENCED"}, "u2", **{"Idempotency-Key": key}))
     assert a["outcome"]["status"] == b["outcome"]["status"] == "applied"
@@ -490,7 +492,10 @@ def _retrieve(env: Env, key: str = "admin", **body: Any) -> Any:
 def test_retrieve_defaults_and_modes(env: Env) -> None:
     r = _ok(_retrieve(env, query="where do I live"))
     assert r["mode"] == "default" and r["token_budget"] == 4096
-    assert len(r["items"]) <= 20
+    # 20 items, and beyond them only the other sides of contradictions among them (api.md).
+    beyond = r["items"][20:]
+    contested = {c for i in r["items"][:20] for c in i["contradicts_ids"]}
+    assert all(i["conflict_flag"] and i["node_id"] in contested for i in beyond)
     assert _ok(_retrieve(env, query="tea", mode="explicit"))["mode"] == "explicit"
     assert _ok(_retrieve(env, query="tea", mode="EXPLICIT"))["mode"] == "explicit"
     _err(_retrieve(env, query="tea", mode="audit"), 422, "validation_failed")
