@@ -63,7 +63,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     assert demo.returncode == 0, demo.stderr[-2000:]
     keys = {"keys": [
         {"id": "reader", "tenant_id": "acme", "permissions": ["read"], "sha256": hash_key_sha256(READER)},
-        {"id": "operator", "tenant_id": "acme", "permissions": ["read", "assert"], "owners": ["alice"],
+        {"id": "operator", "tenant_id": "acme", "permissions": ["read", "assert"], "owners": ["alice"], "kind": "human",
          "sha256": hash_key_sha256(ASSERTER)},
         {"id": "noread", "tenant_id": "acme", "permissions": ["write"], "sha256": hash_key_sha256(NO_READ)},
         {"id": "other", "tenant_id": "globex", "permissions": ["read"], "sha256": hash_key_sha256(OTHER)},
