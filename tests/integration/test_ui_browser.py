@@ -193,7 +193,7 @@ def test_claim_view_shows_the_quote_in_its_message_and_the_history(browser: WebD
     ops = [row.find_elements(By.TAG_NAME, "td") for row in rows]
     kinds = [cells[1].text for cells in ops]
     assert kinds.count("REINFORCE") == 2 and kinds.count("PENALTY") == 1 and kinds[0] == "ASSERT"
-    assert {cells[2].text for cells in ops if cells[1].text == "REINFORCE"} == {"operator (AI_AGENT)"}
+    assert {cells[2].text for cells in ops if cells[1].text == "REINFORCE"} == {"operator (HUMAN_USER)"}
     points = browser.find_elements(By.CSS_SELECTOR, "#confidence svg circle")
     assert len(points) == 4  # asserted, two reinforcements, one penalty
     titles = [p.find_element(By.TAG_NAME, "title").get_attribute("textContent") for p in points]
