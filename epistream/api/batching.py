@@ -88,7 +88,7 @@ class EventWrites:
             outcomes: list[Outcome | BaseException] = list(self.gate.exclusive(lambda: self._commit(batch)))
         except EpistreamError as exc:
             outcomes = [exc] * len(batch)
-        except (OSError, RuntimeError) as exc:
+        except Exception as exc:  # every waiting request gets an answer, never a hang
             failed = BackendUnavailable("backend call failed", reason=type(exc).__name__)
             outcomes = [failed] * len(batch)
         for write, outcome in zip(batch, outcomes, strict=True):
