@@ -7,9 +7,10 @@ Both are projections a deployment cannot silently lose:
   without the topics; the workers would create them empty and reduce new input against an empty
   state: duplicate claims, contradictions against nothing. A core worker therefore refuses to start
   (``kafka_state_lost``) when ``memory.operations`` holds no record while the operation log holds
-  operations; :func:`restore_kafka` writes the log's operations back (one record per input, on the
-  input's partition, in an order that respects every node's versions: :mod:`engine.chains`) and the
-  latest node snapshots and excerpts to ``memory.nodes``.
+  operations of events the broker no longer has (:func:`state_lost`); :func:`restore_kafka` writes
+  the log's operations back (one record per input, on the input's partition, in an order that
+  respects every node's versions: :mod:`engine.chains`) and the latest node snapshots and excerpts
+  to ``memory.nodes``.
 * **OpenSearch.** An index that disappears after the deployment indexed into it is not recreated by
   the index stage (an empty index would silently miss every document written before); the stage
   waits and says so. :func:`repair_index` recreates the alias and re-feeds it from ``memory.nodes``
@@ -82,6 +83,21 @@ async def missing_topics(bootstrap: str, topics: tn.Topics) -> list[str]:
     return sorted(name for name in topics.all() if name not in existing)
 
 
+def state_lost(*, operation_records: int, event_records: int, stored_operations: int, stored_events: int) -> bool:
+    """Whether an empty memory.operations means Kafka lost the deployment's state.
+
+    The log runs ahead of memory.operations by design: materialize writes a take's operations to
+    ClickHouse while their records may still wait in the producer, and a worker killed then leaves
+    operations in the log that the topic never received. Their inputs were not committed, so they
+    are redelivered and reduce to the same operations; starting is right. A broker that lost its data
+    lost ``memory.events`` with it: the events topic then holds fewer records (end offsets count every
+    record ever written, so retention does not lower them) than the events the log stored.
+    """
+    if operation_records or not stored_operations:
+        return False
+    return event_records < stored_events
+
+
 def check_kafka_state(settings: Settings, topics: tn.Topics, oplog: Callable[[], OperationLog]) -> None:
     """Refuse to start a core worker on a broker that lost this deployment's state (see the module docstring)."""
     records = asyncio.run(topic_records(settings.kafka_bootstrap, topics.operations))
@@ -90,9 +106,15 @@ def check_kafka_state(settings: Settings, topics: tn.Topics, oplog: Callable[[],
     log_ = oplog()
     try:
         stored = log_.count("operations", final=False)
+        stored_events = log_.count("raw_events", final=True) if stored else 0
     finally:
         log_.close()
+    events = 0
     if stored:
+        events = asyncio.run(topic_records(settings.kafka_bootstrap, topics.events)) or 0
+    if state_lost(
+        operation_records=records or 0, event_records=events, stored_operations=stored, stored_events=stored_events
+    ):
         raise KafkaStateLost(
             f"{topics.operations} holds no record but the operation log holds {stored} operations: Kafka lost this "
             "deployment's data (or its topics were deleted). Workers rebuild their state from that topic, so "
@@ -100,6 +122,13 @@ def check_kafka_state(settings: Settings, topics: tn.Topics, oplog: Callable[[],
             f"{topics.operations} and {topics.nodes} from the log), then start the workers.",
             topic=topics.operations,
             operations=stored,
+        )
+    if stored:
+        log.info(
+            "%s holds no record yet; the log's %d operations belong to inputs Kafka still holds (%d events): starting",
+            topics.operations,
+            stored,
+            events,
         )
 
 
