@@ -31,11 +31,24 @@ LEXICAL_FIELDS = tuple(f"{f}^{FIELD_BOOSTS[f]:g}" if f in FIELD_BOOSTS else f fo
 #: select the same candidates (``sinks.embedded_index.COMMON_TERM_*``).
 COMMON_TERM_MIN_DOCS = 100
 COMMON_TERM_FRACTION = 0.01
-_WORD = re.compile(r"\w+", re.UNICODE)
+#: Ideographs (Han) and Hiragana: the standard tokenizer makes each character a token of its own.
+_IDEOGRAPH = "\u3040-\u309f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+#: A word as Lucene's standard tokenizer (UAX #29) cuts it for the common cases: letters joined by
+#: ``.`` ``:`` or an apostrophe stay one word (``scale.weight_kg``, ``what's``, ``U.S.A``), and so do
+#: digits joined by ``.`` ``,`` ``;`` (``63.4``, ``1,000``); a letter next to a digit across a
+#: joiner does not (``ab.12`` is two). The rare/common split must count the words the index holds:
+#: split ``63.4`` into ``63`` and ``4`` and neither is found, so a query naming the number selects
+#: only the documents of its other words.
+_WORD = re.compile(
+    f"[{_IDEOGRAPH}]"
+    f"|[^\\W{_IDEOGRAPH}]+"
+    f"(?:(?:(?<=[^\\W\\d_])[.:'\u2019](?=[^\\W\\d_{_IDEOGRAPH}])|(?<=\\d)[.,;'\u2019](?=\\d))[^\\W{_IDEOGRAPH}]+)*",
+    re.UNICODE,
+)
 
 
 def query_words(query: str) -> list[str]:
-    """Distinct lower-cased words, split as the embedded index splits them."""
+    """Distinct lower-cased words, split as the text fields' standard tokenizer splits them."""
     return list(dict.fromkeys(w.lower() for w in _WORD.findall(query)))
 
 

@@ -14,8 +14,8 @@ detail — Lucene's English analyser drops stop words and uses a different stemm
 Lucene's Porter + possessive filter), Lucene stores field lengths in a lossy one-byte norm, the multi-field
 query takes the best field (``best_fields``) where tantivy sums fields, and the HNSW graphs differ. So
 the test requires that every exact-answer query finds its answer in the top 10 on *both* backends, and
-bounds the top-10 overlap over 294 (query, mode) pairs: mean Jaccard ≥ 0.9 and none below 0.2.
-Measured: mean 0.938, 233/294 identical, min 0.25 ("what does the user do for work": "for" is an
+bounds the top-10 overlap over the (query, mode) pairs: mean Jaccard ≥ 0.9 and none below 0.2.
+Measured 2026-12-02: 708 pairs, mean 0.962, 626 identical, min 0.25 ("what does the user do for work": "for" is an
 English stop word Lucene drops but tantivy's ``en_stem`` keeps, so it selects candidates only in the
 embedded index). Without the common-term rule in OpenSearch the mean falls to 0.82 (147 identical) and
 5 exact answers drop out of the top 10, so the bounds catch that regression.
@@ -252,11 +252,6 @@ def test_epistemic_filtering_identical(pair: Pair) -> None:
     assert explicit_compared >= 100  # the corpus really produces exclusions on both backends
 
 
-@pytest.mark.xfail(
-    reason="known: OpenSearch ranks the excerpt of 'does the user scale weight kg 63.4' below 10 since the "
-    "merges of 2026-12-02 (the embedded index finds it); open in issue #23's note",
-    strict=False,
-)
 def test_messages_of_exact_answers_in_top10_of_both(pair: Pair) -> None:
     """The message a claim was taken from is found by its excerpt, on both backends."""
     missed: list[tuple[str, str]] = []
