@@ -107,8 +107,14 @@ _BEFORE_NOT_LABEL: Final = re.compile(
     r"response|http|source|product|discount|promo|coupon|airport|bar|qr|colou?r|language|currency|dial(?:ing)?|"
     r"iso|tracking|tax|sku|item|article|part|model|program(?:me)?|zone|city|branch|sort|routing|swift|bic|ean|"
     r"upc|vat|course|class|morse|dress|source|machine|byte|op|short|reference|booking|order|invite|invitation|"
-    r"referral|voucher|gift|redeem|promotion|cheat|secret\s+santa|the\s+secret\s+(?:to|of|is\s+to)|no|without|"
-    r"forgot(?:ten)?\s+(?:my|the|your)|reset\s+(?:my|the|your)|change\s+(?:my|the|your)|new)[\s-]+$"
+    r"referral|voucher|gift|redeem|promotion|cheat|secret\s+santa|the\s+secret\s+(?:to|of|is\s+to))[\s-]+$"
+)
+#: Words before a credential word that usually mean no value follows ("forgot my password", "a new
+#: PIN", "without a token"): the word is then a label only when a connector names its value ("new pin
+#: after the reset: 9034", "I reset my PIN to 8264"), never by a value merely standing next to it.
+_BEFORE_WEAK_LABEL: Final = re.compile(
+    r"(?i)(?:no|without|forgot(?:ten)?\s+(?:my|the|your)|reset\s+(?:my|the|your)|change\s+(?:my|the|your)|"
+    r"new)[\s-]+$"
 )
 
 # ---------------------------------------------------------------- what follows the word
@@ -145,6 +151,21 @@ _COMPLEMENT_CONNECTOR: Final = re.compile(
     rf"(?i)(?:\s+[A-Za-zÀ-ÿ-]+(?=\s+(?:{_PREP})\s[^\n:=.!?()]{{0,48}}?\s{_ROMANCE}|\s+{_ROMANCE}))?"
     rf"(?:\s+(?:{_PREP})\s*[^\n:=.!?()]{{0,48}}?)?"
     rf"\s*(?:\(\w+\))?[ \t]*{_CONNECTOR}[ \t]*"
+)
+#: A relative clause between the word and its connector: "the atm pin i set today is 1147", "the
+#: PIN I use for everything is 0000", "the password that we picked was …".
+_RELATIVE_CONNECTOR: Final = re.compile(
+    r"(?i)\s+(?:(?:that|which)\s+)?(?:i|we|you|he|she|they|my\s+\w+)\s+(?:[\w'’-]+\s+){0,5}?"
+    r"(?:is|was|will\s+be|has\s+been|is\s+now)(?![\w])[ \t]*(?::[ \t]*)?"
+)
+#: The value answering the word's own question: "my card pin? it's 1379".
+_ANSWER: Final = re.compile(
+    r"(?i)\s*\?+\s*(?:it['’]?s|it\s+is|that['’]s|es|c['’]est|ist\s+es|sie\s+ist)[ \t]+(?::[ \t]*)?"
+)
+#: A code read out digit by digit in words: "four eight two one", "zero-six one two".
+_SPELLED_DIGITS: Final = re.compile(
+    r"(?i)(?:(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)[ \t-]+){3,}"
+    r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)\b"
 )
 _CHANGED_TO: Final = re.compile(r"(?i)\b(?:changed|set|reset|updated|switched|geändert|changé|cambiado|cambiata)\b")
 _TO: Final = re.compile(r"(?i)\s+(?:to|auf|en|a|à|in)\s+")
@@ -295,6 +316,10 @@ def _value_here(text: str, pos: int, label: str, strict: bool) -> tuple[int, int
                 return None
             return start, end
         return None
+    if label in ("pin", "otp"):
+        spelled = _SPELLED_DIGITS.match(text, pos)
+        if spelled is not None:
+            return spelled.start(), spelled.end()
     spaced = _SPACED.match(text, pos)
     if spaced is not None and label in ("password", "pin", "token"):
         return spaced.start(), spaced.end()
@@ -374,13 +399,14 @@ def prose(text: str) -> Iterator[Span]:
         kw_start, kw_end = m.start(), m.end()
         if _HEAD_NOUN.match(text, kw_end) or _BEFORE_NOT_LABEL.search(text, max(0, kw_start - 30), kw_start):
             continue
+        weak = _BEFORE_WEAK_LABEL.search(text, max(0, kw_start - 30), kw_start) is not None
         if label == "code_list":
             yield from _code_list(text, kw_end)
             continue
         if label == "pin" and re.search(r"(?i)wi-?fi|wlan", m.group(0)):
             label = "password"  # a Wi-Fi "code" is a password, not a number
         kind = _KIND_OUT[label]
-        found = _after(text, kw_end, label)
+        found = _after(text, kw_end, label, named_only=weak)
         if found is not None:
             yield found[0], found[1], kind
     for m in _PASS_LABEL.finditer(text):
@@ -402,12 +428,13 @@ def prose(text: str) -> Iterator[Span]:
             yield start, start + len(value), "password"
 
 
-def _after(text: str, pos: int, label: str) -> tuple[int, int] | None:
+def _after(text: str, pos: int, label: str, *, named_only: bool = False) -> tuple[int, int] | None:
+    """The value a credential word at ``pos`` introduces; ``named_only``: only through a connector."""
     c = _COMPLEMENT_CONNECTOR.match(text, pos)
     if c is not None:
         # a dash or "'s" ("the password's length") gives a value only when it could be nothing else
         loose = c.group(0).strip()
-        strict = label == "token" or loose in ("—", "–") or loose.endswith(("'s", "’s"))
+        strict = label == "token" or loose in ("—", "–") or loose.endswith(("'s", "’s")) or named_only
         v = _value_at(text, c.end(), label, strict=strict)
         if v is not None:
             return v
@@ -417,6 +444,18 @@ def _after(text: str, pos: int, label: str) -> tuple[int, int] | None:
             v = _value_at(text, to.end(), label, strict=False)
             if v is not None:
                 return v
+    if label in ("password", "pin", "otp", "token"):
+        for route in (_RELATIVE_CONNECTOR, _ANSWER):
+            r = route.match(text, pos)
+            if r is not None:
+                v = _value_at(text, r.end(), label, strict=True)
+                if v is not None:
+                    return v
+    if named_only:
+        cl = _COLON_LATER.match(text, pos)
+        if cl is not None and label in ("password", "pin", "token"):
+            return _value_at(text, cl.end(), label, strict=True)
+        return None
     d = _DIRECT.match(text, pos)
     if (d is not None and d.end() > pos) or (d is not None and label in ("pin",)):
         v = _value_at(text, d.end(), label, strict=True)
