@@ -273,6 +273,9 @@ COMMAND_NOTES: dict[str, str] = {
     "promote": "Mark a claim STABLE (well established).",
     "archive": "Archive a claim for good: it is no longer recalled. Final.",
     "deprecate": "Retire a claim known to be wrong or replaced: it is no longer recalled. Final.",
+    "revalidate": "Only with new evidence that a stale (expired) claim still holds (an evidence event id or the "
+                  "owner's words as evidence_quote), and until when (expires_at, in the future). A claim the "
+                  "owner stated needs the owner's channel; yours is refused (channel_not_authoritative).",
 }
 _DESTRUCTIVE = {"penalize", "resolve", "archive", "deprecate", "transition"}
 
