@@ -236,8 +236,8 @@ BASE_TOOLS: tuple[ToolSpec, ...] = (
         "memory_world", "World context", (
             "The owner's current world view: facts (claims that may be stated), conflicts (contradicting claims "
             "side by side), proposals (hypotheses and suggestions not yet accepted) and stale claims (not "
-            "confirmed for a long time). Only 'facts' may be stated as true; proposals are not facts, and a "
-            "conflict must be presented as one, not resolved by you."
+            "confirmed for a long time, or past their expires_at until revalidated). Only 'facts' may be stated as "
+            "true; proposals are not facts, and a conflict must be presented as one, not resolved by you."
         ), WorldArgs, _world, read_only=True,
     ),
     ToolSpec(
