@@ -59,6 +59,7 @@ from schemas.commands import (
     ReinforceCommand,
     ResolveContradictionCommand,
     RevalidateCommand,
+    RevalidationCodes,
 )
 from schemas.common import ActorRef
 from schemas.enums import (
@@ -1297,24 +1298,26 @@ class Reducer:
         at = cmd.issued_at
         if not _is_active(node):
             raise RuleViolation(
-                "a retired claim cannot be revalidated; assert it anew", code="claim_retired",
+                "a retired claim cannot be revalidated; assert it anew", code=RevalidationCodes.CLAIM_RETIRED,
                 node_id=node.node_id, lifecycle=node.lifecycle.value,
             )  # fmt: skip
         if cmd.expires_at <= at:
-            raise RuleViolation("the new expiry must be after the command's time", code="expiry_in_past",
-                                expires_at=cmd.expires_at.isoformat())  # fmt: skip
+            raise RuleViolation(
+                "the new expiry must be after the command's time",
+                code=RevalidationCodes.EXPIRY_IN_PAST, expires_at=cmd.expires_at.isoformat(),
+            )  # fmt: skip
         quote = (cmd.evidence_quote or "").strip() or None
         if not cmd.evidence_ids and quote is None:
             raise RuleViolation("revalidation needs new evidence: an evidence event or a quote",
-                                code="evidence_required")  # fmt: skip
+                                code=RevalidationCodes.EVIDENCE_REQUIRED)  # fmt: skip
         if node.valid_to is not None and node.valid_to <= at:
             raise RuleViolation("the claim's validity ended (a later claim holds); assert it anew",
-                                code="validity_ended", node_id=node.node_id)  # fmt: skip
+                                code=RevalidationCodes.VALIDITY_ENDED, node_id=node.node_id)  # fmt: skip
         if node.epistemic_type is E.CONDITIONAL and condition_state_of(node) in (
             ConditionState.FALSE, ConditionState.EXPIRED
         ):
             raise RuleViolation("a CONDITIONAL claim whose condition ended is re-evaluated, not revalidated",
-                                code="condition_not_true")  # fmt: skip
+                                code=RevalidationCodes.CONDITION_NOT_TRUE)  # fmt: skip
         self._check_evidence(store, cmd)
         refs = node.evidence_refs + tuple(e for e in cmd.evidence_ids if e not in node.evidence_refs)
         record = Revalidation(

@@ -126,6 +126,16 @@ class RevalidateCommand(CommandBase):
     evidence_quote: str | None = Field(default=None, max_length=8000)
 
 
+class RevalidationCodes:
+    """Stable codes of a refused revalidation (journaled as COMMAND_REJECTED; the API answers 409)."""
+
+    EXPIRY_IN_PAST = "expiry_in_past"
+    EVIDENCE_REQUIRED = "evidence_required"
+    CLAIM_RETIRED = "claim_retired"
+    VALIDITY_ENDED = "validity_ended"
+    CONDITION_NOT_TRUE = "condition_not_true"
+
+
 class EraseCommand(CommandBase):
     """One erasure's part for one ``tenant/owner/scope`` (its routing key); see ``schemas.erasure``.
 
