@@ -83,6 +83,10 @@ class Message(_Args):
         default=None, description="The platform's id of the message; default: derived from request_id, else new."
     )
     speaker: str | None = Field(default=None, max_length=200, description="Display name of who wrote it.")
+    expires_at: datetime | None = Field(
+        default=None, description="Until when what it says holds (ISO-8601 with a timezone), if the owner said so; "
+        "after it the claims are stale until revalidated (memory_revalidate)."
+    )
 
 
 class RememberArgs(_Args):
@@ -170,6 +174,8 @@ async def _remember(caller: Caller, key: ApiKey, args: RememberArgs) -> Reply:
                             ("conversation_id", args.conversation_id), ("speaker", m.speaker)):  # fmt: skip
             if value is not None:
                 event[name] = value
+        if m.expires_at is not None:
+            event["expires_at"] = m.expires_at.isoformat()
         events.append(event)
     return await caller.request("POST", "/v1/events", json={"events": events}, idempotency_key=args.request_id)
 
