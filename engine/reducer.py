@@ -27,7 +27,7 @@ from engine.confidence import penalty_step, reinforce_step, usefulness_step
 from engine.config import DEFAULT_CONFIG, EngineConfig
 from engine.emitter import Emitter
 from engine.event_identity import event_status
-from engine.filters import condition_state_of
+from engine.filters import condition_state_of, is_expired
 from engine.matching import Attribute, Matcher
 from engine.normalize import normalize_text, subject_root
 from engine.results import ApplyResult, Outcome
@@ -325,6 +325,11 @@ class Reducer:
                     and n.epistemic_type not in NON_FACTUAL_TYPES
                     and normalize_text(n.object) == obj_n
                 ]
+        if contest and any(n.expires_at is not None for n in contest):
+            # A claim whose explicit expiry had passed when this one was said is stale (TRUST-FACTS §4):
+            # lapsed evidence holds no new statement back, so it is left stale, not contested.
+            contest = [n for n in contest if not is_expired(n, valid_from)]
+            rules = {k: v for k, v in rules.items() if k in {n.node_id for n in (*retire, *contest)}}
 
         if cell is None:
             em.emit(

@@ -29,7 +29,7 @@ from engine.store import InMemoryStateStore
 from engine.world_rules import stale_reason
 from retrieval.world import world_context
 from schemas.canonical import canonical_json
-from schemas.enums import EpistemicType, LifecycleState, NodeType, OpType, PrincipalKind, Role
+from schemas.enums import EpistemicType, LifecycleState, NodeType, OpType, PrincipalKind, Role, TemporalIntent
 from schemas.nodes import MemoryNode
 from schemas.operations import Operation
 
@@ -273,3 +273,24 @@ def test_revalidation_moves_no_confidence_and_reinforcement_still_works_after_it
     [op] = log.apply(reinforce(node_id, issued_at=at(3)))
     assert op.op_type is OpType.REINFORCE
     assert _node(log.store, node_id).expires_at == at(9)
+
+
+def test_an_expired_claim_does_not_hold_a_new_statement_back() -> None:
+    """A single-valued attribute's new value, stated as an assertion, contests the old one only while the old
+    one is current (an update retires it either way)."""
+    said = TemporalIntent.ASSERTION
+    log = Log()
+    paris = log.create(claim("user", "lives in", "Paris"), event_id="ev-paris", expires_at=EXPIRY)
+    berlin = log.create(claim("user", "lives in", "Berlin", temporal_intent=said), event_id="ev-berlin",
+                        occurred=at(3))  # fmt: skip
+    assert _node(log.store, berlin).lifecycle is LifecycleState.TENTATIVE
+    assert _node(log.store, paris).contradicts == () and _node(log.store, paris).version == 1
+    facts, stale = _world(log.store, at(4))
+    assert facts == {berlin} and stale == {paris: "expired"}
+    # said while the old value was still current, it contests it, as before
+    other = Log()
+    rome = other.create(claim("user", "lives in", "Rome"), event_id="ev-rome", expires_at=EXPIRY)
+    oslo = other.create(claim("user", "lives in", "Oslo", temporal_intent=said), event_id="ev-oslo",
+                        occurred=at(0.5))  # fmt: skip
+    assert _node(other.store, oslo).lifecycle is LifecycleState.CONTESTED
+    assert _node(other.store, rome).contradicts == (oslo,)
