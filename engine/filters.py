@@ -50,6 +50,12 @@ def lifecycle_exclusion(node: MemoryNode) -> str | None:
     return None
 
 
+def is_expired(node: MemoryNode, at: datetime) -> bool:
+    """The claim's explicit expiry has passed at ``at`` (TRUST-FACTS §4): it is current at its
+    ``expires_at`` itself and stale after; a claim without one never expires this way."""
+    return node.expires_at is not None and node.expires_at < at
+
+
 def in_validity_window(node: MemoryNode, valid_at: datetime) -> bool:
     return node.valid_from <= valid_at and (node.valid_to is None or valid_at < node.valid_to)
 
@@ -58,6 +64,8 @@ def exclusion_reasons(node: MemoryNode, valid_at: datetime, config: EngineConfig
     reasons: list[str] = []
     if not in_validity_window(node, valid_at):
         reasons.append("outside_validity_window")
+    if is_expired(node, valid_at):
+        reasons.append("expired")
     lifecycle = lifecycle_exclusion(node)
     if lifecycle:
         reasons.append(lifecycle)

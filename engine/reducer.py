@@ -27,6 +27,7 @@ from engine.confidence import penalty_step, reinforce_step, usefulness_step
 from engine.config import DEFAULT_CONFIG, EngineConfig
 from engine.emitter import Emitter
 from engine.event_identity import event_status
+from engine.filters import condition_state_of, is_expired
 from engine.matching import Attribute, Matcher
 from engine.normalize import normalize_text, subject_root
 from engine.results import ApplyResult, Outcome
@@ -41,6 +42,7 @@ from engine.trust import (
     event_evidence_kind,
     is_established,
 )
+from engine.world_rules import stale_reason
 from schemas.canonical import canonical_json, sha256_hex
 from schemas.claims import Claim, EventRef, ExtractionResult
 from schemas.commands import (
@@ -56,6 +58,8 @@ from schemas.commands import (
     PromoteCommand,
     ReinforceCommand,
     ResolveContradictionCommand,
+    RevalidateCommand,
+    RevalidationCodes,
 )
 from schemas.common import ActorRef
 from schemas.enums import (
@@ -89,7 +93,7 @@ from schemas.errors import (
     RuleViolation,
     ScopeMismatch,
 )
-from schemas.nodes import ConditionEvaluation, Edge, MemoryNode
+from schemas.nodes import ConditionEvaluation, Edge, MemoryNode, Revalidation
 from schemas.roles import actor_type_for_role, source_type_for_role
 
 E = EpistemicType
@@ -100,6 +104,8 @@ AUTHORITATIVE_TYPES = frozenset({E.OBSERVED, E.ASSERTED})
 #: A speculative or conditional claim is never contested by a plain opposite claim.
 NON_FACTUAL_TYPES = frozenset({E.HYPOTHETICAL, E.CONDITIONAL})
 REASSERTION_SIGNAL = "REASSERTED_REJECTED"
+#: Written on REVALIDATED operations (TRUST-FACTS §4).
+REVALIDATION_POLICY = "explicit_revalidation_v1"
 #: Registry rules that contest the old claim (the others retire it), and what CONTRADICTION_NOTED says of each.
 _CONTESTING = frozenset({"polarity", "single_valued", "correction_of_another"})
 _CONFLICTS = {
@@ -319,6 +325,11 @@ class Reducer:
                     and n.epistemic_type not in NON_FACTUAL_TYPES
                     and normalize_text(n.object) == obj_n
                 ]
+        if contest and any(n.expires_at is not None for n in contest):
+            # A claim whose explicit expiry had passed when this one was said is stale (TRUST-FACTS §4):
+            # lapsed evidence holds no new statement back, so it is left stale, not contested.
+            contest = [n for n in contest if not is_expired(n, valid_from)]
+            rules = {k: v for k, v in rules.items() if k in {n.node_id for n in (*retire, *contest)}}
 
         if cell is None:
             em.emit(
@@ -336,6 +347,7 @@ class Reducer:
             )
         confidence = cfg.fallback_confidence if cell is None else cell
         conditional = et is E.CONDITIONAL
+        expiry = claim.expires_at if claim.expires_at is not None else event.expires_at
         metadata: dict[str, Any] = dict(claim.metadata)
         if claim.replaces_object is not None:
             metadata["replaces_object"] = claim.replaces_object
@@ -379,6 +391,8 @@ class Reducer:
             "conversation_id": event.conversation_id,
             "valid_from": valid_from,
             "valid_to": valid_to,
+            "expires_at": expiry,
+            "revalidation": None,
             "event_dates": claim.event_dates,
             "recorded_at": at,
             "created_at": at,
@@ -418,6 +432,7 @@ class Reducer:
                 "matrix_cell": cell is not None,
                 "previously_rejected": rejected_id,
                 **({} if kind is None else {"evidence_kind": kind.value}),
+                **({} if expiry is None else {"expires_at": expiry.isoformat()}),
             },
             policy_version=cfg.policy_version,
             after=node,
@@ -1274,6 +1289,67 @@ class Reducer:
 
     def _deprecate(self, store: StateStore, cmd: DeprecateCommand, em: Emitter) -> None:
         self._lifecycle(store, cmd, em, cmd.node_id, L.DEPRECATED)
+
+    def _revalidate(self, store: StateStore, cmd: RevalidateCommand, em: Emitter) -> None:
+        """New evidence that a claim still holds, until a new expiry (TRUST-FACTS §4).
+
+        Stale is derived (``engine.world_rules.stale_reason``), so nothing about how the claim is known
+        changes: not its lifecycle, type or confidence (confirmation is ``reinforce``'s). The node gets
+        the new ``expires_at``, the evidence events join its ``evidence_refs``, and ``revalidation``
+        records this one; the REVALIDATED operation keeps the node before (the previous expiry and
+        evidence) and after, so every earlier expiry stays in the history and a replay rebuilds it.
+        """
+        node = self._target(store, cmd, cmd.node_id)
+        at = cmd.issued_at
+        if not _is_active(node):
+            raise RuleViolation(
+                "a retired claim cannot be revalidated; assert it anew", code=RevalidationCodes.CLAIM_RETIRED,
+                node_id=node.node_id, lifecycle=node.lifecycle.value,
+            )  # fmt: skip
+        if cmd.expires_at <= at:
+            raise RuleViolation(
+                "the new expiry must be after the command's time",
+                code=RevalidationCodes.EXPIRY_IN_PAST, expires_at=cmd.expires_at.isoformat(),
+            )  # fmt: skip
+        quote = (cmd.evidence_quote or "").strip() or None
+        if not cmd.evidence_ids and quote is None:
+            raise RuleViolation("revalidation needs new evidence: an evidence event or a quote",
+                                code=RevalidationCodes.EVIDENCE_REQUIRED)  # fmt: skip
+        if node.valid_to is not None and node.valid_to <= at:
+            raise RuleViolation("the claim's validity ended (a later claim holds); assert it anew",
+                                code=RevalidationCodes.VALIDITY_ENDED, node_id=node.node_id)  # fmt: skip
+        if node.epistemic_type is E.CONDITIONAL and condition_state_of(node) in (
+            ConditionState.FALSE, ConditionState.EXPIRED
+        ):
+            raise RuleViolation("a CONDITIONAL claim whose condition ended is re-evaluated, not revalidated",
+                                code=RevalidationCodes.CONDITION_NOT_TRUE)  # fmt: skip
+        self._check_evidence(store, cmd)
+        refs = node.evidence_refs + tuple(e for e in cmd.evidence_ids if e not in node.evidence_refs)
+        record = Revalidation(
+            revalidated_at=at, revalidated_by=cmd.actor.actor_id, previous_expires_at=node.expires_at,
+            expires_at=cmd.expires_at, evidence_ids=tuple(cmd.evidence_ids), evidence_quote=quote, reason=cmd.reason,
+        )  # fmt: skip
+        was = stale_reason(node, at, self.config)
+        after = _changed(node, at, expires_at=cmd.expires_at, revalidation=record, evidence_refs=refs)
+        em.emit(
+            OpType.REVALIDATED,
+            node.node_id,
+            cmd.actor,
+            {
+                "policy": REVALIDATION_POLICY,
+                "previous_expires_at": None if node.expires_at is None else node.expires_at.isoformat(),
+                "expires_at": cmd.expires_at.isoformat(),
+                "stale_before": was,
+                "evidence_ids": list(cmd.evidence_ids),
+                "evidence_quote": quote,
+                "reason": cmd.reason,
+                "triggered_by": cmd.actor.actor_id,
+            },
+            policy_version=REVALIDATION_POLICY,
+            before=node,
+            after=after,
+            evidence_ids=tuple(cmd.evidence_ids),
+        )
 
 
     # ---------------------------------------------------------------- erasure

@@ -51,10 +51,11 @@ COMMAND_EVIDENCE: MappingProxyType[PrincipalKind | None, MappingProxyType[ActorT
 )
 
 #: Commands a model suggestion may not apply to an established claim (it would promote, resolve,
-#: contest, re-type or retire it). Reinforcement and the other penalties move numbers, not the set.
+#: contest, re-type or retire it, or make an expired one current again). Reinforcement and the other
+#: penalties move numbers, not the set.
 GUARDED_COMMANDS = frozenset({
     "promote", "deprecate", "archive", "contradict", "resolve_contradiction", "epistemic_transition",
-    "evaluate_condition",
+    "evaluate_condition", "revalidate",
 })
 #: Penalties that say "this is wrong": from a model they would retire a user's fact by attrition.
 GUARDED_SIGNALS = frozenset({SignalType.CORRECTED, SignalType.CONTRADICTED_BY_OBSERVATION})

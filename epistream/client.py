@@ -226,7 +226,7 @@ class EpistreamClient:
 
     def node_command(self, node_id: str, action: str, *, idempotency_key: str | uuid.UUID | None = None,
                      **body: Any) -> CommandResult:
-        """``action``: reinforce, penalize, transition, promote, archive or deprecate."""
+        """``action``: reinforce, penalize, transition, promote, archive, deprecate or revalidate."""
         return self._command(f"/v1/nodes/{node_id}/{action}", body, idempotency_key)
 
     def reinforce(self, node_id: str, **kw: Any) -> CommandResult:
@@ -246,6 +246,10 @@ class EpistreamClient:
 
     def deprecate(self, node_id: str, **kw: Any) -> CommandResult:
         return self.node_command(node_id, "deprecate", **kw)
+
+    def revalidate(self, node_id: str, expires_at: datetime, **kw: Any) -> CommandResult:
+        """New evidence (``evidence_ids`` or ``evidence_quote``) that a claim holds until ``expires_at``."""
+        return self.node_command(node_id, "revalidate", expires_at=expires_at, **kw)
 
     # -- operations
     def health(self) -> dict[str, Any]:
@@ -361,6 +365,10 @@ class AsyncEpistreamClient:
 
     async def deprecate(self, node_id: str, **kw: Any) -> CommandResult:
         return await self.node_command(node_id, "deprecate", **kw)
+
+    async def revalidate(self, node_id: str, expires_at: datetime, **kw: Any) -> CommandResult:
+        """New evidence (``evidence_ids`` or ``evidence_quote``) that a claim holds until ``expires_at``."""
+        return await self.node_command(node_id, "revalidate", expires_at=expires_at, **kw)
 
     async def health(self) -> dict[str, Any]:
         response = await self._http.get("/v1/health", headers=self._headers)

@@ -190,6 +190,12 @@ class Memory:
         """Mark a claim known wrong or replaced (final for its epistemic type)."""
         return self.command("deprecate", node_id, tenant_id=tenant_id, **options)
 
+    def revalidate(self, node_id: str, expires_at: datetime, *, tenant_id: str, evidence_quote: str | None = None,
+                   **options: Any) -> Outcome | None:  # fmt: skip
+        """New evidence (``evidence_ids`` or ``evidence_quote``) that a stale claim holds until ``expires_at``."""
+        return self.command("revalidate", node_id, tenant_id=tenant_id, expires_at=expires_at,
+                            evidence_quote=evidence_quote, **options)  # fmt: skip
+
     # ------------------------------------------------------------------ reads
     def retrieve(
         self,

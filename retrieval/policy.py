@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from datetime import datetime
 
 from engine.config import DEFAULT_CONFIG
-from engine.filters import condition_state_of, epistemic_exclusion
+from engine.filters import condition_state_of, epistemic_exclusion, is_expired
 from schemas.canonical import iso
 from schemas.enums import (
     ACTIVE_LIFECYCLE_STATES,
@@ -61,6 +61,9 @@ DEFAULT_EXCLUDED_TYPES = frozenset({EpistemicType.HYPOTHETICAL, EpistemicType.DE
 DEFAULT_EPISTEMIC_TYPES = frozenset(EpistemicType) - DEFAULT_EXCLUDED_TYPES
 DEFAULT_LIFECYCLES = ACTIVE_LIFECYCLE_STATES
 DEFAULT_CONDITION_STATES = frozenset({ConditionState.TRUE})
+#: The exclusion reason and flag of a claim whose explicit ``expires_at`` has passed (the world view's
+#: stale reason too). Applied per node at the reference time, not pushed into the backends' filters.
+EXPIRED = "expired"
 
 
 def epistemic_weight(node: MemoryNode) -> float:
@@ -73,11 +76,16 @@ def node_type_boost(node_type: NodeType) -> float:
     return NODE_TYPE_BOOSTS.get(node_type, 1.0)
 
 
-def default_exclusion_reason(node: MemoryNode, threshold: float = UNVERIFIED_THRESHOLD) -> str | None:
+def default_exclusion_reason(
+    node: MemoryNode, threshold: float = UNVERIFIED_THRESHOLD, at: datetime | None = None
+) -> str | None:
     """The reason DEFAULT mode drops ``node``, or None when it is shown.
 
     Checked in a fixed order so a node that breaks several rules always reports
-    the same reason: epistemic type, lifecycle, condition, UNVERIFIED threshold.
+    the same reason: epistemic type, lifecycle, condition, UNVERIFIED threshold,
+    then (given the reference time ``at``) an explicit expiry that has passed: ``expired``.
+    An expired claim is dropped as a claim whose condition EXPIRED is (PRME-FACTS §4): expired
+    evidence is never silently reused (TRUST-FACTS §4) until a revalidation gives it a new expiry.
     The epistemic rule itself is the engine's (``engine.filters``).
     """
     reason = epistemic_exclusion(node, threshold)
@@ -85,11 +93,13 @@ def default_exclusion_reason(node: MemoryNode, threshold: float = UNVERIFIED_THR
         return reason
     if node.lifecycle not in DEFAULT_LIFECYCLES:
         return f"lifecycle_filtered:{node.lifecycle.value.lower()}"
+    if reason is None and at is not None and is_expired(node, at):
+        return EXPIRED
     return reason
 
 
-def default_flags(node: MemoryNode) -> tuple[str, ...]:
-    """Non-default states a reader must see (``inferred``, ``contested``...).
+def default_flags(node: MemoryNode, at: datetime | None = None) -> tuple[str, ...]:
+    """Non-default states a reader must see (``inferred``, ``contested``, ``expired``...).
 
     ``not_default`` marks an item only EXPLICIT mode returns.
     """
@@ -100,13 +110,16 @@ def default_flags(node: MemoryNode) -> tuple[str, ...]:
         flags.append(f"condition:{condition_state_of(node).value.lower()}")
     if node.lifecycle not in (LifecycleState.TENTATIVE, LifecycleState.STABLE):
         flags.append(node.lifecycle.value.lower())
-    if default_exclusion_reason(node) is not None:
+    if at is not None and is_expired(node, at):
+        flags.append(EXPIRED)
+    if default_exclusion_reason(node, at=at) is not None:
         flags.append("not_default")
     return tuple(flags)
 
 
 def apply_policy(
-    nodes: Iterable[MemoryNode], mode: RetrievalMode, threshold: float = UNVERIFIED_THRESHOLD
+    nodes: Iterable[MemoryNode], mode: RetrievalMode, threshold: float = UNVERIFIED_THRESHOLD,
+    at: datetime | None = None,
 ) -> tuple[list[MemoryNode], list[Exclusion]]:
     """Split candidates into kept nodes and exclusions.
 
@@ -116,7 +129,7 @@ def apply_policy(
     kept: list[MemoryNode] = []
     exclusions: list[Exclusion] = []
     for node in nodes:
-        reason = default_exclusion_reason(node, threshold)
+        reason = default_exclusion_reason(node, threshold, at)
         if reason is None:
             kept.append(node)
             continue

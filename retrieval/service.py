@@ -234,6 +234,7 @@ class Retriever:
         """
         assert self._excerpts is not None
         cfg = self._config
+        at = self._reference_time(request)
         flt = excerpt_search_filter(request)
         found, _mismatch, _failed = self._candidates(request, flt, self._excerpts, cfg.excerpt_k)
         by_event = {c.node.evidence_refs[0]: c for c in found if c.node.evidence_refs}
@@ -254,7 +255,7 @@ class Retriever:
             cand = by_event[event_id]
             of_event = cited.get(event_id, [])
             claim_ids[cand.node.node_id] = tuple(sorted({n.node_id for n in of_event}))
-            reasons = [default_exclusion_reason(n, cfg.unverified_threshold) for n in of_event]
+            reasons = [default_exclusion_reason(n, cfg.unverified_threshold, at) for n in of_event]
             current[cand.node.node_id] = sum(r is None for r in reasons) / len(reasons) if reasons else 1.0
             if of_event and all(r is not None for r in reasons):
                 reason = f"excerpt_claims_excluded:{sorted(r for r in reasons if r is not None)[0]}"
@@ -294,7 +295,7 @@ class Retriever:
             if node is None or not node_matches_filter(node, guard) or not is_live(node):
                 continue
             if request.mode is RetrievalMode.DEFAULT and default_exclusion_reason(
-                node, self._config.unverified_threshold
+                node, self._config.unverified_threshold, self._reference_time(request)
             ) is not None:
                 continue
             trace = ScoreTrace(paths=(CONTRADICTION_PATH,), rrf_base=0.0, fused_score=0.0)
@@ -321,7 +322,7 @@ class Retriever:
         if self._excerpts is not None and request.sources != "claims" and not (typed and request.sources == "all"):
             excerpts, claim_ids, excerpt_exclusions = self._excerpts_of(request, analysis)
 
-        kept, exclusions = apply_policy([c.node for c in candidates], request.mode, cfg.unverified_threshold)
+        kept, exclusions = apply_policy([c.node for c in candidates], request.mode, cfg.unverified_threshold, ref)
         kept_ids = {n.node_id for n in kept}
         fused_all = fuse(
             [c for c in candidates if c.node.node_id in kept_ids],
@@ -413,7 +414,7 @@ class Retriever:
     @staticmethod
     def _item(p: Presented, ref: datetime, placed: dict[str, Representation]) -> RetrievedItem:
         node = p.fused.node
-        flags = default_flags(node) + (("conflict",) if p.conflict_flag else ())
+        flags = default_flags(node, ref) + (("conflict",) if p.conflict_flag else ())
         level = placed.get(node.node_id)
         return RetrievedItem(
             node_id=node.node_id,
@@ -427,6 +428,7 @@ class Retriever:
             scope_id=node.scope_id,
             valid_from=node.valid_from,
             valid_to=node.valid_to,
+            expires_at=node.expires_at,
             recorded_at=node.recorded_at,
             salience=node.salience,
             score=p.fused.score,

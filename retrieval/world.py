@@ -4,7 +4,8 @@ Four disjoint answers to "what does memory say now": facts (authoritative,
 active, uncontested), conflicts (unresolved contradictions — the subject and
 predicate of a conflict are removed from facts, so a contested question never
 has a plain answer), proposals (model-derived, hypothetical or still
-conditional) and stale (validity, condition or the node type's TTL ended). Retired claims
+conditional) and stale (validity, condition, the claim's explicit ``expires_at`` or the node type's TTL
+ended; an expired claim is never a fact until revalidated). Retired claims
 (superseded, archived, deprecated) belong to none of them.
 """
 
@@ -59,6 +60,7 @@ def _claim(node: MemoryNode, ref: datetime, *, reason: str | None = None, confli
         label=label_for(node, ref),
         valid_from=node.valid_from,
         valid_to=node.valid_to,
+        expires_at=node.expires_at,
         conflict_flag=conflict_flag,
         reason=reason,
     )

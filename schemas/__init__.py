@@ -14,6 +14,7 @@ from schemas.commands import (
     PromoteCommand,
     ReinforceCommand,
     ResolveContradictionCommand,
+    RevalidateCommand,
     parse_command,
 )
 from schemas.common import ActorRef, Contract, ScopeRef
@@ -43,7 +44,7 @@ from schemas.enums import (
     TriggerType,
 )
 from schemas.events import ConversationEvent, EventCodes, parse_event, validate_event
-from schemas.nodes import ConditionEvaluation, Edge, MemoryNode
+from schemas.nodes import ConditionEvaluation, Edge, MemoryNode, Revalidation
 from schemas.operations import Operation, load_operation, verify_operation
 
 __all__ = [
@@ -88,6 +89,8 @@ __all__ = [
     "ReinforceCommand",
     "RejectedClaim",
     "ResolveContradictionCommand",
+    "RevalidateCommand",
+    "Revalidation",
     "Role",
     "Scope",
     "ScopeRef",

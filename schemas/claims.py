@@ -56,6 +56,8 @@ class Claim(Contract):
     metadata: dict[str, JsonValue] = Field(default_factory=dict)
     #: Dates the claim's sentence refers to, resolved against the message's time (set by validation).
     event_dates: tuple[str, ...] = added_field((), max_length=8)
+    #: Until when this claim holds (TRUST-FACTS §4); unset = the source event's ``expires_at``, if any.
+    expires_at: UtcDatetime | None = added_field()
 
     @model_validator(mode="after")
     def _shape(self) -> Claim:
@@ -111,6 +113,8 @@ class EventRef(ScopeRef):
     #: How the event's input id is derived (:func:`event_input_id`); unset is scheme 1 (events logged
     #: before scheme 2 replay with the ids they were reduced under).
     id_scheme: int | None = added_field()
+    #: The event's ``expires_at``: its claims are stale once it has passed (unless revalidated).
+    expires_at: UtcDatetime | None = added_field()
 
     @property
     def input_id(self) -> str:
@@ -142,6 +146,8 @@ class EventRef(ScopeRef):
         }
         if event.channel is not None:
             values["channel"] = event.channel
+        if event.expires_at is not None:
+            values["expires_at"] = event.expires_at
         return cls.model_construct(**values) if trusted else cls(**values)
 
 

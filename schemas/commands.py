@@ -112,6 +112,30 @@ class DeprecateCommand(CommandBase):
     node_id: str
 
 
+class RevalidateCommand(CommandBase):
+    """New evidence that a claim still holds, and until when (TRUST-FACTS §4).
+
+    Makes a stale (expired) claim current again, or moves a current claim's expiry; the lifecycle is
+    untouched (stale is derived, never a state). Needs evidence: ``evidence_ids`` (events of this
+    stream) or an ``evidence_quote``; the previous expiry and evidence stay in the claim's history.
+    """
+
+    command: Literal["revalidate"] = "revalidate"
+    node_id: str
+    expires_at: UtcDatetime
+    evidence_quote: str | None = Field(default=None, max_length=8000)
+
+
+class RevalidationCodes:
+    """Stable codes of a refused revalidation (journaled as COMMAND_REJECTED; the API answers 409)."""
+
+    EXPIRY_IN_PAST = "expiry_in_past"
+    EVIDENCE_REQUIRED = "evidence_required"
+    CLAIM_RETIRED = "claim_retired"
+    VALIDITY_ENDED = "validity_ended"
+    CONDITION_NOT_TRUE = "condition_not_true"
+
+
 class EraseCommand(CommandBase):
     """One erasure's part for one ``tenant/owner/scope`` (its routing key); see ``schemas.erasure``.
 
@@ -140,6 +164,7 @@ Command = Annotated[
     | PromoteCommand
     | ArchiveCommand
     | DeprecateCommand
+    | RevalidateCommand
     | EraseCommand,
     Field(discriminator="command"),
 ]
@@ -206,6 +231,9 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("archive", ArchiveCommand, ("node_id",), "deprecate", "Archive a claim (final)."),
     CommandSpec("deprecate", DeprecateCommand, ("node_id",), "deprecate",
                 "Deprecate a claim (known wrong or replaced)."),
+    CommandSpec("revalidate", RevalidateCommand, ("node_id",), "assert",
+                "Revalidate a claim with new evidence and a new expiry: a stale (expired) claim is current again.",
+                cli_options=(("expires_at", "--expires-at"), ("evidence_quote", "--quote"))),
 )  # fmt: skip
 
 COMMAND_SPECS: dict[str, CommandSpec] = {spec.name: spec for spec in COMMANDS}

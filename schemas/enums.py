@@ -234,6 +234,8 @@ class OpType(_CaseInsensitiveEnum):
     ERASED = "ERASED"
     #: A surviving claim lost evidence references to erased events (its own content stays).
     EVIDENCE_ERASED = "EVIDENCE_ERASED"
+    #: New evidence and a new expiry for a claim (TRUST-FACTS §4): stale is derived, so no state changes.
+    REVALIDATED = "REVALIDATED"
 
 
 class TargetType(_CaseInsensitiveEnum):

@@ -52,6 +52,8 @@ class EventCodes:
     SCHEMA_VIOLATION = "schema_violation"
     OCCURRED_IN_FUTURE = "occurred_at_in_future"
     OCCURRED_BEFORE_FLOOR = "occurred_at_before_floor"
+    #: ``expires_at`` is not after ``occurred_at``: what the message says would be stale when said.
+    EXPIRES_BEFORE_OCCURRED = "expires_at_not_after_occurred_at"
     EVENT_ID_CONFLICT = EventIdConflict.code
 
 
@@ -106,6 +108,15 @@ class ConversationEvent(ScopeRef):
     #: from the API key or the publisher's configured source; a value the caller sent can only narrow
     #: it (``schemas.roles.narrow_principal``). None = a trusted relay, as before channels existed.
     channel: PrincipalKind | None = added_field()
+    #: Until when what this message says holds (TRUST-FACTS §4): its claims carry it and are stale once it
+    #: has passed (a derived condition, not a lifecycle state) until revalidated. Omitted while unset.
+    expires_at: UtcDatetime | None = added_field()
+
+    @model_validator(mode="after")
+    def _expiry_after_occurrence(self) -> ConversationEvent:
+        if self.expires_at is not None and self.expires_at <= self.occurred_at:
+            raise ValueError(f"{EventCodes.EXPIRES_BEFORE_OCCURRED}: expires_at must be after occurred_at")
+        return self
 
     @model_validator(mode="before")
     @classmethod
@@ -174,6 +185,8 @@ def _code_for(error: ValidationError) -> tuple[str, str]:
     kind = first["type"]
     msg = str(first.get("msg", ""))
     field = str(first["loc"][0]) if first["loc"] else ""
+    if EventCodes.EXPIRES_BEFORE_OCCURRED in msg:
+        return EventCodes.EXPIRES_BEFORE_OCCURRED, "expires_at: must be after occurred_at"
     for code in (EventCodes.CONTENT_TOO_LARGE, EventCodes.METADATA_TOO_LARGE):
         if code in msg:
             return code, f"{loc}: too large"
@@ -183,7 +196,7 @@ def _code_for(error: ValidationError) -> tuple[str, str]:
         return EventCodes.UNKNOWN_FIELD, f"{loc}: not a known field"
     if kind == "timezone_aware" or "timezone-aware" in msg:
         return EventCodes.NAIVE_TIMESTAMP, f"{loc}: must include a timezone"
-    if field in {"occurred_at", "received_at"}:
+    if field in {"occurred_at", "received_at", "expires_at"}:
         return EventCodes.INVALID_TIMESTAMP, f"{loc}: not an ISO-8601 timestamp"
     if field == "role":
         return EventCodes.UNKNOWN_ROLE, f"{loc}: not one of {', '.join(r.value for r in Role)}"

@@ -31,6 +31,21 @@ class ConditionEvaluation(Contract):
     evidence_id: str | None = None
 
 
+class Revalidation(Contract):
+    """The latest revalidation of a claim (TRUST-FACTS §4): new evidence that it still holds, a new expiry.
+
+    Earlier ones stay in the claim's REVALIDATED operations (each with its node before and after).
+    """
+
+    revalidated_at: UtcDatetime
+    revalidated_by: str
+    previous_expires_at: UtcDatetime | None = None
+    expires_at: UtcDatetime
+    evidence_ids: tuple[str, ...] = ()
+    evidence_quote: str | None = None
+    reason: str | None = None
+
+
 class MemoryNode(ScopeRef):
     """A claim as memory: how it is known, why, by whom, and how it changed.
 
@@ -73,6 +88,11 @@ class MemoryNode(ScopeRef):
     conversation_id: str | None = None
     valid_from: UtcDatetime
     valid_to: UtcDatetime | None = None
+    #: Until when the claim holds, as its source said (``expires_at`` on the event or claim) or its last
+    #: revalidation set it; after that it is stale (``engine.world_rules.stale_reason``: ``expired``), a
+    #: derived condition, not a lifecycle state. An explicit expiry replaces the node type's TTL.
+    expires_at: UtcDatetime | None = added_field()
+    revalidation: Revalidation | None = added_field()
     #: Dates the claim's text refers to ("yesterday" → the day before the message), see
     #: ``extractors.dates``; not ``valid_from``, which is when the claim starts to hold.
     event_dates: tuple[str, ...] = added_field(())

@@ -16,7 +16,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from schemas.common import ActorRef, Contract, KeyId, UtcDatetime
+from schemas.common import ActorRef, Contract, KeyId, UtcDatetime, added_field
 from schemas.enums import (
     ConditionState,
     EpistemicType,
@@ -153,6 +153,8 @@ class RetrievedItem(Contract):
     scope_id: str | None = None
     valid_from: UtcDatetime
     valid_to: UtcDatetime | None = None
+    #: The claim's explicit expiry (TRUST-FACTS §4); DEFAULT mode leaves it out once passed (``expired``).
+    expires_at: UtcDatetime | None = added_field()
     recorded_at: UtcDatetime
     salience: float
     score: float
@@ -371,8 +373,11 @@ class WorldClaim(Contract):
     label: ProvenanceLabel
     valid_from: UtcDatetime
     valid_to: UtcDatetime | None = None
+    #: Until when the claim holds (its source's ``expires_at`` or its last revalidation); stale after it.
+    expires_at: UtcDatetime | None = added_field()
     conflict_flag: bool = False
-    #: Why a proposal or stale item is not a fact, e.g. ``inferred``, ``condition:FALSE``, ``validity_ended``.
+    #: Why a proposal or stale item is not a fact, e.g. ``inferred``, ``condition:FALSE``, ``validity_ended``,
+    #: ``expired`` (its ``expires_at`` passed; a revalidation makes it current again).
     reason: str | None = None
 
 

@@ -40,6 +40,7 @@ from epistream.api.models import (
     ContradictBody,
     PlainCommandBody,
     ResolveBody,
+    RevalidateBody,
     SignalBody,
     TransitionBody,
     _CommandBody,
@@ -63,6 +64,7 @@ ROUTES: dict[str, tuple[str, str, type[_CommandBody], bool]] = {
     "promote": ("POST", "/v1/nodes/{node_id}/promote", PlainCommandBody, True),
     "archive": ("POST", "/v1/nodes/{node_id}/archive", ArchiveBody, True),
     "deprecate": ("POST", "/v1/nodes/{node_id}/deprecate", PlainCommandBody, True),
+    "revalidate": ("POST", "/v1/nodes/{node_id}/revalidate", RevalidateBody, False),
 }
 
 _RESPONSES: dict[int | str, dict[str, Any]] = {

@@ -134,6 +134,13 @@ class ArchiveBody(_CommandBody):
     policy_ref: str | None = Field(default=None, max_length=200)
 
 
+class RevalidateBody(_CommandBody):
+    """New evidence (``evidence_ids`` of this stream, or ``evidence_quote``) and the claim's new expiry."""
+
+    expires_at: UtcDatetime
+    evidence_quote: str | None = Field(default=None, max_length=8000)
+
+
 class CommandResponse(BaseModel):
     """The engine's outcome of the one command a request became.
 

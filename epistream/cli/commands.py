@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import inspect
 import uuid
+from datetime import datetime
 from enum import Enum
 from typing import Annotated, Any
 
@@ -87,6 +88,10 @@ def _field_option(spec: CommandSpec, name: str) -> inspect.Parameter:
     enum = isinstance(annotation, type) and issubclass(annotation, Enum)
     flag = spec.option_name(name)
     option = typer.Option(flag, case_sensitive=False) if enum else typer.Option(flag)
+    if annotation is datetime or annotation == datetime | None:
+        # typer's own datetime formats have no UTC offset; the command's model reads ISO-8601 with one
+        annotation = str if annotation is datetime else str | None
+        option = typer.Option(flag, help="ISO-8601 time with a timezone, e.g. 2026-06-01T09:00:00+00:00.")
     default = inspect.Parameter.empty if field.is_required() else field.default
     annotated = Annotated[annotation, option]  # type: ignore[valid-type]
     return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=annotated, default=default)

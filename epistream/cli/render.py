@@ -61,9 +61,11 @@ def render_world(view: Any) -> None:
         table.add_column("type")
         table.add_column("conf", justify="right")
         table.add_column("why")
+        table.add_column("expires")
         for c in claims:
             line = claim_line(c.subject, c.predicate, c.object, c.polarity, c.label.condition)
-            table.add_row(line, c.label.epistemic_type.value, f"{c.label.confidence:.2f}", c.reason or "")
+            expires = c.expires_at.isoformat() if c.expires_at is not None else ""
+            table.add_row(line, c.label.epistemic_type.value, f"{c.label.confidence:.2f}", c.reason or "", expires)
         console.print(table)
 
     section("facts", view.facts)
@@ -79,7 +81,7 @@ def render_world(view: Any) -> None:
         table.add_row(f"{conflict.subject} · {conflict.predicate}", sides)
     console.print(table)
     section("proposals (inferred / hypothetical / unresolved conditions)", view.proposals)
-    section("stale (expired validity or condition)", view.stale)
+    section("stale (expired: revalidate with new evidence; or validity, condition or TTL ended)", view.stale)
 
 
 def render_provenance(trail: Any) -> None:

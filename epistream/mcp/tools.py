@@ -83,6 +83,10 @@ class Message(_Args):
         default=None, description="The platform's id of the message; default: derived from request_id, else new."
     )
     speaker: str | None = Field(default=None, max_length=200, description="Display name of who wrote it.")
+    expires_at: datetime | None = Field(
+        default=None, description="Until when what it says holds (ISO-8601 with a timezone), if the owner said so; "
+        "after it the claims are stale until revalidated (memory_revalidate)."
+    )
 
 
 class RememberArgs(_Args):
@@ -170,6 +174,8 @@ async def _remember(caller: Caller, key: ApiKey, args: RememberArgs) -> Reply:
                             ("conversation_id", args.conversation_id), ("speaker", m.speaker)):  # fmt: skip
             if value is not None:
                 event[name] = value
+        if m.expires_at is not None:
+            event["expires_at"] = m.expires_at.isoformat()
         events.append(event)
     return await caller.request("POST", "/v1/events", json={"events": events}, idempotency_key=args.request_id)
 
@@ -236,8 +242,8 @@ BASE_TOOLS: tuple[ToolSpec, ...] = (
         "memory_world", "World context", (
             "The owner's current world view: facts (claims that may be stated), conflicts (contradicting claims "
             "side by side), proposals (hypotheses and suggestions not yet accepted) and stale claims (not "
-            "confirmed for a long time). Only 'facts' may be stated as true; proposals are not facts, and a "
-            "conflict must be presented as one, not resolved by you."
+            "confirmed for a long time, or past their expires_at until revalidated). Only 'facts' may be stated as "
+            "true; proposals are not facts, and a conflict must be presented as one, not resolved by you."
         ), WorldArgs, _world, read_only=True,
     ),
     ToolSpec(
@@ -273,6 +279,9 @@ COMMAND_NOTES: dict[str, str] = {
     "promote": "Mark a claim STABLE (well established).",
     "archive": "Archive a claim for good: it is no longer recalled. Final.",
     "deprecate": "Retire a claim known to be wrong or replaced: it is no longer recalled. Final.",
+    "revalidate": "Only with new evidence that a stale (expired) claim still holds (an evidence event id or the "
+                  "owner's words as evidence_quote), and until when (expires_at, in the future). A claim the "
+                  "owner stated needs the owner's channel; yours is refused (channel_not_authoritative).",
 }
 _DESTRUCTIVE = {"penalize", "resolve", "archive", "deprecate", "transition"}
 

@@ -185,8 +185,9 @@ def mask_bytes(raw: bytes, limit: int = MAX_DEAD_LETTER_BYTES) -> bytes:
     return encoded
 
 
-#: Free-text fields of explicit commands (a reason, a contradiction's description, a signal's source).
-_COMMAND_TEXT = ("reason", "description", "signal_source", "policy_ref")
+#: Free-text fields of explicit commands (a reason, a contradiction's description, a signal's source, a
+#: revalidation's evidence quote).
+_COMMAND_TEXT = ("reason", "description", "signal_source", "policy_ref", "evidence_quote")
 
 
 def mask_command(command: CommandT) -> CommandT:

@@ -8,13 +8,15 @@ retire a user's fact; a human's key can. Real chDB, the HTTP API over ASGI.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from test_api_support import Keys, event, make_client, node_by_event, open_runner, settings_for
+from test_api_support import T0, Keys, event, make_client, node_by_event, open_runner, settings_for
 
+from epistream.cli.demo import REFERENCE_TIME
 from epistream.runner import EmbeddedRunner
 
 pytestmark = pytest.mark.integration
@@ -106,3 +108,27 @@ def test_a_human_key_declaring_agent_narrows_its_authority(env: Env) -> None:
     node = env.node(node_by_event(env.runner, TENANT, "alice", "")["guess"])
     assert node["evidence_kind"] == "MODEL_SUGGESTION"
     assert not any(o == "Rome" for _, _, o in _facts(env.world("alice")))
+
+
+def test_an_expired_fact_is_stale_until_a_human_key_revalidates_it(env: Env) -> None:
+    """TRUST-FACTS §4: ``expires_at`` on the event; ``POST /v1/nodes/{id}/revalidate`` needs a human channel."""
+    said = event("desk", "I sit at desk B12.", owner="alice")
+    said["expires_at"] = (T0 + timedelta(days=1)).isoformat()
+    r = env.post("platform", "/v1/events", [said])
+    assert r.status_code == 200 and r.json()["accepted"] == 1, r.text
+    desk = node_by_event(env.runner, TENANT, "alice", "")["desk"]
+    world = env.world("alice")  # the API's clock is months later
+    assert desk not in {f["node_id"] for f in world["facts"]}
+    [stale] = [s for s in world["stale"] if s["node_id"] == desk]
+    assert stale["reason"] == "expired" and stale["expires_at"] == said["expires_at"].replace("+00:00", "Z")
+    renewed = (REFERENCE_TIME + timedelta(days=365)).isoformat()
+    body = {"expires_at": renewed, "evidence_quote": "still at B12"}
+    r = env.post("bot", f"/v1/nodes/{desk}/revalidate", body)
+    assert r.status_code == 409 and r.json()["error"]["code"] == "channel_not_authoritative", r.text
+    r = env.post("alice", f"/v1/nodes/{desk}/revalidate", {**body, "expires_at": T0.isoformat()})
+    assert r.status_code == 409 and r.json()["error"]["code"] == "expiry_in_past", r.text
+    r = env.post("alice", f"/v1/nodes/{desk}/revalidate", body)
+    assert r.status_code == 200 and r.json()["outcome"]["status"] == "applied", r.text
+    node = r.json()["node"]
+    assert node["version"] == 2 and node["revalidation"]["evidence_quote"] == "still at B12"
+    assert desk in {f["node_id"] for f in env.world("alice")["facts"]}

@@ -54,7 +54,8 @@ async def _remember_and_recall(client: Client, owner: str | None, claim_type: st
     names = {t.name for t in listed.tools}
     assert {"memory_remember", "memory_recall", "memory_world", "memory_provenance", "memory_assertion_state",
             "memory_reinforce", "memory_penalize", "memory_contradict", "memory_resolve", "memory_condition",
-            "memory_transition", "memory_promote", "memory_archive", "memory_deprecate"} == names  # fmt: skip
+            "memory_transition", "memory_promote", "memory_archive", "memory_deprecate",
+            "memory_revalidate"} == names  # fmt: skip
     recall = next(t for t in listed.tools if t.name == "memory_recall")
     assert "not a fact" in (recall.description or "") and recall.annotations.read_only_hint is True
     assert recall.input_schema["properties"]["mode"]["enum"] == ["default", "explicit"]

@@ -681,6 +681,7 @@ _BODIES: dict[str, Any] = {
     "/v1/contradictions/resolve": {"winner_id": "a", "loser_id": "b"},
     "/v1/nodes/{}/condition": {"state": "TRUE"},
     "/v1/nodes/{}/transition": {"to_type": "ASSERTED"},
+    "/v1/nodes/{}/revalidate": {"expires_at": "2027-01-01T00:00:00Z", "evidence_quote": "still true"},
 }  # fmt: skip
 
 

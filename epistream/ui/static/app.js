@@ -125,6 +125,7 @@ function claimCard(item, extra) {
       `confidence ${pct(label.confidence)} · effective ${pct(label.effective_confidence)} · ${label.source_type || ""}`,
       label.condition ? ` · if “${label.condition}” (${label.condition_state})` : "",
       item.reason ? ` · ${item.reason}` : "",
+      item.expires_at ? ` · expires ${fmtTime(item.expires_at)}` : "",
       extra || ""));
 }
 
@@ -144,7 +145,7 @@ async function pageWorld() {
         h("div", { class: "conflict-title" }, `${c.subject} · ${c.predicate}`),
         h("div", { class: "sides" }, c.sides.map((s) => claimCard(s)))))),
     section("Proposals", "Hypotheses, conditional and proposed claims: not facts.", world.proposals.map((p) => claimCard(p))),
-    section("Stale", "Not confirmed for a long time.", world.stale.map((s) => claimCard(s))));
+    section("Stale", "Expired (until revalidated with new evidence), or not confirmed for a long time.", world.stale.map((s) => claimCard(s))));
 }
 
 /* --------------------------------------------------------------------------------------------- claim */

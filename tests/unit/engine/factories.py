@@ -18,6 +18,7 @@ from schemas.commands import (
     PromoteCommand,
     ReinforceCommand,
     ResolveContradictionCommand,
+    RevalidateCommand,
 )
 from schemas.common import ActorRef
 from schemas.enums import ActorType, EpistemicType, Polarity, Role, Scope, SignalType, TemporalIntent
@@ -129,6 +130,10 @@ def archive(node_id: str, **kw: Any) -> ArchiveCommand:
 
 def deprecate(node_id: str, **kw: Any) -> DeprecateCommand:
     return DeprecateCommand(**_base(kw), node_id=node_id)
+
+
+def revalidate(node_id: str, expires_at: datetime, **kw: Any) -> RevalidateCommand:
+    return RevalidateCommand(**_base(kw), node_id=node_id, expires_at=expires_at)
 
 
 def new_store() -> InMemoryStateStore:

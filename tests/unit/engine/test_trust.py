@@ -25,6 +25,7 @@ from engine_factories import (
     promote,
     reinforce,
     resolve,
+    revalidate,
     transition,
     update,
 )
@@ -222,7 +223,8 @@ _OBJECTS = ["Paris", "Berlin", "Acme", "coffee", "tea"]
 def _established_facts(store: InMemoryStateStore) -> dict[str, tuple[Any, ...]]:
     """What the established context says: every human/measured claim's state and value."""
     return {
-        n.node_id: (n.lifecycle, n.epistemic_type, n.object, n.polarity, n.superseded_by, n.contradicts, n.valid_to)
+        n.node_id: (n.lifecycle, n.epistemic_type, n.object, n.polarity, n.superseded_by, n.contradicts, n.valid_to,
+                    n.expires_at)
         for n in store.iter_nodes()
         if is_established(n)
     }
@@ -252,7 +254,7 @@ def _suggestion(draw: st.DrawFn, ids: list[str], i: int) -> Any:
                                            (ActorRef(actor_id="cron", actor_type=ActorType.SYSTEM_PROCESS), None)]))
     kw = {"actor": actor, "channel": channel, "issued_at": at(1 + i)}
     maker = draw(st.sampled_from(["promote", "deprecate", "archive", "transition", "contradict", "resolve",
-                                  "penalize", "reinforce", "evaluate"]))
+                                  "penalize", "reinforce", "evaluate", "revalidate"]))
     if maker == "transition":
         return transition(target, draw(st.sampled_from([E.DEPRECATED, E.OBSERVED, E.HYPOTHETICAL])), **kw)
     if maker in ("contradict", "resolve"):
@@ -261,6 +263,8 @@ def _suggestion(draw: st.DrawFn, ids: list[str], i: int) -> Any:
         return penalize(target, draw(st.sampled_from(sorted(SignalType))), **kw)
     if maker == "evaluate":
         return evaluate(target, draw(st.sampled_from(["TRUE", "FALSE", "EXPIRED"])), **kw)
+    if maker == "revalidate":  # would make the expired Paris claim current again
+        return revalidate(target, at(100), evidence_quote="still so", **kw)
     return {"promote": promote, "deprecate": deprecate, "archive": archive, "reinforce": reinforce}[maker](target, **kw)
 
 
@@ -268,7 +272,7 @@ def _suggestion(draw: st.DrawFn, ids: list[str], i: int) -> Any:
 @given(data=st.data(), length=st.integers(min_value=1, max_value=25))
 def test_no_sequence_of_model_suggestions_changes_the_established_facts(data: st.DataObject, length: int) -> None:
     store = new_store()
-    _created(store, claim("user", "lives in", "Paris"), event_id="h-1")
+    _created(store, claim("user", "lives in", "Paris"), event_id="h-1", expires_at=at(0.5))
     _created(store, claim("user", "works at", "Acme"), event_id="h-2")
     _created(store, claim("user", "drinks", "coffee", polarity=Polarity.NEGATIVE), event_id="h-3")
     _created(store, claim("user", "drinks", "tea", epistemic=E.CONDITIONAL, condition="if it is cold"), event_id="h-4")

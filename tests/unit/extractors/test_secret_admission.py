@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -129,3 +129,18 @@ def test_a_commands_free_text_is_masked_before_it_is_sealed() -> None:
     masked = mask_command(command)
     assert "7731" not in masked.model_dump_json() and "ghp_Xy7" not in masked.model_dump_json()
     assert masked.input_id == command.input_id and mask_command(masked) is masked
+
+
+def test_a_revalidations_evidence_quote_is_masked_before_it_is_sealed() -> None:
+    from extractors.secrets.admission import mask_command
+    from schemas.commands import RevalidateCommand
+    from schemas.nodes import ActorRef
+
+    command = RevalidateCommand(
+        tenant_id="t1", owner_id="o1", scope="personal", command_id="c1", node_id="n1", issued_at=T,
+        actor=ActorRef(actor_id="ana", actor_type="HUMAN_USER"), expires_at=T + timedelta(days=30),
+        evidence_quote="still valid, token ghp_Xy7Qm2Rk9Lp4Zt6Wv1Bn8Cd3Fg5Hj0Kl2Mq4Ns",
+    )  # fmt: skip
+    masked = mask_command(command)
+    assert "ghp_Xy7" not in masked.model_dump_json() and masked.evidence_quote is not None
+    assert masked.expires_at == command.expires_at
