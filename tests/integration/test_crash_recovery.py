@@ -68,7 +68,9 @@ def _kill_during(args: list[str], env: dict[str, str], after_s: float) -> int:
 
 
 def _assert_consistent(data_dir: Path, env: dict[str, str], events: int) -> None:
-    verify = json.loads(_cli("replay", "--verify", "--data-dir", str(data_dir), "--json", env=env).stdout)
+    done = _cli("replay", "--verify", "--data-dir", str(data_dir), "--json", env=env, check=False)
+    assert done.returncode == 0, (done.stdout[-4000:], done.stderr[-4000:])
+    verify = json.loads(done.stdout)
     assert verify["identical"] and verify["index_drift"] == [], verify
     settings = Settings(data_dir=data_dir, embedder="hash", opensearch_url=env.get("EPISTREAM_OPENSEARCH_URL"),
                         opensearch_index=env.get("EPISTREAM_OPENSEARCH_INDEX", "epistream-nodes"))  # fmt: skip
