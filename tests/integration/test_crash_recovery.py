@@ -122,8 +122,10 @@ def _free_port() -> int:
 
 
 def _serve(data_dir: Path, env: dict[str, str], port: int) -> subprocess.Popen[bytes]:
-    proc = subprocess.Popen([sys.executable, "-m", "epistream.cli", "api", "--port", str(port), "--data-dir",
-                             str(data_dir)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    log = data_dir.parent / f"api-{time.monotonic_ns()}.log"
+    with log.open("wb") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "epistream.cli", "api", "--port", str(port), "--data-dir",
+                                 str(data_dir)], env=env, stdout=out, stderr=subprocess.STDOUT)  # fmt: skip
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         try:
@@ -132,7 +134,7 @@ def _serve(data_dir: Path, env: dict[str, str], port: int) -> subprocess.Popen[b
         except httpx.HTTPError:
             time.sleep(0.3)
     proc.kill()
-    raise AssertionError("the API did not start")
+    raise AssertionError("the API did not start:\n" + log.read_text("utf-8", "replace")[-4000:])
 
 
 def test_api_killed_during_posts_then_retried_loses_nothing(tmp_path: Path) -> None:
