@@ -285,7 +285,7 @@ class EmbeddedIndex:
         unsaved = tantivy.Query.range_query(
             self._schema, "key", tantivy.FieldType.Unsigned, self._n, 2**63, include_lower=True, include_upper=True
         )
-        if searcher.search(unsaved, limit=1, count=True).count:
+        if searcher.search(unsaved, limit=1, count=False).hits:
             self._writer.delete_documents_by_query(unsaved)
             self._writer.commit()
             self._tindex.reload()
