@@ -67,6 +67,7 @@ from extractors.secrets import (
     mask,
     may_contain_secret,
 )
+from extractors.task_state import task_state_claim
 from extractors.text import (
     ACK_THIRD_PARTY,
     ACK_YOU_ARE,
@@ -637,6 +638,9 @@ def validate_with_context(
                 claim={"dropped": dropped},
             )
         )
+    capsule = task_state_claim(event)  # a typed payload, not prose: whichever extractor read the text
+    if capsule is not None:
+        outcome.accepted.append(capsule)
     return outcome
 
 
