@@ -367,3 +367,15 @@ def test_a_decisions_rationale_is_its_own_words_and_bounded() -> None:
     assert decision_rationale(_node(NodeType.FACT, "uses", "I use Rust because of safety.")) is None  # not a decision
     long = decision_rationale(_node(NodeType.DECISION, "chose", "We chose Rust because " + "it is safe " * 60))
     assert long is not None and len(long) <= MAX_RATIONALE and long.endswith("…")
+
+
+def test_a_secret_in_a_capsule_is_masked_before_it_becomes_memory() -> None:
+    m = Memory()
+    token = "ghp_Xy7Qm2Rk9Lp4Zt6Wv1Bn8Cd3Fg5Hj0Kl2Mq4Ns"
+    node_id = m.cap(capsule(objective=f"Rotate the deploy token {token}", next_step=f"Revoke {token}"))
+    node = m.store.get_node(node_id)
+    assert node is not None
+    stored = capsule_of(node)
+    assert stored is not None and token not in stored.objective and "[REDACTED:" in stored.objective
+    assert token not in (stored.next_step or "") and token not in node.content
+    assert all(token not in str(op.model_dump(mode="json")) for op in m.ops)
