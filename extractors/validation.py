@@ -640,7 +640,14 @@ def validate_with_context(
         )
     capsule = task_state_claim(event)  # a typed payload, not prose: whichever extractor read the text
     if capsule is not None:
-        outcome.accepted.append(capsule)
+        # a capsule is context, never authority (TRUST-FACTS §5, §7): one whose words would grant it is
+        # refused, and the refusal journaled, like any claim's
+        granted = authority_grant(capsule.subject, capsule.predicate, capsule.object, capsule.claim_text)
+        if granted is None:
+            outcome.accepted.append(capsule)
+        else:
+            outcome.rejected.append(RejectedClaim(reason_code=reasons.AUTHORITY_GRANT, detail=granted,
+                                                  claim={"task_id": capsule.subject}))  # fmt: skip
     return outcome
 
 
