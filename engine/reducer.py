@@ -28,6 +28,7 @@ from engine.config import DEFAULT_CONFIG, EngineConfig
 from engine.emitter import Emitter
 from engine.event_identity import event_status
 from engine.filters import condition_state_of, is_expired
+from engine.knowledge import CAPSULE_SUPERSESSION, capsule_refusal, capsules_superseded, is_capsule_claim
 from engine.matching import Attribute, Matcher
 from engine.normalize import normalize_text, subject_root
 from engine.results import ApplyResult, Outcome
@@ -255,6 +256,10 @@ class Reducer:
             raise RuleViolation("CONDITIONAL claims need condition text", code="condition_required")
         if claim.epistemic_type is not E.CONDITIONAL and has_condition:
             raise RuleViolation("only CONDITIONAL claims carry a condition", code="condition_not_allowed")
+        if is_capsule_claim(claim.predicate, claim.metadata):
+            refusal = capsule_refusal(claim.metadata)
+            if refusal is not None:  # e.g. "completed" without a measured, passed last step
+                raise RuleViolation("the task continuation capsule is not valid", code=refusal)
 
     def _create(
         self, store: StateStore, em: Emitter, result: ExtractionResult, index: int, claim: Claim, speaker: ActorRef
@@ -278,7 +283,9 @@ class Reducer:
         cell = self._cells[et][st]
         key = claim_key(event, claim.subject, claim.predicate)
         obj_n = normalize_text(claim.object)
-        rejected_id = store.find_rejected((*key, obj_n, claim.polarity.value))
+        capsule = is_capsule_claim(claim.predicate, claim.metadata)
+        # A capsule's state ("active") is no value a person rejected: repeating it is no re-assertion.
+        rejected_id = None if capsule else store.find_rejected((*key, obj_n, claim.polarity.value))
         valid_from = event.occurred_at
         at = event.recorded_at
 
@@ -287,7 +294,12 @@ class Reducer:
         valid_to: datetime | None = None
         registry = cfg.registry_for(event.tenant_id)
         rules: dict[str, str] = {}
-        if rejected_id is None and registry.enabled:
+        if capsule:
+            # Only an explicit supersession retires a capsule (TRUST-FACTS §5); none is ever contested.
+            retire = capsules_superseded(store, key, claim.metadata, suggestion=suggestion)
+            retire = [n for n in retire if n.valid_from <= valid_from and n.lifecycle in (L.TENTATIVE, L.STABLE)]
+            rules = {n.node_id: CAPSULE_SUPERSESSION for n in retire}
+        elif rejected_id is None and registry.enabled:
             retire, contest, valid_to, rules = self._meet(store, event, claim, speaker, self._matcher(registry))
             if suggestion:
                 # A model suggestion never supersedes or contests established context (TRUST-FACTS §2).
@@ -453,7 +465,9 @@ class Reducer:
                 "new_object_id": node_id,
                 "old_object_id": old.node_id,
                 "edge_id": edge.edge_id,
-                "reason": "negative_update" if claim.replaces_object is None else "explicit_update",
+                "reason": CAPSULE_SUPERSESSION if capsule else (
+                    "negative_update" if claim.replaces_object is None else "explicit_update"
+                ),
                 "expected_lifecycle": old.lifecycle.value,
             }
             if registry.enabled:

@@ -189,8 +189,10 @@ class EpistreamClient:
         return self._call("GET", f"/v1/retrievals/{receipt_id}", RetrievalReceipt)
 
     def world_context(self, owner_id: str | None = None, *, scope: str | None = None, scope_id: str | None = None,
-                      at: datetime | None = None) -> WorldContext:
-        params = _clean({"owner_id": owner_id, "scope": scope, "scope_id": scope_id, "at": at})
+                      at: datetime | None = None, continuation_task_id: str | None = None) -> WorldContext:
+        """The world view; ``continuation_task_id`` selects one task (its capsule and ``task_context``)."""
+        params = _clean({"owner_id": owner_id, "scope": scope, "scope_id": scope_id, "at": at,
+                         "continuation_task_id": continuation_task_id})
         return self._call("GET", "/v1/world-context", WorldContext, params=params)
 
     def node(self, node_id: str) -> MemoryNode:
@@ -308,8 +310,11 @@ class AsyncEpistreamClient:
         return await self._call("GET", f"/v1/retrievals/{receipt_id}", RetrievalReceipt)
 
     async def world_context(self, owner_id: str | None = None, *, scope: str | None = None,
-                            scope_id: str | None = None, at: datetime | None = None) -> WorldContext:
-        params = _clean({"owner_id": owner_id, "scope": scope, "scope_id": scope_id, "at": at})
+                            scope_id: str | None = None, at: datetime | None = None,
+                            continuation_task_id: str | None = None) -> WorldContext:
+        """The world view; ``continuation_task_id`` selects one task (its capsule and ``task_context``)."""
+        params = _clean({"owner_id": owner_id, "scope": scope, "scope_id": scope_id, "at": at,
+                         "continuation_task_id": continuation_task_id})
         return await self._call("GET", "/v1/world-context", WorldContext, params=params)
 
     async def node(self, node_id: str) -> MemoryNode:

@@ -219,10 +219,11 @@ class Memory:
         return self._runner.retrieve(request)
 
     def world(self, *, tenant_id: str, owner_id: str, scope: Scope | None = None, scope_id: str | None = None,
-              at: datetime | None = None) -> WorldContext:  # fmt: skip
-        """What memory says now: facts, conflicts (never averaged away), proposals and stale claims."""
+              at: datetime | None = None, task_id: str | None = None) -> WorldContext:  # fmt: skip
+        """What memory says now: facts, conflicts (never averaged away), proposals, stale claims, and where
+        tasks stand (``continuation``; ``task_id`` selects one, with its ``task_context``)."""
         ref = ScopeRef(tenant_id=tenant_id, owner_id=owner_id, scope=scope, scope_id=scope_id) if scope else None
-        return self._runner.world(tenant_id=tenant_id, owner_id=owner_id, scope=ref, at=at)
+        return self._runner.world(tenant_id=tenant_id, owner_id=owner_id, scope=ref, at=at, task_id=task_id)
 
     def node(self, node_id: str, *, tenant_id: str, owner_id: str | None = None) -> MemoryNode | None:
         return self._runner.node(node_id, tenant_id=tenant_id, owner_id=owner_id)

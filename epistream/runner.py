@@ -48,6 +48,7 @@ from engine.store import InMemoryStateStore
 from epistream.clock import clock_for
 from epistream.config import load_settings
 from extractors.base import Extractor, engine_config_for, get_extractor
+from retrieval.continuation import with_continuation
 from retrieval.resolved import ResolvedBackend
 from retrieval.service import Retriever
 from retrieval.world import world_context
@@ -908,8 +909,10 @@ class EmbeddedRunner:
         return self.store.owner_edges(tenant_id, owner_id)
 
     def world(
-        self, *, tenant_id: str, owner_id: str, scope: ScopeRef | None = None, at: datetime | None = None
+        self, *, tenant_id: str, owner_id: str, scope: ScopeRef | None = None, at: datetime | None = None,
+        task_id: str | None = None,
     ) -> WorldContext:
+        """The world view of one owner, with its continuation (and ``task_id``'s context when selected)."""
         nodes = self.nodes_of(scope, tenant_id=tenant_id, owner_id=owner_id)
         edges = self.edges_of_owner(tenant_id=tenant_id, owner_id=owner_id)
         # Without an index (a distributed reader given only the log) the log's nodes are the answer.
@@ -933,7 +936,7 @@ class EmbeddedRunner:
                 if held is None or n.version > held.version:
                     merged[n.node_id] = n
             nodes = list(merged.values())
-        return world_context(
+        view = world_context(
             nodes,
             edges,
             tenant_id=tenant_id,
@@ -943,6 +946,7 @@ class EmbeddedRunner:
             scope_id=scope.scope_id if scope is not None else None,
             config=self.engine_config,
         )
+        return with_continuation(view, nodes, task_id=task_id)
 
     def node(self, node_id: str, *, tenant_id: str, owner_id: str | None = None) -> MemoryNode | None:
         """The node in this tenant (and owner, if given), or None.

@@ -67,6 +67,7 @@ from extractors.secrets import (
     mask,
     may_contain_secret,
 )
+from extractors.task_state import task_state_claim
 from extractors.text import (
     ACK_THIRD_PARTY,
     ACK_YOU_ARE,
@@ -637,6 +638,16 @@ def validate_with_context(
                 claim={"dropped": dropped},
             )
         )
+    capsule = task_state_claim(event)  # a typed payload, not prose: whichever extractor read the text
+    if capsule is not None:
+        # a capsule is context, never authority (TRUST-FACTS §5, §7): one whose words would grant it is
+        # refused, and the refusal journaled, like any claim's
+        granted = authority_grant(capsule.subject, capsule.predicate, capsule.object, capsule.claim_text)
+        if granted is None:
+            outcome.accepted.append(capsule)
+        else:
+            outcome.rejected.append(RejectedClaim(reason_code=reasons.AUTHORITY_GRANT, detail=granted,
+                                                  claim={"task_id": capsule.subject}))  # fmt: skip
     return outcome
 
 

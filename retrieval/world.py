@@ -18,6 +18,7 @@ from datetime import datetime
 from engine.config import DEFAULT_CONFIG, EngineConfig
 from engine.decay import effective
 from engine.filters import condition_state_of
+from engine.knowledge import decision_rationale, knowledge_kind
 from engine.normalize import normalize_predicate, normalize_text
 from engine.world_rules import proposal_reason, stale_reason
 from retrieval.policy import UNVERIFIED_THRESHOLD
@@ -63,6 +64,8 @@ def _claim(node: MemoryNode, ref: datetime, *, reason: str | None = None, confli
         expires_at=node.expires_at,
         conflict_flag=conflict_flag,
         reason=reason,
+        knowledge_kind=knowledge_kind(node),
+        rationale=decision_rationale(node),
     )
 
 

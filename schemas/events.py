@@ -18,6 +18,7 @@ from schemas.canonical import sha256_hex
 from schemas.common import Contract, ExternalId, ScopeRef, UtcDatetime, added_field
 from schemas.enums import PrincipalKind, Role
 from schemas.errors import EventIdConflict, InvalidEvent
+from schemas.task_state import TaskState, TaskStateCodes
 
 DEFAULT_MAX_CONTENT_BYTES: Final = 32 * 1024
 MAX_METADATA_BYTES: Final = 16 * 1024
@@ -55,6 +56,8 @@ class EventCodes:
     #: ``expires_at`` is not after ``occurred_at``: what the message says would be stale when said.
     EXPIRES_BEFORE_OCCURRED = "expires_at_not_after_occurred_at"
     EVENT_ID_CONFLICT = EventIdConflict.code
+    TASK_COMPLETION_UNVERIFIED = TaskStateCodes.COMPLETION_UNVERIFIED
+    INVALID_TASK_STATE = TaskStateCodes.INVALID
 
 
 class Attachment(Contract):
@@ -111,6 +114,9 @@ class ConversationEvent(ScopeRef):
     #: Until when what this message says holds (TRUST-FACTS §4): its claims carry it and are stale once it
     #: has passed (a derived condition, not a lifecycle state) until revalidated. Omitted while unset.
     expires_at: UtcDatetime | None = added_field()
+    #: A task continuation capsule the message carries (TRUST-FACTS §5): it becomes a ``task_state``
+    #: claim of this event, with the evidence kind its role and channel give (``schemas.task_state``).
+    task_state: TaskState | None = added_field()
 
     @model_validator(mode="after")
     def _expiry_after_occurrence(self) -> ConversationEvent:
@@ -190,6 +196,10 @@ def _code_for(error: ValidationError) -> tuple[str, str]:
     for code in (EventCodes.CONTENT_TOO_LARGE, EventCodes.METADATA_TOO_LARGE):
         if code in msg:
             return code, f"{loc}: too large"
+    if field == "task_state":
+        if TaskStateCodes.COMPLETION_UNVERIFIED in msg:
+            return TaskStateCodes.COMPLETION_UNVERIFIED, f"{loc}: {msg.split(': ', 1)[-1]}"
+        return TaskStateCodes.INVALID, f"{loc}: {kind}"
     if kind == "missing":
         return EventCodes.MISSING_FIELD, f"{loc}: required"
     if kind == "extra_forbidden":

@@ -20,6 +20,7 @@ from schemas.common import ActorRef, Contract, KeyId, UtcDatetime, added_field
 from schemas.enums import (
     ConditionState,
     EpistemicType,
+    EvidenceKind,
     LifecycleState,
     NodeType,
     Polarity,
@@ -27,6 +28,7 @@ from schemas.enums import (
     Scope,
     SourceType,
 )
+from schemas.task_state import KnowledgeKind, TaskStatus, VerifiedStep
 
 
 class RetrievalMode(StrEnum):
@@ -379,6 +381,11 @@ class WorldClaim(Contract):
     #: Why a proposal or stale item is not a fact, e.g. ``inferred``, ``condition:FALSE``, ``validity_ended``,
     #: ``expired`` (its ``expires_at`` passed; a revalidation makes it current again).
     reason: str | None = None
+    #: The claim as typed knowledge (fact, preference, decision, task_state, error_lesson), derived
+    #: from its predicate and node type (``engine.knowledge``); None for a to-do, a note, a summary.
+    knowledge_kind: KnowledgeKind | None = added_field()
+    #: A decision's reason, where its own sentence gives one (at most 280 characters).
+    rationale: str | None = added_field()
 
 
 class WorldConflict(Contract):
@@ -399,3 +406,63 @@ class WorldContext(Contract):
     conflicts: tuple[WorldConflict, ...] = ()
     proposals: tuple[WorldClaim, ...] = ()
     stale: tuple[WorldClaim, ...] = ()
+    #: Where work stands (``retrieval.continuation``): resumable, completed and withheld capsules.
+    continuation: Continuation | None = None
+    #: For the selected task (``continuation_task_id``): the established knowledge relevant to it.
+    task_context: TaskContext | None = None
+
+
+class TaskCapsule(Contract):
+    """A task continuation capsule as the world view shows it, with where it came from."""
+
+    task_id: str
+    node_id: str
+    objective: str
+    state: TaskStatus
+    last_verified_step: VerifiedStep | None = None
+    open_questions: tuple[str, ...] = ()
+    next_step: str | None = None
+    evidence_kind: EvidenceKind
+    #: Provenance: the event(s) that carried it, their session and conversation, when it was recorded.
+    event_ids: tuple[str, ...] = ()
+    session_id: str | None = None
+    conversation_id: str | None = None
+    recorded_at: UtcDatetime
+    #: Established capsules it replaced (their node ids), by explicit supersession.
+    supersedes: tuple[str, ...] = ()
+
+
+class WithheldTask(Contract):
+    """A task whose established capsules compete (or are contested): none is resumable until one
+    explicitly supersedes the others (or a person deprecates the wrong one)."""
+
+    task_id: str
+    reason: Literal["competing_capsules", "contested"]
+    node_ids: tuple[str, ...]
+
+
+class Continuation(Contract):
+    """Resumable work: only current, established, conflict-free capsules (TRUST-FACTS §5). A model's
+    capsule stays in ``proposals``, however often repeated. A capsule grants no permission and starts
+    nothing; it tells whoever resumes where the work stood."""
+
+    #: Non-terminal capsules (active, blocked, paused), newest first, at most 8.
+    resumable: tuple[TaskCapsule, ...] = ()
+    #: Completed capsules, shown apart, newest first, at most 8.
+    completed: tuple[TaskCapsule, ...] = ()
+    withheld: tuple[WithheldTask, ...] = ()
+    #: The task the request selected, if any: then only its capsule (or its withholding) is listed.
+    selected_task_id: str | None = None
+
+
+class TaskContext(Contract):
+    """For one resumable task: up to 6 established facts, preferences, decisions and lessons whose words
+    meet its objective, open questions or next step. Uncertain, stale, superseded, contested, foreign
+    and task-state claims are never part of it."""
+
+    task_id: str
+    capsule: TaskCapsule
+    claims: tuple[WorldClaim, ...] = ()
+
+
+WorldContext.model_rebuild()

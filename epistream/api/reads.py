@@ -145,6 +145,9 @@ async def get_world_context(
     scope: Scope | None = None,
     scope_id: Annotated[str | None, Query(max_length=128)] = None,
     at: datetime | None = None,
+    continuation_task_id: Annotated[
+        str | None, Query(min_length=1, max_length=200, description="Select one task: its capsule and task context.")
+    ] = None,
 ) -> WorldContext:
     key.require(Permission.READ)
     owner = state.owner_for(key, owner_id)
@@ -154,7 +157,8 @@ async def get_world_context(
     ref = ScopeRef(tenant_id=key.tenant_id, owner_id=owner, scope=sc, scope_id=sid) if sc is not None else None
     if at is not None and at.tzinfo is None:
         raise ValidationFailed("at must include a timezone", code="naive_timestamp", field="at")
-    return await state.gate.read(state.runner.world, tenant_id=key.tenant_id, owner_id=owner, scope=ref, at=at)
+    return await state.gate.read(state.runner.world, tenant_id=key.tenant_id, owner_id=owner, scope=ref, at=at,
+                                 task_id=continuation_task_id)
 
 
 @router.get("/v1/nodes/{node_id}", response_model=MemoryNode, responses={**ERRORS, **NOT_FOUND}, tags=["nodes"])

@@ -154,13 +154,16 @@ def world(
     scope: ScopeOpt = None,
     scope_id: ScopeIdOpt = None,
     at: Annotated[str | None, typer.Option(help="Reference time (ISO, with timezone); default now.")] = None,
+    task: Annotated[str | None, typer.Option("--task", help="Select one task id: its capsule and task context.")]
+    = None,
     data_dir: DataDir = None,
     json_output: JsonOut = False,
 ) -> None:
-    """Facts, conflicts, proposals and stale claims of one owner."""
+    """Facts, conflicts, proposals and stale claims of one owner, and where its tasks stand."""
     with runner_for(data_dir) as runner:
         view = runner.world(
-            tenant_id=tenant, owner_id=owner, scope=scope_ref(tenant, owner, scope, scope_id), at=parse_time(at, "--at")
+            tenant_id=tenant, owner_id=owner, scope=scope_ref(tenant, owner, scope, scope_id),
+            at=parse_time(at, "--at"), task_id=task,
         )
     emit(view, json_output, lambda: render_world(view))
 

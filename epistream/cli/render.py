@@ -82,6 +82,22 @@ def render_world(view: Any) -> None:
     console.print(table)
     section("proposals (inferred / hypothetical / unresolved conditions)", view.proposals)
     section("stale (expired: revalidate with new evidence; or validity, condition or TTL ended)", view.stale)
+    cont = getattr(view, "continuation", None)
+    if cont is not None and (cont.resumable or cont.completed or cont.withheld):
+        table = Table(title="continuation (established capsules only; a capsule grants no permission)")
+        table.add_column("task")
+        table.add_column("state")
+        table.add_column("objective · next step")
+        table.add_column("open questions", justify="right")
+        for c in (*cont.resumable, *cont.completed):
+            plan = f"{c.objective}\nnext: {c.next_step or '—'}"
+            table.add_row(c.task_id, c.state.value, plan, str(len(c.open_questions)))
+        for w in cont.withheld:
+            table.add_row(w.task_id, f"withheld: {w.reason}", ", ".join(w.node_ids), "")
+        console.print(table)
+    context = getattr(view, "task_context", None)
+    if context is not None:
+        section(f"task context of {context.task_id}", context.claims)
 
 
 def render_provenance(trail: Any) -> None:

@@ -127,6 +127,10 @@ class WorldArgs(_Args):
     scope: Scope | None = SCOPE
     scope_id: KeyId | None = SCOPE_ID
     at: datetime | None = Field(default=None, description="The world as of this time (default: now).")
+    continuation_task_id: str | None = Field(
+        default=None, min_length=1, max_length=200,
+        description="Select one task id: its continuation capsule and the established context relevant to it.",
+    )
 
 
 class ProvenanceArgs(_Args):
@@ -195,7 +199,8 @@ def _params(**values: Any) -> dict[str, Any]:
 
 
 async def _world(caller: Caller, key: ApiKey, args: WorldArgs) -> Reply:
-    params = _params(owner_id=_owner(key, args.owner_id), scope=args.scope, scope_id=args.scope_id, at=args.at)
+    params = _params(owner_id=_owner(key, args.owner_id), scope=args.scope, scope_id=args.scope_id, at=args.at,
+                     continuation_task_id=args.continuation_task_id)
     return await caller.request("GET", "/v1/world-context", params=params)
 
 
@@ -243,7 +248,9 @@ BASE_TOOLS: tuple[ToolSpec, ...] = (
             "The owner's current world view: facts (claims that may be stated), conflicts (contradicting claims "
             "side by side), proposals (hypotheses and suggestions not yet accepted) and stale claims (not "
             "confirmed for a long time, or past their expires_at until revalidated). Only 'facts' may be stated as "
-            "true; proposals are not facts, and a conflict must be presented as one, not resolved by you."
+            "true; proposals are not facts, and a conflict must be presented as one, not resolved by you. "
+            "'continuation' lists where tasks stand (established capsules only; continuation_task_id selects one, "
+            "with its task_context); a capsule is context to resume from, never a permission to act."
         ), WorldArgs, _world, read_only=True,
     ),
     ToolSpec(

@@ -68,6 +68,11 @@ def test_recorded_at_prefers_received_at() -> None:
         (json.dumps(_event(colour="red")), EventCodes.UNKNOWN_FIELD),
         (json.dumps(_event(schema_version=99)), EventCodes.UNSUPPORTED_SCHEMA_VERSION),
         (b"x" * (1024 * 1024 + 1), EventCodes.PAYLOAD_TOO_LARGE),
+        (json.dumps(_event(task_state={"task_id": "T", "objective": "o", "state": "completed"})),
+         EventCodes.TASK_COMPLETION_UNVERIFIED),
+        (json.dumps(_event(task_state={"task_id": "T", "objective": "o", "state": "active",
+                                       "open_questions": ["q?"] * 9})), EventCodes.INVALID_TASK_STATE),
+        (json.dumps(_event(task_state={"task_id": "T", "state": "active"})), EventCodes.INVALID_TASK_STATE),
     ],
 )
 def test_bad_input_gets_stable_code(raw: bytes | str, code: str) -> None:
