@@ -39,6 +39,7 @@ from extractors.rules.lexicon import (
     BAD_OBJECT,
     BE_A_STOP,
     CHOICE_ACTIONS,
+    DET_WORDS,
     DROPPED_I_VERBS,
     DROPPED_IM_WORDS,
     EN_PARTICIPLES,
@@ -56,6 +57,7 @@ from extractors.rules.lexicon import (
     PREPS,
     RELATION,
     STATIVE_FUTURE,
+    SUBJ_STOP,
     THIRD_PERSON,
     VERB_FORM,
     VERB_RX,
@@ -372,9 +374,15 @@ _INTENSIFIER: Final = (r"(?:(?:so|really|rly|very|pretty|kinda|kind\s+of|super|q
                        r"incredibly|unbearably|extremely|a\s+bit|too|sooo+|actually|literally|genuinely|truly)\s+)*")
 _BAD_TASTE: Final = (r"gross|nasty|disgusting|vile|revolting|awful|horrible|terrible|the\s+worst|overrated|overhyped|"
                      r"boring|dull|tedious|unbearable|annoying|grim|rank|trash|garbage|rubbish|torture|a\s+nightmare|"
-                     r"not\s+for\s+me|the\s+devil|evil|yuck|yucky|bland|meh|mid|tasteless|pointless|overpriced")
+                     r"not\s+for\s+me|the\s+devil|evil|yuck|yucky|bland|meh|mid|tasteless|pointless|overpriced|"
+                     r"cringe|cringey|cringy|brain\s+rot|a\s+(?:chore|drag|snooze(?:fest)?|waste\s+of\s+time)|"
+                     r"not\s+my\s+(?:thing|vibe|jam|cup\s+of\s+tea|style)|a\s+(?:hard\s+)?(?:no|pass)|sickening|"
+                     r"lame|wack|whack|the\s+worst\s+\w+|insufferable|unwatchable|undrinkable|inedible")
 _GOOD_TASTE: Final = (r"the\s+best|amazing|awesome|delicious|incredible|life|the\s+goat|goated|elite|fire|lush|"
-                      r"underrated|my\s+jam|so\s+good|the\s+bomb|heaven|relaxing|fun|fascinating|addictive|yummy|tasty")
+                      r"underrated|my\s+jam|so\s+good|the\s+bomb|heaven|relaxing|fun|fascinating|addictive|yummy|tasty|"
+                      r"entertaining|great|fantastic|brilliant|wonderful|peak(?:\s+\w+)?|the\s+best\s+\w+|"
+                      r"my\s+(?:guilty\s+pleasure|comfort\s+\w+|happy\s+place|favou?rite(?:\s+\w+)?|"
+                      r"everything|obsession)|a\s+vibe|a\s+banger|a\s+treat|top\s+tier|s[-\s]tier|lit")
 #: A taste stated as a be-complement: only when nothing follows but punctuation or a chat tail.
 _OPINION: Final = re.compile(
     r"^" + _INTENSIFIER + r"(?:(?P<bad>" + _BAD_TASTE + r")|(?P<good>" + _GOOD_TASTE + r"))"
@@ -387,6 +395,23 @@ _OPINION_SUBJECT: Final = re.compile(
     r"^(?!(?:the|this|that|these|those|it|its|it's|he|she|they|we|you|there|here|everything|everyone|"
     r"everybody|something|nothing|someone|life|today|tonight|tomorrow|yesterday|work|a|an|one|what|which)\b)"
     r"(?!.*'s\b)[\w&+.'-]+(?:\s+[\w&+.'-]+){0,3}$",
+    I,
+)
+#: A taste stated by a verb of a bare noun phrase ("camping sucks", "board games bore me", "this song slaps").
+_TASTE_VERB: Final = re.compile(
+    r"^(?P<np>[a-z][\w&+.'-]*(?:\s+[\w&+.'-]+){0,3}?)\s+" + _INTENSIFIER
+    + r"(?:(?P<bad>sucks?|bores?\s+me(?:\s+(?:to\s+(?:death|tears)|stiff|senseless))?|"
+    r"gross(?:es)?\s+me\s+out|disgusts?\s+me|(?:does|do)\s+nothing\s+for\s+me)|"
+    r"(?P<good>slaps?|rocks?|rules?|hits\s+different))"
+    r"(?:\s+(?:honestly|to\s+me|for\s+me|though|tho|so\s+hard|hard))*\s*(?:[,;.!?]|$|\s+(?:lol|lmao|haha|tbh|ngl|imo)\b)",
+    I,
+)
+#: "I'm a tea lover", "a huge sushi fanatic": a taste named by what the speaker is ("a beach person" stays a
+#: trait, ``is_a``).
+_TASTE_PERSON: Final = re.compile(
+    r"^an?\s+(?:(?:big|huge|massive|total|real|true|proper|diehard|die-hard|lifelong)\s+)?"
+    r"(?P<x>[a-z][\w'-]*(?:\s+[a-z][\w'-]*)?)\s+(?:lover|fanatic|addict|junkie|enthusiast|nut|snob|fiend)"
+    r"(?:\s+(?:at\s+all|honestly|tbh|ngl|though|tho|lol|really))*\s*(?:[,;.!?]|$)",
     I,
 )
 _FIND_IT: Final = re.compile(
@@ -1003,6 +1028,11 @@ class StatementParser(ClauseParser):
             obj = rest.split()[0].rstrip(".,!")
             p = _mk(subject, "is", obj, NodeType.FACT, f)
             return [p] if p else []
+        m = _TASTE_PERSON.match(rest)
+        if m is not None and subject in (self._owner(), "user") and m.group("x").split()[0].lower() not in BE_A_STOP:
+            # "I'm a tea lover", "not a coffee snob": the speaker's taste in tea, in coffee
+            p = _mk(self._owner(), "likes", m.group("x"), NodeType.PREFERENCE, f)
+            return [p] if p else []
         if _FAN_OF.match(rest):
             return None  # handled by the verb table
         m = _BE_A.match(rest)
@@ -1236,6 +1266,9 @@ class UserParser(StatementParser):
         if rm is not None:
             act = action(t[rm.end() :], "needs_to")
             return cue_claim(self._owner(), act, Flags(), NodeType.TASK, speech_act=False), inherited
+        taste = self._taste_verb(t, hedge, flip) if inherited is None else None
+        if taste is not None:
+            return taste, inherited
         ranked = value_first(t, self._owner(), self._we())
         if ranked is not None:
             for p in ranked:
@@ -1247,6 +1280,20 @@ class UserParser(StatementParser):
             f = Flags(update=True, hedge=hedge, neg=flip)
             return self._predicate(self._owner(), t, f), self._owner()
         return self._attribute_clause(t, inherited, hedge, flip)
+
+    def _taste_verb(self, t: str, hedge: bool, flip: bool) -> list[Proto] | None:
+        """A taste said by a verb of a bare noun ("camping sucks", "board games bore me", "this song slaps")."""
+        m = _TASTE_VERB.match(t)
+        if m is None:
+            return None
+        np = m.group("np")
+        tokens = np.lower().split()
+        if (_OPINION_SUBJECT.match(np) is None or tokens[0] in DET_WORDS or tokens[-1] in DET_WORDS
+                or any(tok in SUBJ_STOP for tok in tokens)):
+            return None
+        p = _mk(self._owner(), "likes", np, NodeType.PREFERENCE, Flags(hedge=hedge),
+                lexneg=(m.group("bad") is not None) != flip)
+        return [p] if p else []
 
     def _todo(self, t: str) -> list[Proto] | None:
         """A to-do said without a subject: "Need to book the vet", "todo: renew the domain", "Buy descaler"."""
