@@ -292,9 +292,20 @@ _EMPHASIS_BEFORE: Final = re.compile(
 )
 
 
+#: "I'm 34, if that matters", "if it helps": an aside about why the speaker says it, not a condition on it.
+_ASIDE_IF: Final = re.compile(
+    r"\s+(?:that|it|this)\s+(?:matters|helps|is\s+relevant|'s\s+relevant|makes\s+a\s+difference|is\s+useful|"
+    r"'s\s+useful|changes\s+anything)\b|\s+(?:relevant|useful|needed|you\s+need\s+to\s+know|you\s+were\s+wondering|"
+    r"you\s+must\s+know|anyone\s+asks|you're\s+curious|you\s+care)\b",
+    re.IGNORECASE,
+)
+
+
 def _condition_marker_ok(text: str, m: re.Match[str]) -> bool:
     word = m.group().lower()
     before = text[max(0, m.start() - 40) : m.start()]
+    if word == "if" and _ASIDE_IF.match(text, m.end()) is not None:
+        return False
     if word in ("if", "when", "whenever") and _EMPHASIS_BEFORE.search(before) is not None:
         return False
     if word == "if":

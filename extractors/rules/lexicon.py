@@ -193,6 +193,9 @@ VERB_RX: Final = re.compile(
 GERUND: Final = {
     "using": "uses", "eating": "eats", "drinking": "drinks", "smoking": "smokes", "playing": "plays",
     "driving": "drives", "running": "runs", "working": "works", "watching": "watches", "drink": "drinks",
+    "taking": "take", "volunteering": "volunteer", "seeing": "see", "going": "go", "attending": "attend",
+    "listening": "listen", "visiting": "visit", "freelancing": "freelance", "vaping": "vapes", "gaming": "plays",
+    "subscribing": "subscribe", "paying": "pay", "wearing": "wear", "cooking": "cook", "buying": "buy",
 }
 
 

@@ -186,7 +186,8 @@ _NOT_GIVEN_UP: Final = re.compile(
     I,
 )
 _EXCHANGE_OR_PLACE: Final = re.compile(
-    r"^\s*(?:for|in\s+favou?r\s+of|at|on|off|by|into|onto|under|round|behind|outside|inside)\b", I
+    r"^\s*(?:for(?!\s+(?:good|ever|now|real|a\s+while|the\s+(?:time\s+being|last\s+time))\b)|"
+    r"in\s+favou?r\s+of|at|on|off|by|into|onto|under|round|behind|outside|inside)\b", I
 )
 
 
@@ -435,11 +436,12 @@ _VALUE_FIRST: Final = re.compile(
     I,
 )
 #: "horror films aren't for me", "kdramas arent my thing", "jazz is my jam": a taste stated value first.
+_TASTE_ADV = r"(?:\s+(?:just|really|honestly|totally|simply|kinda|definitely|so|never|ever|truly))*"
 _FOR_ME: Final = re.compile(
     r"^(?P<x>(?!(?:it|this|that|there|he|she|they|i|we|you|what|which|who|here)\b)[\w'’.&+#-]+"
-    r"(?:\s+[\w'’.&+#-]+){0,4}?)\s+(?:is|are|(?P<neg>isn'?t|aren'?t|is\s+not|are\s+not|are\s+never|is\s+never))\s+"
-    r"(?:really\s+|just\s+|totally\s+|honestly\s+|definitely\s+|so\s+)?(?:for\s+me|my\s+(?:thing|cup\s+of\s+tea|jam|"
-    r"kind\s+of\s+thing|scene|vibe))\s*$",
+    r"(?:\s+[\w'’.&+#-]+){0,4}?)" + _TASTE_ADV
+    + r"(?:(?:\s+(?:is|are)|['’]s)" + _TASTE_ADV + r"(?P<neg>\s+(?:not|never))?|(?P<neg2>\s+(?:isn'?t|aren'?t)))"
+    + _TASTE_ADV + r"\s+(?:for\s+me|my\s+(?:thing|cup\s+of\s+tea|jam|kind\s+of\s+thing|scene|vibe|style))\s*$",
     I,
 )
 _CLAUSE_END: Final = re.compile(r"\s*(?:[,;:!?()]|\s[-\u2013\u2014]+\s)\s*")
@@ -462,7 +464,7 @@ def value_first(t: str, owner: str, we: str) -> list[Proto] | None:
     taste = _FOR_ME.match(_CLAUSE_END.split(t.strip(), maxsplit=1)[0].rstrip(".!"))
     if taste is not None:
         liked = _obj(taste.group("x"))
-        negative = bool(taste.group("neg"))
+        negative = bool(taste.group("neg") or taste.group("neg2"))
         return [] if liked is None else [Proto(owner, "likes", liked, NodeType.PREFERENCE, negative=negative)]
     m = _VALUE_FIRST.match(_CLAUSE_END.split(t.strip(), maxsplit=1)[0].rstrip(".!"))
     if m is None:

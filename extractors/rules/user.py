@@ -301,7 +301,12 @@ def _instead_of(text: str) -> str | None:
 
 
 _PREFERENCE_ATTR: Final = re.compile(r"\b(?:favou?rite|preferred|fave)\b", I)
-_STOPPED: Final = re.compile(r"^(?:stopped|quit|gave up)\s+(?P<g>[a-z]+ing)\b\s*(?P<rest>.*)$", I)
+#: "my go-to favourite drink", "my all-time favourite band": the favourite is the attribute (``favorite_drink``).
+_FAVOURITE_LEAD: Final = re.compile(
+    r"^(?:go_to|all_time|absolute|personal|number_one|top|ultimate|current|usual|very|big)_(?=(?:favou?rite|fave)_)"
+)
+_STOPPED: Final = re.compile(r"^(?:stopped|quit|gave up|(?P<done>done|finished|through))\s+(?P<g>[a-z]+ing)\b\s*"
+                             r"(?P<rest>.*)$", I)
 #: A passive participle after "must be": "double-checked", "approved", "filed", "written".
 _PARTICIPLE: Final = re.compile(
     r"^(?:[a-z]+-)?[a-z]{2,}(?:ed|en|wn)$|^(?:kept|sent|paid|held|built|made|set|put|sold)$"
@@ -563,7 +568,7 @@ class StatementParser(ClauseParser):
         if obj is None:
             return None
         node = NodeType.PREFERENCE if _PREFERENCE_ATTR.search(attr) else NodeType.FACT
-        pred = snake(attr)
+        pred = _FAVOURITE_LEAD.sub("", snake(attr))
         called = re.match(r"^(?:called|named)\s+(?P<n>.+)$", obj, I)
         if called is not None and subject == self._owner():
             subject, pred, obj = f"{subject}'s {attr}", "name", called.group("n")
@@ -723,7 +728,7 @@ class StatementParser(ClauseParser):
             return [considered] if considered else []
 
         m = _STOPPED.match(rest)
-        if m is not None and m.group("g").lower() in GERUND:
+        if m is not None and m.group("g").lower() in GERUND and (f.be or not m.group("done")):
             obj, _ = clean_object(m.group("rest")) if m.group("rest") else (None, False)
             stopped = _mk(subject, GERUND[m.group("g").lower()], obj, NodeType.FACT, f, lexneg=True,
                           update=True, replaces=obj)
