@@ -213,6 +213,21 @@ ADJECTIVES: Final = _words(
     diabetic colorblind colourblind pregnant unemployed self-employed freelance celiac
     lactose-intolerant"""
 )
+#: Nationalities (demonyms): "I'm Canadian" names the speaker's one nationality (``nationality``).
+NATIONALITIES: Final = _words(
+    """afghan albanian algerian american andorran angolan argentine argentinian armenian australian austrian
+    azerbaijani bahraini bangladeshi belarusian belgian bolivian bosnian brazilian british bulgarian cambodian
+    cameroonian canadian chilean chinese colombian congolese croatian cuban cypriot czech danish dominican dutch
+    ecuadorian egyptian emirati english eritrean estonian ethiopian fijian filipino finnish french georgian german
+    ghanaian greek guatemalan haitian honduran hungarian icelandic indian indonesian iranian iraqi irish israeli
+    italian ivorian jamaican japanese jordanian kazakh kenyan korean kosovan kuwaiti kyrgyz lao latvian lebanese
+    libyan lithuanian luxembourgish macedonian malagasy malawian malaysian maltese mexican moldovan mongolian
+    montenegrin moroccan mozambican namibian nepalese nepali nicaraguan nigerian norwegian omani pakistani
+    palestinian panamanian paraguayan peruvian polish portuguese qatari romanian russian rwandan salvadoran saudi
+    scottish senegalese serbian singaporean slovak slovenian somali spanish sudanese swedish swiss syrian taiwanese
+    tajik tanzanian thai tunisian turkish ugandan ukrainian uruguayan uzbek venezuelan vietnamese welsh yemeni
+    zambian zimbabwean kiwi aussie brit"""
+)
 ATTR_STOP: Final = _words(
     """question problem point guess bad pleasure issue concern understanding idea plan goal hope worry fear
     thought opinion take feeling suggestion request answer code output error message bet"""

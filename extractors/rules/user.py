@@ -13,6 +13,7 @@ import re
 from dataclasses import replace
 from typing import ClassVar, Final
 
+from engine.attributes import DEFAULT_REGISTRY
 from extractors.rules.clauses import (
     ANYMORE,
     BARE_VERB,
@@ -49,6 +50,7 @@ from extractors.rules.lexicon import (
     GENERIC_PREDICATES,
     GERUND,
     GIVE_UP_VERBS,
+    NATIONALITIES,
     NOT_A_VERB,
     NOT_GUESSED,
     NOT_GUESSED_ING,
@@ -276,13 +278,26 @@ def cue_claim(
 _NUMBER: Final = re.compile(r"^(?P<n>[+-]?\d{1,3}(?:,\d{3})+(?:\.\d+)?|[+-]?\d+(?:\.\d+)?)(?:\s*(?P<u>[A-Za-z%]+))?")
 _ATTR: Final = re.compile(
     r"^(?P<own>my|our|your|the user's|(?-i:[A-Z][a-z]+)'s)\s+(?P<attr>[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2}?)"
-    r"(?P<tov>\s+to\s+[a-z]+(?:\s+(?:to|at|on|in|with|about))?)?\s+(?P<cop>is|are|was|'s)\s+(?P<neg>not\s+)?(?P<val>.+)$",
+    r"(?P<tov>\s+to\s+[a-z]+(?:\s+(?:to|at|on|in|with|about))?)?(?:\s+|(?='s\s))(?P<cop>is|are|was|'s)\s+(?P<neg>not\s+)?(?P<val>.+)$",
     I,
 )
 _REL_ATTR: Final = re.compile(
     rf"^(?P<own>my|our)\s+(?P<rel>{RELATION})'s\s+(?P<attr>[a-z][a-z-]*(?:\s+[a-z][a-z-]*)?)\s+(?:is|'s)\s+"
     r"(?P<neg>not\s+)?(?P<val>.+)$",
     I,
+)
+_RELATION_RX: Final = re.compile(RELATION, I)
+_PERSON_NOUNS: Final = frozenset(DEFAULT_REGISTRY.person_nouns)
+#: "only 1.65m tall", "about 180 cm tall", "5'9 tall": the speaker's height.
+_HEIGHT: Final = re.compile(
+    r"^(?:only\s+|about\s+|around\s+|roughly\s+|nearly\s+|almost\s+|exactly\s+|just\s+(?:under|over)\s+)?"
+    r"(?P<h>\d(?:[.,]\d{1,2})?\s*m|\d{2,3}\s*cm|\d\s*(?:'|ft|foot|feet)\s*(?:\d{1,2}\s*(?:\"|in|inches)?)?)"
+    r"\s+tall\b",
+    I,
+)
+#: What may follow a nationality ("I'm Canadian, so ...", "australian, born and raised in perth").
+_NATIONALITY_END: Final = re.compile(
+    r"\s*(?:[,;.!?]|$|\s+(?:btw|tbh|lol|ngl|by\s+birth|originally|through\s+and\s+through)\b)", I
 )
 _ATTR_LEAD: Final = re.compile(r"^(?:(?P<upd>now|currently|no longer)|still|also|actually)\s+", I)
 _INSTEAD_OF: Final = re.compile(r"\s+instead of\s+(?P<old>.+)$", I)
@@ -305,6 +320,7 @@ _PREFERENCE_ATTR: Final = re.compile(r"\b(?:favou?rite|preferred|fave)\b", I)
 _FAVOURITE_LEAD: Final = re.compile(
     r"^(?:go_to|all_time|absolute|personal|number_one|top|ultimate|current|usual|very|big)_(?=(?:favou?rite|fave)_)"
 )
+_SUBJECTLESS_LEAD: Final = re.compile(r"^(?:just|finally|recently|officially|also)\s+", I)
 _STOPPED: Final = re.compile(r"^(?:stopped|quit|gave up|(?P<done>done|finished|through))\s+(?P<g>[a-z]+ing)\b\s*"
                              r"(?P<rest>.*)$", I)
 #: A passive participle after "must be": "double-checked", "approved", "filed", "written".
@@ -533,6 +549,9 @@ class StatementParser(ClauseParser):
         attr = m.group("attr").lower()
         if attr.split()[-1] in ATTR_STOP or attr.split()[0] in ATTR_STOP:
             return None
+        if m.group("cop") == "'s" and (_RELATION_RX.fullmatch(attr.split()[-1]) or attr.split()[-1] in _PERSON_NOUNS):
+            # "my sister's in Berlin", "my partner's name is Jon": the relative is the subject
+            return self._relative_attribute(t)
         if own == "our":
             subject = self._we()
         elif own in ("my", "your"):
@@ -1010,6 +1029,18 @@ class StatementParser(ClauseParser):
         p = _mk(subject, "chose", obj, NodeType.DECISION, f, lexneg=negative)
         return [p] if p else []
 
+    @staticmethod
+    def _one_value(rest: str, first: str) -> tuple[str, str] | None:
+        """"I'm 1.80m tall" (``height``), "I'm Canadian" (``nationality``): a be-complement that names the
+        speaker's one value of an attribute, so a second value contradicts it."""
+        m = _HEIGHT.match(rest)
+        if m is not None:
+            return "height", " ".join(m.group("h").split())
+        word = rest.split()[0].rstrip(".,!;?") if rest.split() else ""
+        if first in NATIONALITIES and _NATIONALITY_END.match(rest, len(word)) is not None:
+            return "nationality", word
+        return None
+
     def _be_complement(self, subject: str, rest: str, f: Flags) -> list[Proto] | None:
         m = _OPINION.match(rest)
         if m is not None and _OPINION_SUBJECT.match(subject) and subject not in (self._owner(), "user", "assistant"):
@@ -1029,6 +1060,13 @@ class StatementParser(ClauseParser):
             p.quantity = Quantity(value=n, unit="years", source_text=n)
             return [p]
         first = rest.split()[0].lower().rstrip(".,!") if rest.split() else ""
+        if subject in (self._owner(), "user"):
+            measured = self._one_value(rest, first)
+            if measured is not None:
+                p = _mk(subject, measured[0], measured[1], NodeType.FACT, f)
+                if p is not None:
+                    p.metadata["attribute_form"] = True  # one value at a time
+                return [p] if p else []
         if first in ADJECTIVES:
             obj = rest.split()[0].rstrip(".,!")
             p = _mk(subject, "is", obj, NodeType.FACT, f)
@@ -1283,7 +1321,12 @@ class UserParser(StatementParser):
         if self.words.subjectless.match(t):
             # chat style drops the subject of what the speaker did: "sold the Vespa last week"
             f = Flags(update=True, hedge=hedge, neg=flip)
-            return self._predicate(self._owner(), t, f), self._owner()
+            protos = self._predicate(self._owner(), t, f)
+            lead = _SUBJECTLESS_LEAD.match(t)
+            if not protos and lead is not None:
+                # "just moved from Toronto to Vancouver": the adverb is the verb table's to skip
+                protos = self._predicate(self._owner(), t[lead.end() :], replace(f, past=True))
+            return protos, self._owner()
         return self._attribute_clause(t, inherited, hedge, flip)
 
     def _taste_verb(self, t: str, hedge: bool, flip: bool) -> list[Proto] | None:
