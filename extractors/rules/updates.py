@@ -196,6 +196,8 @@ _EXCHANGE_OR_PLACE: Final = re.compile(
 #: A message that corrects the speaker's earlier claim (the marker may follow "oh", "ugh", "sorry", ...).
 _CORRECTING: Final = re.compile(
     r"\b(?:correction|correcting myself|to correct myself|let me correct (?:that|myself)|scratch that|strike that|"
+    r"(?:i\s+should|let\s+me|to|just\s+to)\s+clarify|let\s+me\s+(?:fix|rephrase)\s+that|(?:typed|wrote|put|said)\s+"
+    r"[\w'.:-]+(?:\s+[\w'.:-]+)?\s+by\s+mistake|"
     r"i\s+meant|i\s+mean(?=\s+(?:the\s+)?(?-i:[A-Z0-9]))|meant\s+to\s+say|my\s+bad|my\s+mistake|my\s+error|"
     r"i\s+(?:had|got)\s+(?:that|it|this)\s+(?:wrong|mixed\s+up|backwards)|i\s+was\s+wrong|i\s+misspoke|misspoke|"
     r"mis-?typed|typo(?:\s+earlier)?|wrong\s+(?:date|day|time|number|name)|(?:that|it)\s+was\s+a\s+typo|"
@@ -521,6 +523,11 @@ def strip_marker(segment: str) -> str:
     return _MARKER_LEAD.sub("", segment).strip()
 
 
+#: A "new" value that is a clause ("my birthday is june 21", "we"): the statement grammar reads it instead.
+_CLAUSE_NOT_VALUE: Final = re.compile(
+    r"^\s*(?:i|we|you|they|he|she|it|from|in|at|on|to|with|for|of|by)\s*$|\s(?:is|are|was|were|'s|'re|have|has)\s|^\s*(?:my|our)\s+\w+\s+(?:is|are|'s)\b",
+    I,
+)
 def correction_clause(segment: str, owner: str) -> list[Proto]:
     """The corrected value of one segment of a correcting message, when it is said without a clause the
     statement grammar reads: "I said X but I meant Y", "I meant Y, not X", "it's Y", "she's 7"; "X is fine"
@@ -531,7 +538,7 @@ def correction_clause(segment: str, owner: str) -> list[Proto]:
         new, old = _obj(m.group("new")), _obj(m.group("old"))
         return [] if new is None else [Proto(owner, "corrected_to", new, update=True, replaces=old)]
     m = _NOT_X.search(text)
-    if m is not None:
+    if m is not None and _CLAUSE_NOT_VALUE.search(m.group("new")) is None:
         new, old = _obj(m.group("new")), _obj(m.group("old"))
         if new is not None and old is not None and new.lower() != old.lower():
             return [Proto(owner, "corrected_to", new, update=True, replaces=old)]
