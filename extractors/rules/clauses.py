@@ -82,7 +82,8 @@ INVERTED: Final = re.compile(r"^(?P<a>will|shall|would|may|can|must|should|do|do
 #: A cheap test before the rewrite: a lower-case start, or a word only chat spells that way.
 _CASUAL_HINT: Final = re.compile(r"^[a-z]|'cause|'cos|(?<![\w'])(?:dont|cant|im|ive|i|u|cause|cuz|cos|ill|wont|"
                                  r"didnt|doesnt|isnt|rn|lol|tbh|ngl|fr|pls|tmrw|haha|lmao|ugh|definately|usualy|untill|recieved|gonna|"
-                                 r"wanna|imo|atm|bc|abt|prolly|lowkey|highkey|def|luv|lo+o+ve|ha+a+te|r)(?![\w'])", I)
+                                 r"wanna|imo|atm|bc|abt|prolly|lowkey|highkey|def|luv|lo+o+ve|ha+a+te|r)(?![\w'])"
+                                 r"|\s=\s", I)
 _CASUAL: Final = re.compile(
     r"(?<![\w'])(?:(?P<w>" + "|".join(sorted((re.escape(w) for w in CASUAL_WORDS), key=len, reverse=True)) + r")"
     r"|(?P<cause>'?cause|'cos|cuz)(?=\s+(?:I|i|we|it|it's|my|our|the|he|she|they|you|there)\b)"
@@ -91,7 +92,9 @@ _CASUAL: Final = re.compile(
     # stretched taste verbs ("looove", "luv", "haaate"): read as the verb, whatever the stretch
     r"|(?P<love>lo+o+ve+|lu+v+|lu+ve|wuv)(?P<love_s>s)?|(?P<hate>ha+a+te+)(?P<hate_s>s)?"
     # "bananas r gross", "they r the best": the chat spelling of "are" after a plural or a pronoun
-    r"|(?<=(?-i:[a-z])s\s|we\s|ey\s|ou\s)(?P<are>r)(?=\s+(?-i:[a-z])))(?![\w'-])",
+    r"|(?<=(?-i:[a-z])s\s|we\s|ey\s|ou\s)(?P<are>r)(?=\s+(?-i:[a-z]))"
+    # "brussels sprouts = gross", "favorite band = the beatles": chat's "=" is the copula
+    r"|(?<=\w\s)(?P<eq>=)(?=\s+\w))(?![\w'-])",
     I,
 )
 
@@ -115,6 +118,8 @@ def casual(text: str) -> str:
             return "hates" if m.group("hate_s") else "hate"
         if m.group("are") is not None:
             return "are"
+        if m.group("eq") is not None:
+            return "is"
         word = m.group("w")
         if word == "I":
             return word

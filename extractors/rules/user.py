@@ -286,6 +286,11 @@ _REL_ATTR: Final = re.compile(
     r"(?P<neg>not\s+)?(?P<val>.+)$",
     I,
 )
+_BARE_FAVOURITE: Final = re.compile(
+    r"^(?:my\s+)?(?P<attr>(?:all[- ]time\s+)?(?:favou?rite|fave?)\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?)"
+    r"(?:\s+(?:of\s+all\s+time|ever|by\s+far))?(?=\s+(?:is|are|'s)\s)",
+    I,
+)
 _RELATION_RX: Final = re.compile(RELATION, I)
 _PERSON_NOUNS: Final = frozenset(DEFAULT_REGISTRY.person_nouns)
 #: "only 1.65m tall", "about 180 cm tall", "5'9 tall": the speaker's height.
@@ -407,7 +412,7 @@ _GOOD_TASTE: Final = (r"the\s+best|amazing|awesome|delicious|incredible|life|the
 #: A taste stated as a be-complement: only when nothing follows but punctuation or a chat tail.
 _OPINION: Final = re.compile(
     r"^" + _INTENSIFIER + r"(?:(?P<bad>" + _BAD_TASTE + r")|(?P<good>" + _GOOD_TASTE + r"))"
-    r"(?:\s+(?:honestly|tbh|ngl|imo|to\s+me|for\s+me|though|tho|lol|haha))*\s*(?:[,;.!?]|$)",
+    r"(?:\s+(?:honestly|tbh|ngl|imo|to\s+me|for\s+me|though|tho|lol|haha|no\s+joke|fr))*\s*(?:[,;.!?]|$|\s\s)",
     I,
 )
 #: Whose taste a be-complement may be: a bare noun phrase ("pineapple on pizza", "Taylor Swift"), never a
@@ -424,7 +429,7 @@ _TASTE_VERB: Final = re.compile(
     + r"(?:(?P<bad>sucks?|bores?\s+me(?:\s+(?:to\s+(?:death|tears)|stiff|senseless))?|"
     r"gross(?:es)?\s+me\s+out|disgusts?\s+me|(?:does|do)\s+nothing\s+for\s+me)|"
     r"(?P<good>slaps?|rocks?|rules?|hits\s+different))"
-    r"(?:\s+(?:honestly|to\s+me|for\s+me|though|tho|so\s+hard|hard))*\s*(?:[,;.!?]|$|\s+(?:lol|lmao|haha|tbh|ngl|imo)\b)",
+    r"(?:\s+(?:honestly|to\s+me|for\s+me|though|tho|so\s+hard|hard))*\s*(?:[,;.!?]|$|\s\s|\s+(?:lol|lmao|haha|tbh|ngl|imo)\b)",
     I,
 )
 #: "I'm a tea lover", "a huge sushi fanatic": a taste named by what the speaker is ("a beach person" stays a
@@ -536,6 +541,10 @@ class StatementParser(ClauseParser):
 
     # -- "my X is Y"
     def _attribute(self, t: str) -> Proto | None:
+        fav = _BARE_FAVOURITE.match(t)
+        if fav is not None:
+            # "favorite band of all time = the beatles": chat drops the "my" and ranks within all time
+            t = "my " + fav.group("attr") + " " + t[fav.end() :]
         m = _ATTR.match(t)
         if m is not None and m.group("tov") and not _PREFERENCE_ATTR.search(m.group("attr")):
             m = None  # "my way to relax is ...": only a favourite is ranked within "sport to watch"
@@ -588,6 +597,8 @@ class StatementParser(ClauseParser):
             return None
         node = NodeType.PREFERENCE if _PREFERENCE_ATTR.search(attr) else NodeType.FACT
         pred = _FAVOURITE_LEAD.sub("", snake(attr))
+        if pred.startswith("fav_"):
+            pred = "favorite_" + pred[4:]  # chat's "fav" (the registry knows favourite_ and fave_)
         called = re.match(r"^(?:called|named)\s+(?P<n>.+)$", obj, I)
         if called is not None and subject == self._owner():
             subject, pred, obj = f"{subject}'s {attr}", "name", called.group("n")
