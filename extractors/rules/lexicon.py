@@ -137,9 +137,10 @@ VERBS: Final = (
     _v(r"(?:love|loves|like|likes|enjoy|enjoys|adore|adores|dig)(?!\s+to\b)", "likes", NodeType.PREFERENCE,
        listy=True),
     _v(r"(?:love|loves|like|likes|enjoy|enjoys)\s+to", "likes", NodeType.PREFERENCE),
-    _v(r"(?:a\s+)?(?:big\s+|huge\s+|massive\s+)?fan\s+of", "likes", NodeType.PREFERENCE, needs_be=True,
-       listy=True),
+    _v(r"(?:a\s+)?(?:big\s+|huge\s+|massive\s+)?fan\s+of", "likes", NodeType.PREFERENCE, needs_be=True),
     _v(r"into", "likes", NodeType.PREFERENCE, needs_be=True, listy=True),
+    _v(r"(?:obsessed|hooked|smitten|in\s+love)\s+(?:with|on|w/?)(?=\s)", "likes", NodeType.PREFERENCE, needs_be=True,
+       listy=True),
     _v(r"(?:keen|big|mad|crazy)\s+(?:on|about)", "likes", NodeType.PREFERENCE, needs_be=True, listy=True),
     _v(r"(?:use|uses|using|used|utilize|utilizes|rely on|relies on|relying on)", "uses", listy=True),
     _v(r"(?:switched|switching|migrated|migrating|changed|moved\s+over|converted|upgraded|downgraded)\s+"
@@ -401,7 +402,8 @@ ERRAND_VERBS: Final = _words(
 #: Adjectives and states whose opening a user's message is a dropped "I'm" ("Allergic to shellfish").
 DROPPED_IM_WORDS: Final = _words(
     "allergic intolerant vegan vegetarian pescatarian married single divorced engaged pregnant back off "
-    "retired unemployed self-employed freelance based originally currently fluent colourblind colour-blind "
+    "obsessed hooked retired unemployed self-employed freelance based originally currently fluent colourblind "
+    "colour-blind "
     "color-blind asthmatic diabetic coeliac celiac left-handed right-handed"
 )
 

@@ -432,6 +432,14 @@ _TASTE_VERB: Final = re.compile(
     r"(?:\s+(?:honestly|to\s+me|for\s+me|though|tho|so\s+hard|hard))*\s*(?:[,;.!?]|$|\s\s|\s+(?:lol|lmao|haha|tbh|ngl|imo)\b)",
     I,
 )
+#: "nothing beats a cold beer after work", "nothing compares to my mum's lasagne".
+_NOTHING_BEATS: Final = re.compile(
+    r"^nothing\s+(?:beats|tops|compares\s+to|comes\s+close\s+to)\s+(?P<x>[^,;.!?]+?)"
+    r"(?:\s+(?:after|before|on|in|at|when|during|for)\s+[^,;.!?]+)?\s*(?:[,;.!?]|$|\s\s)",
+    I,
+)
+#: "dark mode ftw", "tabs ftw": chat's "for the win".
+_FTW: Final = re.compile(r"^(?P<x>[a-z][\w&+.'-]*(?:\s+[\w&+.'-]+){0,3}?)\s+ftw\b", I)
 #: "I'm a tea lover", "a huge sushi fanatic": a taste named by what the speaker is ("a beach person" stays a
 #: trait, ``is_a``).
 _TASTE_PERSON: Final = re.compile(
@@ -1341,7 +1349,15 @@ class UserParser(StatementParser):
         return self._attribute_clause(t, inherited, hedge, flip)
 
     def _taste_verb(self, t: str, hedge: bool, flip: bool) -> list[Proto] | None:
-        """A taste said by a verb of a bare noun ("camping sucks", "board games bore me", "this song slaps")."""
+        """A taste said by a verb of a bare noun ("camping sucks", "board games bore me", "this song slaps"),
+        or by chat's stock praise ("nothing beats a cold beer", "dark mode ftw")."""
+        praise = _NOTHING_BEATS.match(t) or _FTW.match(t)
+        if praise is not None:
+            obj, _ = clean_object(praise.group("x"))
+            if obj is None or obj.split()[0].lower() in SUBJ_STOP:
+                return None
+            p = _mk(self._owner(), "likes", obj, NodeType.PREFERENCE, Flags(hedge=hedge), lexneg=flip)
+            return [p] if p else []
         m = _TASTE_VERB.match(t)
         if m is None:
             return None
