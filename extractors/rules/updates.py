@@ -406,7 +406,7 @@ def _give_up(subject: str, t: str, words: UpdateWords) -> list[Proto] | None:
         return None
     verb = " ".join(m.group("verb").lower().split())
     rest = m.group("rest")
-    if verb in ("no longer",) or rest.lower().split()[0].endswith("ing"):
+    if verb in ("no longer",) or rest.lower().split()[0].rstrip(",;.!?").endswith("ing"):
         return None  # "no longer X" and "stopped drinking X" are the statement grammar's (a negated verb)
     if _NOT_GIVEN_UP.match(rest):
         return None

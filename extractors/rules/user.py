@@ -325,6 +325,10 @@ _PREFERENCE_ATTR: Final = re.compile(r"\b(?:favou?rite|preferred|fave)\b", I)
 _FAVOURITE_LEAD: Final = re.compile(
     r"^(?:go_to|all_time|absolute|personal|number_one|top|ultimate|current|usual|very|big)_(?=(?:favou?rite|fave)_)"
 )
+#: How something was given up ("stopped drinking completely"): not what was given up.
+_GIVEN_UP_HOW: Final = re.compile(
+    r"^\s*(?:completely|entirely|altogether|totally|cold\s+turkey|for\s+good|for\s+now)\b\s*"
+    r"|^\s*(?:in|since|last|this|around|about|over)\b.*$", I)
 _SUBJECTLESS_LEAD: Final = re.compile(r"^(?:just|finally|recently|officially|also)\s+", I)
 _STOPPED: Final = re.compile(r"^(?:stopped|quit|gave up|(?P<done>done|finished|through))\s+(?P<g>[a-z]+ing)\b\s*"
                              r"(?P<rest>.*)$", I)
@@ -467,6 +471,7 @@ _OBJECT_HEAD: Final = re.compile(r"^[\w\d$\u00a3\u20ac]", re.UNICODE)
 _ELLIPTIC_NEW: Final = re.compile(
     r",\s+(?:(?:but|and)\s+)?(?!(?:I|we|my|our|you|your|he|she|they|it|this|that|there|always|never|please|"
     r"don't|do)\b)"
+    r"(?!(?:\d+|a|one|two|three|six)\s+(?:days?|weeks?|months?|years?)\b)"
     r"(?:(?:now|these days|nowadays)\s+(?P<a>[^,;]{1,40}?)|(?P<b>[^,;]{1,40}?)\s+(?:now|instead|these days|nowadays))"
     r"\s*$",
     I,
@@ -767,9 +772,14 @@ class StatementParser(ClauseParser):
 
         m = _STOPPED.match(rest)
         if m is not None and m.group("g").lower() in GERUND and (f.be or not m.group("done")):
-            obj, _ = clean_object(m.group("rest")) if m.group("rest") else (None, False)
-            stopped = _mk(subject, GERUND[m.group("g").lower()], obj, NodeType.FACT, f, lexneg=True,
-                          update=True, replaces=obj)
+            given_up = _GIVEN_UP_HOW.sub("", _GIVEN_UP_HOW.sub("", m.group("rest") or ""))
+            obj, _ = clean_object(given_up) if given_up.strip() else (None, False)
+            predicate = GERUND[m.group("g").lower()]
+            g = m.group("g").lower()
+            lemma = next((c for c in (g[:-3], g[:-3] + "e", g[:-4]) if c in ACTIVITY_VERBS), "")
+            if obj is None and lemma:
+                predicate = lemma  # "quit smoking" meets "I smoke" (the activity's own predicate)
+            stopped = _mk(subject, predicate, obj, NodeType.FACT, f, lexneg=True, update=True, replaces=obj)
             return [stopped] if stopped else []
 
         if f.be:
