@@ -167,6 +167,49 @@ _USES_IN: Final = re.compile(
     r"(?P<tool>(?-i:[A-Z])[\w'’.&+-]*(?:\s+(?-i:[A-Z0-9])[\w'’.&+-]*){0,2})",
     I,
 )
+#: "(I'm) in a book club", "(I'm) on the marketing team": a group the speaker belongs to (after "be").
+_IN_GROUP: Final = re.compile(
+    r"^(?:in|part\s+of)\s+(?:a|an|the|my|our)\s+(?P<new>(?:[\w'-]+\s+){0,2}?(?:club|choir|band|orchestra|league|"
+    r"society|ensemble|troupe|crew|squad|guild|union|collective|book\s+group|running\s+group|quiz\s+team))\b"
+    r"|^on\s+(?:the|a|an|our)\s+(?P<team>(?:[\w'-]+\s+){1,2}?team)\b",
+    I,
+)
+#: "transferred from marketing to the product team": the team changed.
+_TEAM_FROM_TO: Final = re.compile(
+    rf"^(?:transferred|moved|switched|changed)\s+(?:teams\s+)?from\s+(?:the\s+)?(?P<old>[\w'-]+(?:\s+[\w'-]+)??)"
+    rf"(?:\s+team)?\s+(?:on)?to\s+(?:the\s+)?(?P<new>[\w'-]+(?:\s+[\w'-]+)?\s+team){_END}",
+    I,
+)
+#: "started a new job at Stripe", "landed a job with Monzo": the employer changed.
+_NEW_JOB_AT: Final = re.compile(
+    rf"^(?:started|starting|landed|got|took|accepted|began)\s+(?:a\s+|my\s+)?(?:new\s+)?(?:job|role|position|gig)\s+"
+    rf"(?:at|with)\s+{_np('new')}{_END}",
+    I,
+)
+#: "handed in my notice at Starbucks", "resigned from Deloitte", "quit my job at IBM": the employer is given up.
+_LEFT_JOB_AT: Final = re.compile(
+    rf"^(?:handed\s+in\s+my\s+notice|gave\s+(?:my\s+)?notice|resigned|quit\s+my\s+job|left\s+my\s+job)\s+"
+    rf"(?:at|from|with)\s+{_np('old')}{_END}",
+    I,
+)
+#: "closed everything at Wells Fargo", "closed my account with Monzo": the provider is given up.
+_CLOSED_AT: Final = re.compile(
+    rf"^(?:closed|shut)\s+(?:down\s+)?(?:everything|all\s+my\s+accounts?|(?:my|our)\s+(?:[\w-]+\s+)?accounts?)\s+"
+    rf"(?:at|with)\s+{_np('old')}{_END}",
+    I,
+)
+#: "signed a lease in Seattle", "signed for a flat in Leeds": where the speaker lives now.
+_LEASE_IN: Final = re.compile(
+    rf"^signed\s+(?:a\s+lease|for\s+(?:a|an)\s+(?:flat|house|apartment|place))\s+(?:on\s+(?:a|an)\s+[\w-]+\s+)?"
+    rf"in\s+{_np('new')}{_END}",
+    I,
+)
+#: "gave my guitar to my nephew", "gave away the old bike": something the speaker no longer has.
+_GAVE_AWAY: Final = re.compile(
+    r"^(?:gave|given)\s+(?:away\s+)?(?:my|our|the)\s+(?:old\s+)?(?P<old>[\w'-]+(?:\s+[\w'-]+)?)\s+"
+    r"(?:away\b|to\s+(?:my|our|a|an|the|his|her)\b)",
+    I,
+)
 _NOT_A_THING: Final = frozenset({"everything", "all", "it", "stuff", "things", "them", "him", "her"})
 
 
@@ -330,6 +373,23 @@ def update_clause(
         # "we moved the ledger service from MongoDB to Postgres": the service's store changed
         holder = subject if what is None or what.lower() in _NOT_A_THING else f"{subject}'s {what}"
         return [Proto(holder, "uses", new, update=True, replaces=old)]
+    m = _TEAM_FROM_TO.match(t)
+    if m is not None:
+        new, old = _obj(m.group("new")), _obj(m.group("old"))
+        return [] if new is None else [Proto(subject, "member_of", new, update=True, replaces=old)]
+    m = _NEW_JOB_AT.match(t)
+    if m is not None:
+        new = _obj(m.group("new"))
+        return [] if new is None else [Proto(subject, "works_at", new, update=True)]
+    for rx, predicate in ((_LEFT_JOB_AT, "works_at"), (_CLOSED_AT, "uses"), (_GAVE_AWAY, "has")):
+        m = rx.match(t)
+        if m is not None:
+            old = _obj(m.group("old"))
+            return [] if old is None else [Proto(subject, predicate, old, negative=True, update=True, replaces=old)]
+    m = _LEASE_IN.match(t)
+    if m is not None:
+        new = _obj(m.group("new"))
+        return [] if new is None else [Proto(subject, "lives_in", new, update=True)]
     m = _JOINED_AS.match(t)
     if m is not None:
         org, role = _obj(m.group("org")), _obj(m.group("role"))
@@ -386,6 +446,10 @@ def update_clause(
     m = _MEMBER.match(t) if passive else None
     if m is not None:
         new = _obj(m.group("new"))
+        return [] if new is None else [Proto(subject, "member_of", new)]
+    m = _IN_GROUP.match(t) if passive else None
+    if m is not None:
+        new = _obj(m.group("new") or m.group("team"))
         return [] if new is None else [Proto(subject, "member_of", new)]
     return None if passive else _give_up(subject, t, words)
 

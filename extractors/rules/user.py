@@ -471,7 +471,7 @@ _OBJECT_HEAD: Final = re.compile(r"^[\w\d$\u00a3\u20ac]", re.UNICODE)
 _ELLIPTIC_NEW: Final = re.compile(
     r",\s+(?:(?:but|and)\s+)?(?!(?:I|we|my|our|you|your|he|she|they|it|this|that|there|always|never|please|"
     r"don't|do)\b)"
-    r"(?!(?:\d+|a|one|two|three|six)\s+(?:days?|weeks?|months?|years?)\b)"
+    r"(?!(?:\d+|a|one|two|three|six)\s+(?:days?|weeks?|months?|years?)\b)(?![^,;]*\b(?:has|have|had|is|are|was|were)\b)"
     r"(?:(?:now|these days|nowadays)\s+(?P<a>[^,;]{1,40}?)|(?P<b>[^,;]{1,40}?)\s+(?:now|instead|these days|nowadays))"
     r"\s*$",
     I,
