@@ -436,6 +436,14 @@ _TASTE_VERB: Final = re.compile(
     r"(?:\s+(?:honestly|to\s+me|for\s+me|though|tho|so\s+hard|hard))*\s*(?:[,;.!?]|$|\s\s|\s+(?:lol|lmao|haha|tbh|ngl|imo)\b)",
     I,
 )
+#: "..., I love it", "..., I'm a big fan": a taste in what the clause before named.
+_TASTE_ANAPHOR: Final = re.compile(
+    r"^(?:and\s+|so\s+)?I\s+(?:(?:really|honestly|absolutely|just|totally|genuinely|do)\s+)*"
+    r"(?:(?P<good>love|adore|like|enjoy|dig)|(?P<bad>hate|dislike|detest|loathe|can't\s+stand))\s+(?:it|them)"
+    r"(?:\s+(?:honestly|tbh|ngl|so\s+much|a\s+lot|lol|haha|to\s+bits))*\s*$"
+    r"|^(?:and\s+)?I'm\s+(?:a\s+)?(?:big|huge|massive|total)\s+fan\s*$",
+    I,
+)
 #: "nothing beats a cold beer after work", "nothing compares to my mum's lasagne".
 _NOTHING_BEATS: Final = re.compile(
     r"^nothing\s+(?:beats|tops|compares\s+to|comes\s+close\s+to)\s+(?P<x>[^,;.!?]+?)"
@@ -494,6 +502,8 @@ class StatementParser(ClauseParser):
     speaks_policy: ClassVar[bool] = False
     #: The attribute registry's update words (the extractor sets a tenant's own).
     words: UpdateWords = update_words()
+    #: The last claim of the segment read before (one parser reads one message), for "..., I love it".
+    _last: Proto | None = None
 
     def _lead(
         self, t: str, inherited: str | None, hedge: bool, flip: bool, update_cue: bool
@@ -542,6 +552,18 @@ class StatementParser(ClauseParser):
                     rest, flags = consume_aux(("is " if it in ("it's", "its") else "") + part[im.end() :].strip())
                     protos.extend(self._predicate(protos[-1].object, rest, flags))
                     continue
+            am = _TASTE_ANAPHOR.match(part)
+            if am is not None:
+                # the clause before may be in this segment or end the segment before ("X, I love it")
+                prev = protos[-1] if protos else self._last
+                if prev is None or not prev.object or prev.subject != self._owner() or prev.negative or prev.hedge:
+                    continue  # "I love it" with nothing of the speaker's to stand for: unresolved, no claim
+                if prev.predicate != "likes":
+                    # "been listening to a lot of jazz, I love it": the taste is in what was just named
+                    liked = Proto(self._owner(), "likes", prev.object, NodeType.PREFERENCE,
+                                  negative=am.group("bad") is not None)
+                    protos.append(liked)
+                continue
             for clause in split_and_verb(part):
                 got, subject = self.parse(clause, subject)
                 protos.extend(got)
@@ -550,6 +572,7 @@ class StatementParser(ClauseParser):
             if new is not None:
                 old = protos[-1]
                 protos.append(Proto(old.subject, old.predicate, new, old.node_type, hedge=old.hedge, update=True))
+        self._last = protos[-1] if protos else None
         return protos
 
     # -- "my X is Y"
