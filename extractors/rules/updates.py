@@ -156,6 +156,33 @@ _MEMBER: Final = re.compile(
     rf"{_np('new')}{_END}",
     I,
 )
+#: Products the registry names by kind (``value_kinds``: spotify, notion, aws, ...): known in lower-case chat too.
+_KNOWN_PRODUCTS: Final = r"(?:" + "|".join(
+    re.escape(v) for v in sorted({v for vs in DEFAULT_REGISTRY.value_kinds.values() for v in vs}, key=len, reverse=True)
+) + r")(?![\w'’.&+-])"
+#: "(our stuff is) hosted on AWS", "(everything's) on gcp now": where the speaker's things run (after "be").
+_HOSTED_ON: Final = re.compile(
+    r"^(?:(?:hosted|deployed|running|stored|kept|built)\s+)?(?:on|in|with)\s+(?P<tool>" + _KNOWN_PRODUCTS + r")", I
+)
+_THINGS_HELD: Final = re.compile(r"^(?:everything|it\s+all|all\s+of\s+it|(?:\w+'s\s+)?(?:stuff|things|everything))$", I)
+#: The same said as a whole clause: "our stuff is hosted on aws", "everything's on gcp now".
+_THINGS_ON: Final = re.compile(
+    r"^(?:(?:my|our)\s+(?:stuff|things|code|site|app|apps|servers?|infra(?:structure)?|website|services)|everything|"
+    r"it\s+all)(?:'s|\s+is|\s+are)\s+(?:(?P<now>now|currently|all|all\s+now)\s+)?"
+    r"(?:(?:hosted|deployed|running|stored|kept)\s+)?(?:on|in|with)\s+(?P<tool>" + _KNOWN_PRODUCTS + r")"
+    r"(?P<now2>\s+now)?",
+    I,
+)
+
+
+def things_on(t: str, owner: str) -> list[Proto] | None:
+    """"our stuff is hosted on aws", "everything's on gcp now": the speaker's things run on a known product."""
+    m = _THINGS_ON.match(t.strip())
+    if m is None:
+        return None
+    tool = _obj(m.group("tool"))
+    now = bool(m.group("now2")) or (m.group("now") or "").lower().endswith("now")
+    return [] if tool is None else [Proto(owner, "uses", tool, update=now)]
 #: A verb of using a product for something, then the product: "keep all my notes in Evernote".
 _USES_IN: Final = re.compile(
     r"^(?:write|code|draft|keep|store|track|manage|plan|run|host|build|deploy|back\s+up|sync|edit|design|read|"
@@ -164,7 +191,7 @@ _USES_IN: Final = re.compile(
     r"[\w-]+(?:\s+[\w-]+)?|stuff|things|it\s+all|music|podcasts|notes|photos|files|code)\s+(?:in|on|with|through|via)\s+"
     r"(?!(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|(?:jan|febr)uary\b|march\b|april\b|may\b|june?\b|july\b|"
     r"august\b|(?:septem|octo|novem|decem)ber\b|christmas\b|weekends?\b)"
-    r"(?P<tool>(?-i:[A-Z])[\w'’.&+-]*(?:\s+(?-i:[A-Z0-9])[\w'’.&+-]*){0,2})",
+    r"(?P<tool>(?-i:[A-Z])[\w'’.&+-]*(?:\s+(?-i:[A-Z0-9])[\w'’.&+-]*){0,2}|" + _KNOWN_PRODUCTS + r")",
     I,
 )
 #: "(I'm) in a book club", "(I'm) on the marketing team": a group the speaker belongs to (after "be").
@@ -447,6 +474,11 @@ def update_clause(
     if m is not None:
         new = _obj(m.group("new"))
         return [] if new is None else [Proto(subject, "member_of", new)]
+    m = _HOSTED_ON.match(t) if passive and _THINGS_HELD.match(subject) else None
+    if m is not None:
+        # "our stuff is hosted on aws", "everything's on gcp now": the speaker's own things
+        tool = _obj(m.group("tool"))
+        return [] if tool is None else [Proto(owner, "uses", tool)]
     m = _IN_GROUP.match(t) if passive else None
     if m is not None:
         new = _obj(m.group("new") or m.group("team"))

@@ -66,7 +66,15 @@ from extractors.rules.lexicon import (
     VERBS,
 )
 from extractors.rules.proto import Proto, snake
-from extractors.rules.updates import ACTIVITY_VERBS, UpdateWords, update_clause, update_words, usage, value_first
+from extractors.rules.updates import (
+    ACTIVITY_VERBS,
+    UpdateWords,
+    things_on,
+    update_clause,
+    update_words,
+    usage,
+    value_first,
+)
 from extractors.secrets import PLACEHOLDER
 from extractors.text import SPEECH_ACT_FORMS
 from extractors.validation import POINTER_WORDS
@@ -1361,6 +1369,11 @@ class UserParser(StatementParser):
         if rm is not None:
             act = action(t[rm.end() :], "needs_to")
             return cue_claim(self._owner(), act, Flags(), NodeType.TASK, speech_act=False), inherited
+        held = things_on(t, self._we()) if inherited is None else None
+        if held is not None:
+            for p in held:
+                p.hedge, p.negative = hedge, flip
+            return held, inherited
         taste = self._taste_verb(t, hedge, flip) if inherited is None else None
         if taste is not None:
             return taste, inherited
