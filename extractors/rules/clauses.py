@@ -196,6 +196,8 @@ CLAUSE_SPLIT: Final = re.compile(
     r"speaks?|have|has|owns?|joined|left|moved|switched|enjoys?|dislikes?|can't stand|runs?|plays?|studies|"
     r"study|drinks?|eats?|ditched|dropped|sold|cancell?ed|quit|gave\s+up|got\s+rid\s+of|stopped|swapped|"
     r"replaced|upgraded|downgraded)\b)|"
+    # "zero musical training, can't play the piano": a negated verb after a comma, the subject dropped
+    r",\s+(?=(?:can't|cannot|can\s+not)\s+(?:play|speak|drive|swim|cook|eat|drink|stand)\b)|"
     # "got an iPhone now, ditched the Pixel": a give-up verb after a comma is a clause with the subject dropped
     r",\s+(?=(?:ditched|dropped|sold|cancell?ed|quit|gave\s+up|got\s+rid\s+of|binned|scrapped|uninstalled|"
     r"deleted|unsubscribed\s+from)\s)",

@@ -116,6 +116,14 @@ def _v(pattern: str, predicate: str, node_type: NodeType = NodeType.FACT, **kw: 
     return Verb(re.compile(r"^(?:" + pattern + r")(?:\s+|$)", I), predicate, node_type, **kw)
 
 
+#: Languages, for the verbs that take one ("know any German").
+LANGUAGES: Final = _words(
+    """english german french spanish italian portuguese dutch swedish norwegian danish finnish icelandic polish czech
+    slovak hungarian romanian bulgarian greek turkish russian ukrainian serbian croatian arabic hebrew persian farsi
+    hindi urdu bengali punjabi tamil telugu gujarati marathi japanese chinese mandarin cantonese korean vietnamese
+    thai indonesian malay tagalog swahili amharic yoruba zulu afrikaans welsh gaelic irish catalan basque latin
+    esperanto"""
+)
 PAST_FORMS: Final = _words(
     """lived resided worked loved liked enjoyed hated disliked used owned had spoke preferred studied drank
     ate played drove ran stayed adored"""
@@ -162,6 +170,10 @@ VERBS: Final = (
     _v(r"(?:stopped|quit|gave up|ditched|dropped|abandoned)\s+using", "uses", lexneg=True, update=True,
        past_ok=True),
     _v(r"(?:speak|speaks|speaking)", "speaks", listy=True),
+    # "I don't know any German", "I know a bit of Spanish": knowing a language is speaking it
+    _v(r"(?:know|knows)(?:\s+(?:any|some|much|a\s+(?:word|lick|bit|little)(?:\s+of)?|basic))?"
+       r"(?=\s+(?:" + "|".join(sorted(LANGUAGES)) + r")\b(?!\s+(?:people|friends|guys|girls|food|history)\b))",
+       "speaks"),
     _v(r"(?:(?:pretty|very|totally|fully|completely|almost|nearly|basically)\s+)?fluent\s+in", "speaks", needs_be=True,
        listy=True),
     _v(r"on", "uses", needs_be=True),
