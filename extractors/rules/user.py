@@ -299,6 +299,16 @@ _BARE_FAVOURITE: Final = re.compile(
     r"(?:\s+(?:of\s+all\s+time|ever|by\s+far))?(?=\s+(?:is|are|'s)\s)",
     I,
 )
+#: "(a) product designer at Meta": a role and where it is held.
+_ROLE_AT: Final = re.compile(
+    r"^(?P<role>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?)\s+at\s+(?P<org>(?!(?:the|a|an|my|our|his|her|their|home|work|school|uni|university|"
+    r"night|heart|best|least|most|first|times|all)\b)[\w&'.-]+(?:\s+[\w&'.-]+){0,2}?)\s*(?:[,;.!?]|$)",
+    I,
+)
+_ROLE_HEADS: Final = frozenset(
+    h for c in DEFAULT_REGISTRY.object_classes if c.attribute == "role" for h in c.heads
+)
+_STUDENT_HEADS: Final = frozenset({"student", "undergrad", "postgrad", "phd", "graduate", "fellow", "postdoc"})
 _RELATION_RX: Final = re.compile(RELATION, I)
 _PERSON_NOUNS: Final = frozenset(DEFAULT_REGISTRY.person_nouns)
 #: "only 1.65m tall", "about 180 cm tall", "5'9 tall": the speaker's height.
@@ -1144,6 +1154,13 @@ class StatementParser(ClauseParser):
             if noun is None or noun.split()[0].lower() in BE_A_STOP or len(noun.split()) > 4:
                 return []
             p = _mk(subject, "is_a", noun, NodeType.FACT, f)
+            at = _ROLE_AT.match(m.group("obj"))
+            if p is not None and at is not None and at.group("role").split()[-1].lower() in _ROLE_HEADS:
+                # "a product designer at Meta": the role and the employer
+                org, _ = clean_object(at.group("org"))
+                studies = at.group("role").split()[-1].lower() in _STUDENT_HEADS
+                employer = _mk(subject, "studies_at" if studies else "works_at", org, NodeType.FACT, f) if org else None
+                return [p, employer] if employer else [p]
             return [p] if p else []
         return None
 
