@@ -363,7 +363,10 @@ _POLITE: Final = re.compile(
 _HEDGE: Final = re.compile(
     r"(?i:\b(?:might|could(?!n't|\s+not)|possibly|perhaps|maybe|probably|considering|weighing|(?:un)?likely|"
     r"thinking\s+(?:about|of)|leaning\s+(?:towards?|toward)|not\s+(?:sure|certain)|unsure)\b|"
-    r"\bI\s+(?:think|guess|suppose|reckon|suspect|doubt)\b)|\bmay\b"
+    r"\bI\s+(?:think|guess|suppose|reckon|suspect|doubt)\b)|"
+    # lower-case "may" is a hedge, except the month: "may 4th", "in may", "since may"
+    r"(?<!\bin\s)(?<!\bof\s)(?<!\bsince\s)(?<!\buntil\s)(?<!\blast\s)(?<!\bnext\s)(?<!\bthis\s)(?<!\bearly\s)"
+    r"(?<!\bmid\s)(?<!\blate\s)\bmay\b(?!\s+\d)"
 )
 
 
