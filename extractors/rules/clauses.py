@@ -549,6 +549,8 @@ def object_list(text: str) -> list[tuple[str, bool]]:
         r"[;()!?\"]|:(?!\d)|\.(?:\s|$)|\s[-\u2013\u2014]+\s|\s(?:because|since|but|although|though|while|whereas|"
         r"if|unless|provided|as long as|only if|when|which|who|so|especially|except)\b|"
         r",\s+(?=(?:it|that|this|i|we|so|which|they|he|she|you|but|though)\b)|"
+        # "meat daily, not vegetarian in any way": a negated clause, not an item
+        r",\s+(?=not\s)|"
         # "kombucha, the ginger one is great": a clause of its own, not an item
         r",\s+(?=(?:the|my|our|his|her|their)\s+[\w'-]+(?:\s+[\w'-]+)?\s+(?:is|are|was|were)\b)",
         raw,

@@ -398,7 +398,9 @@ def update_clause(
         if new is None or old is None:
             return []
         # "we moved the ledger service from MongoDB to Postgres": the service's store changed
-        holder = subject if what is None or what.lower() in _NOT_A_THING else f"{subject}'s {what}"
+        # "migrated all my notes from Notion to Obsidian": the speaker's own things, so the speaker's tool
+        own = m.group("what") is not None and re.match(r"^\s*(?:all\s+)?(?:my|our)\b", m.group("what"), I) is not None
+        holder = subject if what is None or what.lower() in _NOT_A_THING or own else f"{subject}'s {what}"
         return [Proto(holder, "uses", new, update=True, replaces=old)]
     m = _TEAM_FROM_TO.match(t)
     if m is not None:

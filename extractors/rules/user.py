@@ -309,6 +309,13 @@ _ROLE_HEADS: Final = frozenset(
     h for c in DEFAULT_REGISTRY.object_classes if c.attribute == "role" for h in c.heads
 )
 _STUDENT_HEADS: Final = frozenset({"student", "undergrad", "postgrad", "phd", "graduate", "fellow", "postdoc"})
+_HOME_WORDS: Final = frozenset({"place", "home", "flat", "apartment", "house", "pad", "new place", "new flat"})
+#: "basketball is the sport I dislike the most", "jazz is the music I love most": a ranked taste.
+_RANKED_TASTE: Final = re.compile(
+    r"^the\s+(?:[a-z][\w-]*\s+){1,2}?(?:I|we)\s+(?:(?P<bad>dislike|hate|detest|loathe|can't\s+stand)|"
+    r"(?P<good>love|like|enjoy|adore))\s+(?:the\s+)?(?P<rank>most|least)\b",
+    I,
+)
 _RELATION_RX: Final = re.compile(RELATION, I)
 _PERSON_NOUNS: Final = frozenset(DEFAULT_REGISTRY.person_nouns)
 #: "only 1.65m tall", "about 180 cm tall", "5'9 tall": the speaker's height.
@@ -650,6 +657,10 @@ class StatementParser(ClauseParser):
         if obj is None:
             return None
         node = NodeType.PREFERENCE if _PREFERENCE_ATTR.search(attr) else NodeType.FACT
+        if attr in _HOME_WORDS and own == "my" and re.match(r"^\s*in\s", val, I):
+            # "my place is in Munich": where the speaker lives
+            return Proto(subject, "lives_in", obj, NodeType.FACT, negative=m.group("neg") is not None, update=update,
+                         replaces=replaces)
         pred = _FAVOURITE_LEAD.sub("", snake(attr))
         if pred.startswith("fav_"):
             pred = "favorite_" + pred[4:]  # chat's "fav" (the registry knows favourite_ and fave_)
@@ -1140,6 +1151,11 @@ class StatementParser(ClauseParser):
         if first in ADJECTIVES:
             obj = rest.split()[0].rstrip(".,!")
             p = _mk(subject, "is", obj, NodeType.FACT, f)
+            return [p] if p else []
+        m = _RANKED_TASTE.match(rest)
+        if m is not None and _OPINION_SUBJECT.match(subject) and subject not in (self._owner(), "user", "assistant"):
+            negative = (m.group("bad") is not None) != (m.group("rank").lower() == "least")
+            p = _mk(self._owner(), "likes", subject, NodeType.PREFERENCE, f, lexneg=negative)
             return [p] if p else []
         m = _TASTE_PERSON.match(rest)
         if m is not None and subject in (self._owner(), "user") and m.group("x").split()[0].lower() not in BE_A_STOP:

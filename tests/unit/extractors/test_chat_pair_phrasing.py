@@ -146,3 +146,20 @@ def test_the_month_may_is_not_a_hedge() -> None:
     assert claim.epistemic_type.value == "ASSERTED"
     (hedged,) = _X.extract(_event("i may move to leeds")).claims
     assert hedged.epistemic_type.value == "HYPOTHETICAL"
+
+
+@pytest.mark.parametrize(
+    ("text", "triple"),
+    [
+        ("moved all my photos from dropbox to icloud", ("user", "uses", "icloud", "positive")),
+        ("my flat is in glasgow", ("user", "lives_in", "glasgow", "positive")),
+        ("rugby is the sport i hate the most", ("user", "likes", "rugby", "negative")),
+        ("techno is the music i like least", ("user", "likes", "techno", "negative")),
+    ],
+)
+def test_owned_things_homes_and_ranked_tastes(text: str, triple: tuple[str, str, str, str]) -> None:
+    assert triple in _triples(text)
+
+
+def test_a_negated_tail_is_not_a_list_item() -> None:
+    assert not any((t[2] or "").startswith("not ") for t in _triples("i eat fish, eggs, not pescatarian though"))
