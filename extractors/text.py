@@ -370,11 +370,24 @@ _HEDGE: Final = re.compile(
 )
 
 
+#: "maybe 10 a day", "probably twice a week", "could eat it every day": an estimate of how much or an
+#: enthusiast's hyperbole, not a hedge on the claim.
+_NOT_A_HEDGE: Final = re.compile(
+    r"\b(?:maybe|probably|possibly)\s+(?:like\s+|about\s+|around\s+)?(?:\d+|once|twice|a\s+(?:few|couple)|one|two|"
+    r"three|four|five|ten)\b(?:\s*(?:-|to|or)\s*\d+)?(?=\s+(?:a|an|per|every|times?|days?|weeks?|months?|years?|"
+    r"hours?|mins?|minutes?|cups?|drinks?|cigarettes?|pints?|glasses?)\b)|"
+    r"\bcould\s+(?:eat|drink|watch|listen\s+to|live\s+on|play)\s+(?:it|them|that|this)\s+(?:every\s+(?:single\s+)?"
+    r"(?:day|night|meal)|all\s+day|forever|for\s+days|on\s+repeat)\b",
+    re.IGNORECASE,
+)
+
+
 def is_uncertain(text: str) -> bool:
-    """Hedged wording after removing polite requests ("could you", "may I", ...)."""
+    """Hedged wording after removing polite requests ("could you", "may I", ...) and estimates ("maybe 10
+    a day")."""
     if _HEDGE.search(text) is None:
         return False
-    return _HEDGE.search(_POLITE.sub(" ", text)) is not None
+    return _HEDGE.search(_NOT_A_HEDGE.sub(" ", _POLITE.sub(" ", text))) is not None
 
 
 CHOICE_VERB: Final = re.compile(

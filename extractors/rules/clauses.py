@@ -550,7 +550,7 @@ def object_list(text: str) -> list[tuple[str, bool]]:
         r"if|unless|provided|as long as|only if|when|which|who|so|especially|except)\b|"
         r",\s+(?=(?:it|that|this|i|we|so|which|they|he|she|you|but|though)\b)|"
         # "meat daily, not vegetarian in any way": a negated clause, not an item
-        r",\s+(?=not\s)|"
+        r",\s+(?=(?:not|could|would|can|might|should|will|gonna)\s)|"
         # "kombucha, the ginger one is great": a clause of its own, not an item
         r",\s+(?=(?:the|my|our|his|her|their)\s+[\w'-]+(?:\s+[\w'-]+)?\s+(?:is|are|was|were)\b)",
         raw,

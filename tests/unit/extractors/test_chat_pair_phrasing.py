@@ -163,3 +163,11 @@ def test_owned_things_homes_and_ranked_tastes(text: str, triple: tuple[str, str,
 
 def test_a_negated_tail_is_not_a_list_item() -> None:
     assert not any((t[2] or "").startswith("not ") for t in _triples("i eat fish, eggs, not pescatarian though"))
+
+
+def test_an_estimate_or_hyperbole_is_not_a_hedge() -> None:
+    assert {c.epistemic_type.value for c in _X.extract(_event("i swim, maybe twice a week")).claims} == {"ASSERTED"}
+    got = _X.extract(_event("i love ramen, could eat it every day")).claims
+    assert [(c.predicate, c.object, c.epistemic_type.value) for c in got] == [("likes", "ramen", "ASSERTED")]
+    (hedged,) = _X.extract(_event("maybe i'll take up swimming")).claims
+    assert hedged.epistemic_type.value == "HYPOTHETICAL"
