@@ -110,6 +110,13 @@ _GOT_STATUS: Final = re.compile(
     r"separated)\b",
     I,
 )
+#: "went blonde", "dyed my hair red", "have gone grey": the speaker's hair colour changed.
+_HAIR: Final = re.compile(
+    r"^(?:went|gone|going|turned|dyed(?:\s+(?:my|our)\s+hair)?|coloured\s+my\s+hair|colored\s+my\s+hair)\s+"
+    r"(?:(?:platinum|bright|dark|light|ash|strawberry|jet|silver)\s+)?(?P<c>blonde?|brunette|brown|black|red|ginger|"
+    r"grey|gray|auburn|pink|blue|purple|green|white|silver|bleach\s+blonde)\b",
+    I,
+)
 #: "renamed the default branch to main": the thing's name changed.
 _RENAMED: Final = re.compile(
     rf"^renamed\s+(?P<what>(?:the|our|my)\s+[\w-]+(?:\s+[\w-]+){{0,2}}?)\s+to\s+{_np('new')}{_END}", I
@@ -436,6 +443,11 @@ def update_clause(
     if m is not None:
         new = _obj(m.group("new"))
         return [] if new is None else [Proto(subject, "works_at", new, update=True, replaces=_obj(m.group("old")))]
+    m = _HAIR.match(t) if subject == owner else None
+    if m is not None:
+        hair = Proto(subject, "hair", m.group("c"), update=True)
+        hair.metadata["attribute_form"] = True  # one colour at a time, as "my hair is brown"
+        return [hair]
     m = _TURNED.match(t)
     if m is not None:
         return [Proto(subject, "age", m.group("n"), update=True)]

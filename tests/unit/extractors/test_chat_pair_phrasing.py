@@ -171,3 +171,9 @@ def test_an_estimate_or_hyperbole_is_not_a_hedge() -> None:
     assert [(c.predicate, c.object, c.epistemic_type.value) for c in got] == [("likes", "ramen", "ASSERTED")]
     (hedged,) = _X.extract(_event("maybe i'll take up swimming")).claims
     assert hedged.epistemic_type.value == "HYPOTHETICAL"
+
+
+def test_a_new_hair_colour_replaces_the_old_one() -> None:
+    assert ("user", "hair", "ginger", "positive") in _triples("went ginger last weekend")
+    assert not any(t[1] == "hair" for t in _triples("my face turned red"))
+    assert _pair("my hair is black", "dyed my hair silver yesterday") == "supersedence"
