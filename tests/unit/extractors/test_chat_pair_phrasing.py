@@ -176,4 +176,4 @@ def test_an_estimate_or_hyperbole_is_not_a_hedge() -> None:
 def test_a_new_hair_colour_replaces_the_old_one() -> None:
     assert ("user", "hair", "ginger", "positive") in _triples("went ginger last weekend")
     assert not any(t[1] == "hair" for t in _triples("my face turned red"))
-    assert _pair("my hair is black", "dyed my hair silver yesterday") == "supersedence"
+    assert _pair("my hair is black", "i dyed my hair silver yesterday") == "supersedence"
