@@ -270,7 +270,7 @@ _GENERIC_VERBS: Final = _words(
     unsubscribe upgrade downgrade visit live see give leave use love like hate enjoy prefer speak work play
     eat drink drive switch join dislike adore avoid volunteer wake walk watch wear win write bring cover cancel close
     expect finish hold host rebuild renovate run sign sponsor host target translate block back bike help quit
-    belong""")
+    belong smoke vape""")
 _IRREGULAR: Final = {
     "went": "go", "gone": "go", "goes": "go", "took": "take", "taken": "take", "bought": "buy", "sold": "sell",
     "built": "build", "ran": "run", "kept": "keep", "brought": "bring", "flew": "fly", "flown": "fly",

@@ -909,6 +909,8 @@ class StatementParser(ClauseParser):
             return []
         w0 = words[0].lower().rstrip(".,!;:")
         after = rest.strip()[len(words[0]) :].strip()
+        if words[0][-1:] in (",", ";") and after:
+            after = ", " + after  # "I smoke, maybe 10 a day": the comma ends the verb phrase
         system = self.speaks_policy
         if system and (f.past or f.perfect):
             return []

@@ -177,3 +177,8 @@ def test_a_new_hair_colour_replaces_the_old_one() -> None:
     assert ("user", "hair", "ginger", "positive") in _triples("went ginger last weekend")
     assert not any(t[1] == "hair" for t in _triples("my face turned red"))
     assert _pair("my hair is black", "i dyed my hair silver yesterday") == "supersedence"
+
+
+def test_a_habit_with_an_estimate_after_a_comma_is_the_activity() -> None:
+    assert ("user", "smoke", None, "positive") in _triples("i smoke, maybe 15 a day")
+    assert _pair("i smoke, about a pack a day", "i quit smoking last spring") == "supersedence"
