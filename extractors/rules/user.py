@@ -312,8 +312,9 @@ _STUDENT_HEADS: Final = frozenset({"student", "undergrad", "postgrad", "phd", "g
 _HOME_WORDS: Final = frozenset({"place", "home", "flat", "apartment", "house", "pad", "new place", "new flat"})
 #: "basketball is the sport I dislike the most", "jazz is the music I love most": a ranked taste.
 _RANKED_TASTE: Final = re.compile(
-    r"^the\s+(?:[a-z][\w-]*\s+){1,2}?(?:I|we)\s+(?:(?P<bad>dislike|hate|detest|loathe|can't\s+stand)|"
-    r"(?P<good>love|like|enjoy|adore))\s+(?:the\s+)?(?P<rank>most|least)\b",
+    r"^(?:the|a|an)\s+(?:[a-z][\w-]*\s+){1,2}?(?:that\s+)?(?:I|we)\s+(?:(?:really|just|honestly|truly|genuinely)\s+)*"
+    r"(?P<neg>don't\s+|do\s+not\s+|never\s+)?(?:(?P<bad>dislike|hate|detest|loathe|can't\s+stand)|"
+    r"(?P<good>love|like|enjoy|adore))(?:\s+(?:the\s+)?(?P<rank>most|least)\b|\s*(?:[,;.!?]|$))",
     I,
 )
 _RELATION_RX: Final = re.compile(RELATION, I)
@@ -1156,7 +1157,8 @@ class StatementParser(ClauseParser):
             return [p] if p else []
         m = _RANKED_TASTE.match(rest)
         if m is not None and _OPINION_SUBJECT.match(subject) and subject not in (self._owner(), "user", "assistant"):
-            negative = (m.group("bad") is not None) != (m.group("rank").lower() == "least")
+            negative = (m.group("bad") is not None) != ((m.group("rank") or "").lower() == "least")
+            negative = negative != (m.group("neg") is not None)
             p = _mk(self._owner(), "likes", subject, NodeType.PREFERENCE, f, lexneg=negative)
             return [p] if p else []
         m = _TASTE_PERSON.match(rest)

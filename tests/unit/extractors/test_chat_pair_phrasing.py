@@ -182,3 +182,13 @@ def test_a_new_hair_colour_replaces_the_old_one() -> None:
 def test_a_habit_with_an_estimate_after_a_comma_is_the_activity() -> None:
     assert ("user", "smoke", None, "positive") in _triples("i smoke, maybe 15 a day")
     assert _pair("i smoke, about a pack a day", "i quit smoking last spring") == "supersedence"
+
+
+@pytest.mark.parametrize(
+    ("text", "polarity"),
+    [("ironing is a chore i really don't enjoy", "negative"), ("chess is a game i love", "positive"),
+     ("darts is the sport i like least", "negative")],
+)
+def test_a_taste_in_a_relative_clause(text: str, polarity: str) -> None:
+    (claim,) = [c for c in _X.extract(_event(text)).claims if c.predicate == "likes"]
+    assert claim.polarity.value == polarity and claim.object == text.split(" is ")[0]
