@@ -292,9 +292,20 @@ _EMPHASIS_BEFORE: Final = re.compile(
 )
 
 
+#: "I'm 34, if that matters", "if it helps": an aside about why the speaker says it, not a condition on it.
+_ASIDE_IF: Final = re.compile(
+    r"\s+(?:that|it|this)\s+(?:matters|helps|is\s+relevant|'s\s+relevant|makes\s+a\s+difference|is\s+useful|"
+    r"'s\s+useful|changes\s+anything)\b|\s+(?:relevant|useful|needed|you\s+need\s+to\s+know|you\s+were\s+wondering|"
+    r"you\s+must\s+know|anyone\s+asks|you're\s+curious|you\s+care)\b",
+    re.IGNORECASE,
+)
+
+
 def _condition_marker_ok(text: str, m: re.Match[str]) -> bool:
     word = m.group().lower()
     before = text[max(0, m.start() - 40) : m.start()]
+    if word == "if" and _ASIDE_IF.match(text, m.end()) is not None:
+        return False
     if word in ("if", "when", "whenever") and _EMPHASIS_BEFORE.search(before) is not None:
         return False
     if word == "if":
@@ -352,15 +363,31 @@ _POLITE: Final = re.compile(
 _HEDGE: Final = re.compile(
     r"(?i:\b(?:might|could(?!n't|\s+not)|possibly|perhaps|maybe|probably|considering|weighing|(?:un)?likely|"
     r"thinking\s+(?:about|of)|leaning\s+(?:towards?|toward)|not\s+(?:sure|certain)|unsure)\b|"
-    r"\bI\s+(?:think|guess|suppose|reckon|suspect|doubt)\b)|\bmay\b"
+    r"\bI\s+(?:think|guess|suppose|reckon|suspect|doubt)\b)|"
+    # lower-case "may" is a hedge, except the month: "may 4th", "in may", "since may"
+    r"(?<!\bin\s)(?<!\bof\s)(?<!\bsince\s)(?<!\buntil\s)(?<!\blast\s)(?<!\bnext\s)(?<!\bthis\s)(?<!\bearly\s)"
+    r"(?<!\bmid\s)(?<!\blate\s)\bmay\b(?!\s+\d)"
+)
+
+
+#: "maybe 10 a day", "probably twice a week", "could eat it every day": an estimate of how much or an
+#: enthusiast's hyperbole, not a hedge on the claim.
+_NOT_A_HEDGE: Final = re.compile(
+    r"\b(?:maybe|probably|possibly)\s+(?:like\s+|about\s+|around\s+)?(?:\d+|once|twice|a\s+(?:few|couple)|one|two|"
+    r"three|four|five|ten)\b(?:\s*(?:-|to|or)\s*\d+)?(?=\s+(?:a|an|per|every|times?|days?|weeks?|months?|years?|"
+    r"hours?|mins?|minutes?|cups?|drinks?|cigarettes?|pints?|glasses?)\b)|"
+    r"\bcould\s+(?:eat|drink|watch|listen\s+to|live\s+on|play)\s+(?:it|them|that|this)\s+(?:every\s+(?:single\s+)?"
+    r"(?:day|night|meal)|all\s+day|forever|for\s+days|on\s+repeat)\b",
+    re.IGNORECASE,
 )
 
 
 def is_uncertain(text: str) -> bool:
-    """Hedged wording after removing polite requests ("could you", "may I", ...)."""
+    """Hedged wording after removing polite requests ("could you", "may I", ...) and estimates ("maybe 10
+    a day")."""
     if _HEDGE.search(text) is None:
         return False
-    return _HEDGE.search(_POLITE.sub(" ", text)) is not None
+    return _HEDGE.search(_NOT_A_HEDGE.sub(" ", _POLITE.sub(" ", text))) is not None
 
 
 CHOICE_VERB: Final = re.compile(

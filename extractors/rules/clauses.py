@@ -82,7 +82,8 @@ INVERTED: Final = re.compile(r"^(?P<a>will|shall|would|may|can|must|should|do|do
 #: A cheap test before the rewrite: a lower-case start, or a word only chat spells that way.
 _CASUAL_HINT: Final = re.compile(r"^[a-z]|'cause|'cos|(?<![\w'])(?:dont|cant|im|ive|i|u|cause|cuz|cos|ill|wont|"
                                  r"didnt|doesnt|isnt|rn|lol|tbh|ngl|fr|pls|tmrw|haha|lmao|ugh|definately|usualy|untill|recieved|gonna|"
-                                 r"wanna|imo|atm|bc|abt|prolly|lowkey|highkey|def|luv|lo+o+ve|ha+a+te|r)(?![\w'])", I)
+                                 r"wanna|imo|atm|bc|abt|prolly|lowkey|highkey|def|luv|lo+o+ve|ha+a+te|r)(?![\w'])"
+                                 r"|\s=\s", I)
 _CASUAL: Final = re.compile(
     r"(?<![\w'])(?:(?P<w>" + "|".join(sorted((re.escape(w) for w in CASUAL_WORDS), key=len, reverse=True)) + r")"
     r"|(?P<cause>'?cause|'cos|cuz)(?=\s+(?:I|i|we|it|it's|my|our|the|he|she|they|you|there)\b)"
@@ -91,7 +92,9 @@ _CASUAL: Final = re.compile(
     # stretched taste verbs ("looove", "luv", "haaate"): read as the verb, whatever the stretch
     r"|(?P<love>lo+o+ve+|lu+v+|lu+ve|wuv)(?P<love_s>s)?|(?P<hate>ha+a+te+)(?P<hate_s>s)?"
     # "bananas r gross", "they r the best": the chat spelling of "are" after a plural or a pronoun
-    r"|(?<=(?-i:[a-z])s\s|we\s|ey\s|ou\s)(?P<are>r)(?=\s+(?-i:[a-z])))(?![\w'-])",
+    r"|(?<=(?-i:[a-z])s\s|we\s|ey\s|ou\s)(?P<are>r)(?=\s+(?-i:[a-z]))"
+    # "brussels sprouts = gross", "favorite band = the beatles": chat's "=" is the copula
+    r"|(?<=\w\s)(?P<eq>=)(?=\s+\w))(?![\w'-])",
     I,
 )
 
@@ -115,6 +118,8 @@ def casual(text: str) -> str:
             return "hates" if m.group("hate_s") else "hate"
         if m.group("are") is not None:
             return "are"
+        if m.group("eq") is not None:
+            return "is"
         word = m.group("w")
         if word == "I":
             return word
@@ -191,6 +196,8 @@ CLAUSE_SPLIT: Final = re.compile(
     r"speaks?|have|has|owns?|joined|left|moved|switched|enjoys?|dislikes?|can't stand|runs?|plays?|studies|"
     r"study|drinks?|eats?|ditched|dropped|sold|cancell?ed|quit|gave\s+up|got\s+rid\s+of|stopped|swapped|"
     r"replaced|upgraded|downgraded)\b)|"
+    # "zero musical training, can't play the piano": a negated verb after a comma, the subject dropped
+    r",\s+(?=(?:can't|cannot|can\s+not)\s+(?:play|speak|drive|swim|cook|eat|drink|stand)\b)|"
     # "got an iPhone now, ditched the Pixel": a give-up verb after a comma is a clause with the subject dropped
     r",\s+(?=(?:ditched|dropped|sold|cancell?ed|quit|gave\s+up|got\s+rid\s+of|binned|scrapped|uninstalled|"
     r"deleted|unsubscribed\s+from)\s)",
@@ -541,7 +548,11 @@ def object_list(text: str) -> list[tuple[str, bool]]:
     end = re.search(
         r"[;()!?\"]|:(?!\d)|\.(?:\s|$)|\s[-\u2013\u2014]+\s|\s(?:because|since|but|although|though|while|whereas|"
         r"if|unless|provided|as long as|only if|when|which|who|so|especially|except)\b|"
-        r",\s+(?=(?:it|that|this|i|we|so|which|they|he|she|you|but|though)\b)",
+        r",\s+(?=(?:it|that|this|i|we|so|which|they|he|she|you|but|though)\b)|"
+        # "meat daily, not vegetarian in any way": a negated clause, not an item
+        r",\s+(?=(?:not|could|would|can|might|should|will|gonna)\s)|"
+        # "kombucha, the ginger one is great": a clause of its own, not an item
+        r",\s+(?=(?:the|my|our|his|her|their)\s+[\w'-]+(?:\s+[\w'-]+)?\s+(?:is|are|was|were)\b)",
         raw,
         I,
     )

@@ -116,6 +116,14 @@ def _v(pattern: str, predicate: str, node_type: NodeType = NodeType.FACT, **kw: 
     return Verb(re.compile(r"^(?:" + pattern + r")(?:\s+|$)", I), predicate, node_type, **kw)
 
 
+#: Languages, for the verbs that take one ("know any German").
+LANGUAGES: Final = _words(
+    """english german french spanish italian portuguese dutch swedish norwegian danish finnish icelandic polish czech
+    slovak hungarian romanian bulgarian greek turkish russian ukrainian serbian croatian arabic hebrew persian farsi
+    hindi urdu bengali punjabi tamil telugu gujarati marathi japanese chinese mandarin cantonese korean vietnamese
+    thai indonesian malay tagalog swahili amharic yoruba zulu afrikaans welsh gaelic irish catalan basque latin
+    esperanto"""
+)
 PAST_FORMS: Final = _words(
     """lived resided worked loved liked enjoyed hated disliked used owned had spoke preferred studied drank
     ate played drove ran stayed adored"""
@@ -137,9 +145,10 @@ VERBS: Final = (
     _v(r"(?:love|loves|like|likes|enjoy|enjoys|adore|adores|dig)(?!\s+to\b)", "likes", NodeType.PREFERENCE,
        listy=True),
     _v(r"(?:love|loves|like|likes|enjoy|enjoys)\s+to", "likes", NodeType.PREFERENCE),
-    _v(r"(?:a\s+)?(?:big\s+|huge\s+|massive\s+)?fan\s+of", "likes", NodeType.PREFERENCE, needs_be=True,
-       listy=True),
+    _v(r"(?:a\s+)?(?:big\s+|huge\s+|massive\s+)?fan\s+of", "likes", NodeType.PREFERENCE, needs_be=True),
     _v(r"into", "likes", NodeType.PREFERENCE, needs_be=True, listy=True),
+    _v(r"(?:obsessed|hooked|smitten|in\s+love)\s+(?:with|on|w/?)(?=\s)", "likes", NodeType.PREFERENCE, needs_be=True,
+       listy=True),
     _v(r"(?:keen|big|mad|crazy)\s+(?:on|about)", "likes", NodeType.PREFERENCE, needs_be=True, listy=True),
     _v(r"(?:use|uses|using|used|utilize|utilizes|rely on|relies on|relying on)", "uses", listy=True),
     _v(r"(?:switched|switching|migrated|migrating|changed|moved\s+over|converted|upgraded|downgraded)\s+"
@@ -161,6 +170,10 @@ VERBS: Final = (
     _v(r"(?:stopped|quit|gave up|ditched|dropped|abandoned)\s+using", "uses", lexneg=True, update=True,
        past_ok=True),
     _v(r"(?:speak|speaks|speaking)", "speaks", listy=True),
+    # "I don't know any German", "I know a bit of Spanish": knowing a language is speaking it
+    _v(r"(?:know|knows)(?:\s+(?:any|some|much|a\s+(?:word|lick|bit|little)(?:\s+of)?|basic))?"
+       r"(?=\s+(?:" + "|".join(sorted(LANGUAGES)) + r")\b(?!\s+(?:people|friends|guys|girls|food|history)\b))",
+       "speaks"),
     _v(r"(?:(?:pretty|very|totally|fully|completely|almost|nearly|basically)\s+)?fluent\s+in", "speaks", needs_be=True,
        listy=True),
     _v(r"on", "uses", needs_be=True),
@@ -193,6 +206,9 @@ VERB_RX: Final = re.compile(
 GERUND: Final = {
     "using": "uses", "eating": "eats", "drinking": "drinks", "smoking": "smokes", "playing": "plays",
     "driving": "drives", "running": "runs", "working": "works", "watching": "watches", "drink": "drinks",
+    "taking": "take", "volunteering": "volunteer", "seeing": "see", "going": "go", "attending": "attend",
+    "listening": "listen", "visiting": "visit", "freelancing": "freelance", "vaping": "vapes", "gaming": "plays",
+    "subscribing": "subscribe", "paying": "pay", "wearing": "wear", "cooking": "cook", "buying": "buy",
 }
 
 
@@ -209,6 +225,21 @@ ADJECTIVES: Final = _words(
     """vegetarian vegan pescatarian left-handed right-handed married single divorced engaged retired
     diabetic colorblind colourblind pregnant unemployed self-employed freelance celiac
     lactose-intolerant"""
+)
+#: Nationalities (demonyms): "I'm Canadian" names the speaker's one nationality (``nationality``).
+NATIONALITIES: Final = _words(
+    """afghan albanian algerian american andorran angolan argentine argentinian armenian australian austrian
+    azerbaijani bahraini bangladeshi belarusian belgian bolivian bosnian brazilian british bulgarian cambodian
+    cameroonian canadian chilean chinese colombian congolese croatian cuban cypriot czech danish dominican dutch
+    ecuadorian egyptian emirati english eritrean estonian ethiopian fijian filipino finnish french georgian german
+    ghanaian greek guatemalan haitian honduran hungarian icelandic indian indonesian iranian iraqi irish israeli
+    italian ivorian jamaican japanese jordanian kazakh kenyan korean kosovan kuwaiti kyrgyz lao latvian lebanese
+    libyan lithuanian luxembourgish macedonian malagasy malawian malaysian maltese mexican moldovan mongolian
+    montenegrin moroccan mozambican namibian nepalese nepali nicaraguan nigerian norwegian omani pakistani
+    palestinian panamanian paraguayan peruvian polish portuguese qatari romanian russian rwandan salvadoran saudi
+    scottish senegalese serbian singaporean slovak slovenian somali spanish sudanese swedish swiss syrian taiwanese
+    tajik tanzanian thai tunisian turkish ugandan ukrainian uruguayan uzbek venezuelan vietnamese welsh yemeni
+    zambian zimbabwean kiwi aussie brit"""
 )
 ATTR_STOP: Final = _words(
     """question problem point guess bad pleasure issue concern understanding idea plan goal hope worry fear
@@ -239,7 +270,7 @@ _GENERIC_VERBS: Final = _words(
     unsubscribe upgrade downgrade visit live see give leave use love like hate enjoy prefer speak work play
     eat drink drive switch join dislike adore avoid volunteer wake walk watch wear win write bring cover cancel close
     expect finish hold host rebuild renovate run sign sponsor host target translate block back bike help quit
-    belong""")
+    belong smoke vape""")
 _IRREGULAR: Final = {
     "went": "go", "gone": "go", "goes": "go", "took": "take", "taken": "take", "bought": "buy", "sold": "sell",
     "built": "build", "ran": "run", "kept": "keep", "brought": "bring", "flew": "fly", "flown": "fly",
@@ -383,7 +414,8 @@ ERRAND_VERBS: Final = _words(
 #: Adjectives and states whose opening a user's message is a dropped "I'm" ("Allergic to shellfish").
 DROPPED_IM_WORDS: Final = _words(
     "allergic intolerant vegan vegetarian pescatarian married single divorced engaged pregnant back off "
-    "retired unemployed self-employed freelance based originally currently fluent colourblind colour-blind "
+    "obsessed hooked retired unemployed self-employed freelance based originally currently fluent colourblind "
+    "colour-blind "
     "color-blind asthmatic diabetic coeliac celiac left-handed right-handed"
 )
 

@@ -110,6 +110,13 @@ _GOT_STATUS: Final = re.compile(
     r"separated)\b",
     I,
 )
+#: "went blonde", "dyed my hair red", "have gone grey": the speaker's hair colour changed.
+_HAIR: Final = re.compile(
+    r"^(?:went|gone|going|turned|dyed(?:\s+(?:my|our)\s+hair)?|coloured\s+my\s+hair|colored\s+my\s+hair)\s+"
+    r"(?:(?:platinum|bright|dark|light|ash|strawberry|jet|silver)\s+)?(?P<c>blonde?|brunette|brown|black|red|ginger|"
+    r"grey|gray|auburn|pink|blue|purple|green|white|silver|bleach\s+blonde)\b",
+    I,
+)
 #: "renamed the default branch to main": the thing's name changed.
 _RENAMED: Final = re.compile(
     rf"^renamed\s+(?P<what>(?:the|our|my)\s+[\w-]+(?:\s+[\w-]+){{0,2}}?)\s+to\s+{_np('new')}{_END}", I
@@ -156,6 +163,33 @@ _MEMBER: Final = re.compile(
     rf"{_np('new')}{_END}",
     I,
 )
+#: Products the registry names by kind (``value_kinds``: spotify, notion, aws, ...): known in lower-case chat too.
+_KNOWN_PRODUCTS: Final = r"(?:" + "|".join(
+    re.escape(v) for v in sorted({v for vs in DEFAULT_REGISTRY.value_kinds.values() for v in vs}, key=len, reverse=True)
+) + r")(?![\w'’.&+-])"
+#: "(our stuff is) hosted on AWS", "(everything's) on gcp now": where the speaker's things run (after "be").
+_HOSTED_ON: Final = re.compile(
+    r"^(?:(?:hosted|deployed|running|stored|kept|built)\s+)?(?:on|in|with)\s+(?P<tool>" + _KNOWN_PRODUCTS + r")", I
+)
+_THINGS_HELD: Final = re.compile(r"^(?:everything|it\s+all|all\s+of\s+it|(?:\w+'s\s+)?(?:stuff|things|everything))$", I)
+#: The same said as a whole clause: "our stuff is hosted on aws", "everything's on gcp now".
+_THINGS_ON: Final = re.compile(
+    r"^(?:(?:my|our)\s+(?:stuff|things|code|site|app|apps|servers?|infra(?:structure)?|website|services)|everything|"
+    r"it\s+all)(?:'s|\s+is|\s+are)\s+(?:(?P<now>now|currently|all|all\s+now)\s+)?"
+    r"(?:(?:hosted|deployed|running|stored|kept)\s+)?(?:on|in|with)\s+(?P<tool>" + _KNOWN_PRODUCTS + r")"
+    r"(?P<now2>\s+now)?",
+    I,
+)
+
+
+def things_on(t: str, owner: str) -> list[Proto] | None:
+    """"our stuff is hosted on aws", "everything's on gcp now": the speaker's things run on a known product."""
+    m = _THINGS_ON.match(t.strip())
+    if m is None:
+        return None
+    tool = _obj(m.group("tool"))
+    now = bool(m.group("now2")) or (m.group("now") or "").lower().endswith("now")
+    return [] if tool is None else [Proto(owner, "uses", tool, update=now)]
 #: A verb of using a product for something, then the product: "keep all my notes in Evernote".
 _USES_IN: Final = re.compile(
     r"^(?:write|code|draft|keep|store|track|manage|plan|run|host|build|deploy|back\s+up|sync|edit|design|read|"
@@ -164,7 +198,50 @@ _USES_IN: Final = re.compile(
     r"[\w-]+(?:\s+[\w-]+)?|stuff|things|it\s+all|music|podcasts|notes|photos|files|code)\s+(?:in|on|with|through|via)\s+"
     r"(?!(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|(?:jan|febr)uary\b|march\b|april\b|may\b|june?\b|july\b|"
     r"august\b|(?:septem|octo|novem|decem)ber\b|christmas\b|weekends?\b)"
-    r"(?P<tool>(?-i:[A-Z])[\w'’.&+-]*(?:\s+(?-i:[A-Z0-9])[\w'’.&+-]*){0,2})",
+    r"(?P<tool>(?-i:[A-Z])[\w'’.&+-]*(?:\s+(?-i:[A-Z0-9])[\w'’.&+-]*){0,2}|" + _KNOWN_PRODUCTS + r")",
+    I,
+)
+#: "(I'm) in a book club", "(I'm) on the marketing team": a group the speaker belongs to (after "be").
+_IN_GROUP: Final = re.compile(
+    r"^(?:in|part\s+of)\s+(?:a|an|the|my|our)\s+(?P<new>(?:[\w'-]+\s+){0,2}?(?:club|choir|band|orchestra|league|"
+    r"society|ensemble|troupe|crew|squad|guild|union|collective|book\s+group|running\s+group|quiz\s+team))\b"
+    r"|^on\s+(?:the|a|an|our)\s+(?P<team>(?:[\w'-]+\s+){1,2}?team)\b",
+    I,
+)
+#: "transferred from marketing to the product team": the team changed.
+_TEAM_FROM_TO: Final = re.compile(
+    rf"^(?:transferred|moved|switched|changed)\s+(?:teams\s+)?from\s+(?:the\s+)?(?P<old>[\w'-]+(?:\s+[\w'-]+)??)"
+    rf"(?:\s+team)?\s+(?:on)?to\s+(?:the\s+)?(?P<new>[\w'-]+(?:\s+[\w'-]+)?\s+team){_END}",
+    I,
+)
+#: "started a new job at Stripe", "landed a job with Monzo": the employer changed.
+_NEW_JOB_AT: Final = re.compile(
+    rf"^(?:started|starting|landed|got|took|accepted|began)\s+(?:a\s+|my\s+)?(?:new\s+)?(?:job|role|position|gig)\s+"
+    rf"(?:at|with)\s+{_np('new')}{_END}",
+    I,
+)
+#: "handed in my notice at Starbucks", "resigned from Deloitte", "quit my job at IBM": the employer is given up.
+_LEFT_JOB_AT: Final = re.compile(
+    rf"^(?:handed\s+in\s+my\s+notice|gave\s+(?:my\s+)?notice|resigned|quit\s+my\s+job|left\s+my\s+job)\s+"
+    rf"(?:at|from|with)\s+{_np('old')}{_END}",
+    I,
+)
+#: "closed everything at Wells Fargo", "closed my account with Monzo": the provider is given up.
+_CLOSED_AT: Final = re.compile(
+    rf"^(?:closed|shut)\s+(?:down\s+)?(?:everything|all\s+my\s+accounts?|(?:my|our)\s+(?:[\w-]+\s+)?accounts?)\s+"
+    rf"(?:at|with)\s+{_np('old')}{_END}",
+    I,
+)
+#: "signed a lease in Seattle", "signed for a flat in Leeds": where the speaker lives now.
+_LEASE_IN: Final = re.compile(
+    rf"^signed\s+(?:a\s+lease|for\s+(?:a|an)\s+(?:flat|house|apartment|place))\s+(?:on\s+(?:a|an)\s+[\w-]+\s+)?"
+    rf"in\s+{_np('new')}{_END}",
+    I,
+)
+#: "gave my guitar to my nephew", "gave away the old bike": something the speaker no longer has.
+_GAVE_AWAY: Final = re.compile(
+    r"^(?:gave|given)\s+(?:away\s+)?(?:my|our|the)\s+(?:old\s+)?(?P<old>[\w'-]+(?:\s+[\w'-]+)?)\s+"
+    r"(?:away\b|to\s+(?:my|our|a|an|the|his|her)\b)",
     I,
 )
 _NOT_A_THING: Final = frozenset({"everything", "all", "it", "stuff", "things", "them", "him", "her"})
@@ -186,7 +263,8 @@ _NOT_GIVEN_UP: Final = re.compile(
     I,
 )
 _EXCHANGE_OR_PLACE: Final = re.compile(
-    r"^\s*(?:for|in\s+favou?r\s+of|at|on|off|by|into|onto|under|round|behind|outside|inside)\b", I
+    r"^\s*(?:for(?!\s+(?:good|ever|now|real|a\s+while|the\s+(?:time\s+being|last\s+time))\b)|"
+    r"in\s+favou?r\s+of|at|on|off|by|into|onto|under|round|behind|outside|inside)\b", I
 )
 
 
@@ -195,6 +273,8 @@ _EXCHANGE_OR_PLACE: Final = re.compile(
 #: A message that corrects the speaker's earlier claim (the marker may follow "oh", "ugh", "sorry", ...).
 _CORRECTING: Final = re.compile(
     r"\b(?:correction|correcting myself|to correct myself|let me correct (?:that|myself)|scratch that|strike that|"
+    r"(?:i\s+should|let\s+me|to|just\s+to)\s+clarify|let\s+me\s+(?:fix|rephrase)\s+that|(?:typed|wrote|put|said)\s+"
+    r"[\w'.:-]+(?:\s+[\w'.:-]+)?\s+by\s+mistake|"
     r"i\s+meant|i\s+mean(?=\s+(?:the\s+)?(?-i:[A-Z0-9]))|meant\s+to\s+say|my\s+bad|my\s+mistake|my\s+error|"
     r"i\s+(?:had|got)\s+(?:that|it|this)\s+(?:wrong|mixed\s+up|backwards)|i\s+was\s+wrong|i\s+misspoke|misspoke|"
     r"mis-?typed|typo(?:\s+earlier)?|wrong\s+(?:date|day|time|number|name)|(?:that|it)\s+was\s+a\s+typo|"
@@ -325,8 +405,27 @@ def update_clause(
         if new is None or old is None:
             return []
         # "we moved the ledger service from MongoDB to Postgres": the service's store changed
-        holder = subject if what is None or what.lower() in _NOT_A_THING else f"{subject}'s {what}"
+        # "migrated all my notes from Notion to Obsidian": the speaker's own things, so the speaker's tool
+        own = m.group("what") is not None and re.match(r"^\s*(?:all\s+)?(?:my|our)\b", m.group("what"), I) is not None
+        holder = subject if what is None or what.lower() in _NOT_A_THING or own else f"{subject}'s {what}"
         return [Proto(holder, "uses", new, update=True, replaces=old)]
+    m = _TEAM_FROM_TO.match(t)
+    if m is not None:
+        new, old = _obj(m.group("new")), _obj(m.group("old"))
+        return [] if new is None else [Proto(subject, "member_of", new, update=True, replaces=old)]
+    m = _NEW_JOB_AT.match(t)
+    if m is not None:
+        new = _obj(m.group("new"))
+        return [] if new is None else [Proto(subject, "works_at", new, update=True)]
+    for rx, predicate in ((_LEFT_JOB_AT, "works_at"), (_CLOSED_AT, "uses"), (_GAVE_AWAY, "has")):
+        m = rx.match(t)
+        if m is not None:
+            old = _obj(m.group("old"))
+            return [] if old is None else [Proto(subject, predicate, old, negative=True, update=True, replaces=old)]
+    m = _LEASE_IN.match(t)
+    if m is not None:
+        new = _obj(m.group("new"))
+        return [] if new is None else [Proto(subject, "lives_in", new, update=True)]
     m = _JOINED_AS.match(t)
     if m is not None:
         org, role = _obj(m.group("org")), _obj(m.group("role"))
@@ -344,6 +443,11 @@ def update_clause(
     if m is not None:
         new = _obj(m.group("new"))
         return [] if new is None else [Proto(subject, "works_at", new, update=True, replaces=_obj(m.group("old")))]
+    m = _HAIR.match(t) if subject == owner else None
+    if m is not None:
+        hair = Proto(subject, "hair", m.group("c"), update=True)
+        hair.metadata["attribute_form"] = True  # one colour at a time, as "my hair is brown"
+        return [hair]
     m = _TURNED.match(t)
     if m is not None:
         return [Proto(subject, "age", m.group("n"), update=True)]
@@ -384,6 +488,15 @@ def update_clause(
     if m is not None:
         new = _obj(m.group("new"))
         return [] if new is None else [Proto(subject, "member_of", new)]
+    m = _HOSTED_ON.match(t) if passive and _THINGS_HELD.match(subject) else None
+    if m is not None:
+        # "our stuff is hosted on aws", "everything's on gcp now": the speaker's own things
+        tool = _obj(m.group("tool"))
+        return [] if tool is None else [Proto(owner, "uses", tool)]
+    m = _IN_GROUP.match(t) if passive else None
+    if m is not None:
+        new = _obj(m.group("new") or m.group("team"))
+        return [] if new is None else [Proto(subject, "member_of", new)]
     return None if passive else _give_up(subject, t, words)
 
 
@@ -403,7 +516,7 @@ def _give_up(subject: str, t: str, words: UpdateWords) -> list[Proto] | None:
         return None
     verb = " ".join(m.group("verb").lower().split())
     rest = m.group("rest")
-    if verb in ("no longer",) or rest.lower().split()[0].endswith("ing"):
+    if verb in ("no longer",) or rest.lower().split()[0].rstrip(",;.!?").endswith("ing"):
         return None  # "no longer X" and "stopped drinking X" are the statement grammar's (a negated verb)
     if _NOT_GIVEN_UP.match(rest):
         return None
@@ -435,11 +548,12 @@ _VALUE_FIRST: Final = re.compile(
     I,
 )
 #: "horror films aren't for me", "kdramas arent my thing", "jazz is my jam": a taste stated value first.
+_TASTE_ADV = r"(?:\s+(?:just|really|honestly|totally|simply|kinda|definitely|so|never|ever|truly))*"
 _FOR_ME: Final = re.compile(
     r"^(?P<x>(?!(?:it|this|that|there|he|she|they|i|we|you|what|which|who|here)\b)[\w'’.&+#-]+"
-    r"(?:\s+[\w'’.&+#-]+){0,4}?)\s+(?:is|are|(?P<neg>isn'?t|aren'?t|is\s+not|are\s+not|are\s+never|is\s+never))\s+"
-    r"(?:really\s+|just\s+|totally\s+|honestly\s+|definitely\s+|so\s+)?(?:for\s+me|my\s+(?:thing|cup\s+of\s+tea|jam|"
-    r"kind\s+of\s+thing|scene|vibe))\s*$",
+    r"(?:\s+[\w'’.&+#-]+){0,4}?)" + _TASTE_ADV
+    + r"(?:(?:\s+(?:is|are)|['’]s)" + _TASTE_ADV + r"(?P<neg>\s+(?:not|never))?|(?P<neg2>\s+(?:isn'?t|aren'?t)))"
+    + _TASTE_ADV + r"\s+(?:for\s+me|my\s+(?:thing|cup\s+of\s+tea|jam|kind\s+of\s+thing|scene|vibe|style))\s*$",
     I,
 )
 _CLAUSE_END: Final = re.compile(r"\s*(?:[,;:!?()]|\s[-\u2013\u2014]+\s)\s*")
@@ -462,7 +576,7 @@ def value_first(t: str, owner: str, we: str) -> list[Proto] | None:
     taste = _FOR_ME.match(_CLAUSE_END.split(t.strip(), maxsplit=1)[0].rstrip(".!"))
     if taste is not None:
         liked = _obj(taste.group("x"))
-        negative = bool(taste.group("neg"))
+        negative = bool(taste.group("neg") or taste.group("neg2"))
         return [] if liked is None else [Proto(owner, "likes", liked, NodeType.PREFERENCE, negative=negative)]
     m = _VALUE_FIRST.match(_CLAUSE_END.split(t.strip(), maxsplit=1)[0].rstrip(".!"))
     if m is None:
@@ -519,6 +633,11 @@ def strip_marker(segment: str) -> str:
     return _MARKER_LEAD.sub("", segment).strip()
 
 
+#: A "new" value that is a clause ("my birthday is june 21", "we"): the statement grammar reads it instead.
+_CLAUSE_NOT_VALUE: Final = re.compile(
+    r"^\s*(?:i|we|you|they|he|she|it|from|in|at|on|to|with|for|of|by)\s*$|\s(?:is|are|was|were|'s|'re|have|has)\s|^\s*(?:my|our)\s+\w+\s+(?:is|are|'s)\b",
+    I,
+)
 def correction_clause(segment: str, owner: str) -> list[Proto]:
     """The corrected value of one segment of a correcting message, when it is said without a clause the
     statement grammar reads: "I said X but I meant Y", "I meant Y, not X", "it's Y", "she's 7"; "X is fine"
@@ -529,7 +648,7 @@ def correction_clause(segment: str, owner: str) -> list[Proto]:
         new, old = _obj(m.group("new")), _obj(m.group("old"))
         return [] if new is None else [Proto(owner, "corrected_to", new, update=True, replaces=old)]
     m = _NOT_X.search(text)
-    if m is not None:
+    if m is not None and _CLAUSE_NOT_VALUE.search(m.group("new")) is None:
         new, old = _obj(m.group("new")), _obj(m.group("old"))
         if new is not None and old is not None and new.lower() != old.lower():
             return [Proto(owner, "corrected_to", new, update=True, replaces=old)]

@@ -13,6 +13,7 @@ import re
 from dataclasses import replace
 from typing import ClassVar, Final
 
+from engine.attributes import DEFAULT_REGISTRY
 from extractors.rules.clauses import (
     ANYMORE,
     BARE_VERB,
@@ -39,6 +40,7 @@ from extractors.rules.lexicon import (
     BAD_OBJECT,
     BE_A_STOP,
     CHOICE_ACTIONS,
+    DET_WORDS,
     DROPPED_I_VERBS,
     DROPPED_IM_WORDS,
     EN_PARTICIPLES,
@@ -48,6 +50,7 @@ from extractors.rules.lexicon import (
     GENERIC_PREDICATES,
     GERUND,
     GIVE_UP_VERBS,
+    NATIONALITIES,
     NOT_A_VERB,
     NOT_GUESSED,
     NOT_GUESSED_ING,
@@ -56,13 +59,22 @@ from extractors.rules.lexicon import (
     PREPS,
     RELATION,
     STATIVE_FUTURE,
+    SUBJ_STOP,
     THIRD_PERSON,
     VERB_FORM,
     VERB_RX,
     VERBS,
 )
 from extractors.rules.proto import Proto, snake
-from extractors.rules.updates import ACTIVITY_VERBS, UpdateWords, update_clause, update_words, usage, value_first
+from extractors.rules.updates import (
+    ACTIVITY_VERBS,
+    UpdateWords,
+    things_on,
+    update_clause,
+    update_words,
+    usage,
+    value_first,
+)
 from extractors.secrets import PLACEHOLDER
 from extractors.text import SPEECH_ACT_FORMS
 from extractors.validation import POINTER_WORDS
@@ -274,13 +286,49 @@ def cue_claim(
 _NUMBER: Final = re.compile(r"^(?P<n>[+-]?\d{1,3}(?:,\d{3})+(?:\.\d+)?|[+-]?\d+(?:\.\d+)?)(?:\s*(?P<u>[A-Za-z%]+))?")
 _ATTR: Final = re.compile(
     r"^(?P<own>my|our|your|the user's|(?-i:[A-Z][a-z]+)'s)\s+(?P<attr>[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2}?)"
-    r"(?P<tov>\s+to\s+[a-z]+(?:\s+(?:to|at|on|in|with|about))?)?\s+(?P<cop>is|are|was|'s)\s+(?P<neg>not\s+)?(?P<val>.+)$",
+    r"(?P<tov>\s+to\s+[a-z]+(?:\s+(?:to|at|on|in|with|about))?)?(?:\s+|(?='s\s))(?P<cop>is|are|was|'s)\s+(?P<neg>not\s+)?(?P<val>.+)$",
     I,
 )
 _REL_ATTR: Final = re.compile(
     rf"^(?P<own>my|our)\s+(?P<rel>{RELATION})'s\s+(?P<attr>[a-z][a-z-]*(?:\s+[a-z][a-z-]*)?)\s+(?:is|'s)\s+"
     r"(?P<neg>not\s+)?(?P<val>.+)$",
     I,
+)
+_BARE_FAVOURITE: Final = re.compile(
+    r"^(?:my\s+)?(?P<attr>(?:all[- ]time\s+)?(?:favou?rite|fave?)\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?)"
+    r"(?:\s+(?:of\s+all\s+time|ever|by\s+far))?(?=\s+(?:is|are|'s)\s)",
+    I,
+)
+#: "(a) product designer at Meta": a role and where it is held.
+_ROLE_AT: Final = re.compile(
+    r"^(?P<role>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?)\s+at\s+(?P<org>(?!(?:the|a|an|my|our|his|her|their|home|work|school|uni|university|"
+    r"night|heart|best|least|most|first|times|all)\b)[\w&'.-]+(?:\s+[\w&'.-]+){0,2}?)\s*(?:[,;.!?]|$)",
+    I,
+)
+_ROLE_HEADS: Final = frozenset(
+    h for c in DEFAULT_REGISTRY.object_classes if c.attribute == "role" for h in c.heads
+)
+_STUDENT_HEADS: Final = frozenset({"student", "undergrad", "postgrad", "phd", "graduate", "fellow", "postdoc"})
+_HOME_WORDS: Final = frozenset({"place", "home", "flat", "apartment", "house", "pad", "new place", "new flat"})
+#: "basketball is the sport I dislike the most", "jazz is the music I love most": a ranked taste.
+_RANKED_TASTE: Final = re.compile(
+    r"^(?:the|a|an)\s+(?:[a-z][\w-]*\s+){1,2}?(?:that\s+)?(?:I|we)\s+(?:(?:really|just|honestly|truly|genuinely)\s+)*"
+    r"(?P<neg>don't\s+|do\s+not\s+|never\s+)?(?:(?P<bad>dislike|hate|detest|loathe|can't\s+stand)|"
+    r"(?P<good>love|like|enjoy|adore))(?:\s+(?:the\s+)?(?P<rank>most|least)\b|\s*(?:[,;.!?]|$))",
+    I,
+)
+_RELATION_RX: Final = re.compile(RELATION, I)
+_PERSON_NOUNS: Final = frozenset(DEFAULT_REGISTRY.person_nouns)
+#: "only 1.65m tall", "about 180 cm tall", "5'9 tall": the speaker's height.
+_HEIGHT: Final = re.compile(
+    r"^(?:only\s+|about\s+|around\s+|roughly\s+|nearly\s+|almost\s+|exactly\s+|just\s+(?:under|over)\s+)?"
+    r"(?P<h>\d(?:[.,]\d{1,2})?\s*m|\d{2,3}\s*cm|\d\s*(?:'|ft|foot|feet)\s*(?:\d{1,2}\s*(?:\"|in|inches)?)?)"
+    r"\s+tall\b",
+    I,
+)
+#: What may follow a nationality ("I'm Canadian, so ...", "australian, born and raised in perth").
+_NATIONALITY_END: Final = re.compile(
+    r"\s*(?:[,;.!?]|$|\s+(?:btw|tbh|lol|ngl|by\s+birth|originally|through\s+and\s+through)\b)", I
 )
 _ATTR_LEAD: Final = re.compile(r"^(?:(?P<upd>now|currently|no longer)|still|also|actually)\s+", I)
 _INSTEAD_OF: Final = re.compile(r"\s+instead of\s+(?P<old>.+)$", I)
@@ -299,7 +347,17 @@ def _instead_of(text: str) -> str | None:
 
 
 _PREFERENCE_ATTR: Final = re.compile(r"\b(?:favou?rite|preferred|fave)\b", I)
-_STOPPED: Final = re.compile(r"^(?:stopped|quit|gave up)\s+(?P<g>[a-z]+ing)\b\s*(?P<rest>.*)$", I)
+#: "my go-to favourite drink", "my all-time favourite band": the favourite is the attribute (``favorite_drink``).
+_FAVOURITE_LEAD: Final = re.compile(
+    r"^(?:go_to|all_time|absolute|personal|number_one|top|ultimate|current|usual|very|big)_(?=(?:favou?rite|fave)_)"
+)
+#: How something was given up ("stopped drinking completely"): not what was given up.
+_GIVEN_UP_HOW: Final = re.compile(
+    r"^\s*(?:completely|entirely|altogether|totally|cold\s+turkey|for\s+good|for\s+now)\b\s*"
+    r"|^\s*(?:in|since|last|this|around|about|over)\b.*$", I)
+_SUBJECTLESS_LEAD: Final = re.compile(r"^(?:just|finally|recently|officially|also)\s+", I)
+_STOPPED: Final = re.compile(r"^(?:stopped|quit|gave up|(?P<done>done|finished|through))\s+(?P<g>[a-z]+ing)\b\s*"
+                             r"(?P<rest>.*)$", I)
 #: A passive participle after "must be": "double-checked", "approved", "filed", "written".
 _PARTICIPLE: Final = re.compile(
     r"^(?:[a-z]+-)?[a-z]{2,}(?:ed|en|wn)$|^(?:kept|sent|paid|held|built|made|set|put|sold)$"
@@ -372,13 +430,19 @@ _INTENSIFIER: Final = (r"(?:(?:so|really|rly|very|pretty|kinda|kind\s+of|super|q
                        r"incredibly|unbearably|extremely|a\s+bit|too|sooo+|actually|literally|genuinely|truly)\s+)*")
 _BAD_TASTE: Final = (r"gross|nasty|disgusting|vile|revolting|awful|horrible|terrible|the\s+worst|overrated|overhyped|"
                      r"boring|dull|tedious|unbearable|annoying|grim|rank|trash|garbage|rubbish|torture|a\s+nightmare|"
-                     r"not\s+for\s+me|the\s+devil|evil|yuck|yucky|bland|meh|mid|tasteless|pointless|overpriced")
+                     r"not\s+for\s+me|the\s+devil|evil|yuck|yucky|bland|meh|mid|tasteless|pointless|overpriced|"
+                     r"cringe|cringey|cringy|brain\s+rot|a\s+(?:chore|drag|snooze(?:fest)?|waste\s+of\s+time)|"
+                     r"not\s+my\s+(?:thing|vibe|jam|cup\s+of\s+tea|style)|a\s+(?:hard\s+)?(?:no|pass)|sickening|"
+                     r"lame|wack|whack|the\s+worst\s+\w+|insufferable|unwatchable|undrinkable|inedible")
 _GOOD_TASTE: Final = (r"the\s+best|amazing|awesome|delicious|incredible|life|the\s+goat|goated|elite|fire|lush|"
-                      r"underrated|my\s+jam|so\s+good|the\s+bomb|heaven|relaxing|fun|fascinating|addictive|yummy|tasty")
+                      r"underrated|my\s+jam|so\s+good|the\s+bomb|heaven|relaxing|fun|fascinating|addictive|yummy|tasty|"
+                      r"entertaining|great|fantastic|brilliant|wonderful|peak(?:\s+\w+)?|the\s+best\s+\w+|"
+                      r"my\s+(?:guilty\s+pleasure|comfort\s+\w+|happy\s+place|favou?rite(?:\s+\w+)?|"
+                      r"everything|obsession)|a\s+vibe|a\s+banger|a\s+treat|top\s+tier|s[-\s]tier|lit")
 #: A taste stated as a be-complement: only when nothing follows but punctuation or a chat tail.
 _OPINION: Final = re.compile(
     r"^" + _INTENSIFIER + r"(?:(?P<bad>" + _BAD_TASTE + r")|(?P<good>" + _GOOD_TASTE + r"))"
-    r"(?:\s+(?:honestly|tbh|ngl|imo|to\s+me|for\s+me|though|tho|lol|haha))*\s*(?:[,;.!?]|$)",
+    r"(?:\s+(?:honestly|tbh|ngl|imo|to\s+me|for\s+me|though|tho|lol|haha|no\s+joke|fr))*\s*(?:[,;.!?]|$|\s\s)",
     I,
 )
 #: Whose taste a be-complement may be: a bare noun phrase ("pineapple on pizza", "Taylor Swift"), never a
@@ -387,6 +451,39 @@ _OPINION_SUBJECT: Final = re.compile(
     r"^(?!(?:the|this|that|these|those|it|its|it's|he|she|they|we|you|there|here|everything|everyone|"
     r"everybody|something|nothing|someone|life|today|tonight|tomorrow|yesterday|work|a|an|one|what|which)\b)"
     r"(?!.*'s\b)[\w&+.'-]+(?:\s+[\w&+.'-]+){0,3}$",
+    I,
+)
+#: A taste stated by a verb of a bare noun phrase ("camping sucks", "board games bore me", "this song slaps").
+_TASTE_VERB: Final = re.compile(
+    r"^(?P<np>[a-z][\w&+.'-]*(?:\s+[\w&+.'-]+){0,3}?)\s+" + _INTENSIFIER
+    + r"(?:(?P<bad>sucks?|bores?\s+me(?:\s+(?:to\s+(?:death|tears)|stiff|senseless))?|"
+    r"gross(?:es)?\s+me\s+out|disgusts?\s+me|(?:does|do)\s+nothing\s+for\s+me)|"
+    r"(?P<good>slaps?|rocks?|rules?|hits\s+different))"
+    r"(?:\s+(?:honestly|to\s+me|for\s+me|though|tho|so\s+hard|hard))*\s*(?:[,;.!?]|$|\s\s|\s+(?:lol|lmao|haha|tbh|ngl|imo)\b)",
+    I,
+)
+#: "..., I love it", "..., I'm a big fan": a taste in what the clause before named.
+_TASTE_ANAPHOR: Final = re.compile(
+    r"^(?:and\s+|so\s+)?I\s+(?:(?:really|honestly|absolutely|just|totally|genuinely|do)\s+)*"
+    r"(?:(?P<good>love|adore|like|enjoy|dig)|(?P<bad>hate|dislike|detest|loathe|can't\s+stand))\s+(?:it|them)"
+    r"(?:\s+(?:honestly|tbh|ngl|so\s+much|a\s+lot|lol|haha|to\s+bits))*\s*$"
+    r"|^(?:and\s+)?I'm\s+(?:a\s+)?(?:big|huge|massive|total)\s+fan\s*$",
+    I,
+)
+#: "nothing beats a cold beer after work", "nothing compares to my mum's lasagne".
+_NOTHING_BEATS: Final = re.compile(
+    r"^nothing\s+(?:beats|tops|compares\s+to|comes\s+close\s+to)\s+(?P<x>[^,;.!?]+?)"
+    r"(?:\s+(?:after|before|on|in|at|when|during|for)\s+[^,;.!?]+)?\s*(?:[,;.!?]|$|\s\s)",
+    I,
+)
+#: "dark mode ftw", "tabs ftw": chat's "for the win".
+_FTW: Final = re.compile(r"^(?P<x>[a-z][\w&+.'-]*(?:\s+[\w&+.'-]+){0,3}?)\s+ftw\b", I)
+#: "I'm a tea lover", "a huge sushi fanatic": a taste named by what the speaker is ("a beach person" stays a
+#: trait, ``is_a``).
+_TASTE_PERSON: Final = re.compile(
+    r"^an?\s+(?:(?:big|huge|massive|total|real|true|proper|diehard|die-hard|lifelong)\s+)?"
+    r"(?P<x>[a-z][\w'-]*(?:\s+[a-z][\w'-]*)?)\s+(?:lover|fanatic|addict|junkie|enthusiast|nut|snob|fiend)"
+    r"(?:\s+(?:at\s+all|honestly|tbh|ngl|though|tho|lol|really))*\s*(?:[,;.!?]|$)",
     I,
 )
 _FIND_IT: Final = re.compile(
@@ -408,6 +505,7 @@ _OBJECT_HEAD: Final = re.compile(r"^[\w\d$\u00a3\u20ac]", re.UNICODE)
 _ELLIPTIC_NEW: Final = re.compile(
     r",\s+(?:(?:but|and)\s+)?(?!(?:I|we|my|our|you|your|he|she|they|it|this|that|there|always|never|please|"
     r"don't|do)\b)"
+    r"(?!(?:\d+|a|one|two|three|six)\s+(?:days?|weeks?|months?|years?)\b)(?![^,;]*\b(?:has|have|had|is|are|was|were)\b)"
     r"(?:(?:now|these days|nowadays)\s+(?P<a>[^,;]{1,40}?)|(?P<b>[^,;]{1,40}?)\s+(?:now|instead|these days|nowadays))"
     r"\s*$",
     I,
@@ -430,6 +528,8 @@ class StatementParser(ClauseParser):
     speaks_policy: ClassVar[bool] = False
     #: The attribute registry's update words (the extractor sets a tenant's own).
     words: UpdateWords = update_words()
+    #: The last claim of the segment read before (one parser reads one message), for "..., I love it".
+    _last: Proto | None = None
 
     def _lead(
         self, t: str, inherited: str | None, hedge: bool, flip: bool, update_cue: bool
@@ -478,6 +578,18 @@ class StatementParser(ClauseParser):
                     rest, flags = consume_aux(("is " if it in ("it's", "its") else "") + part[im.end() :].strip())
                     protos.extend(self._predicate(protos[-1].object, rest, flags))
                     continue
+            am = _TASTE_ANAPHOR.match(part)
+            if am is not None:
+                # the clause before may be in this segment or end the segment before ("X, I love it")
+                prev = protos[-1] if protos else self._last
+                if prev is None or not prev.object or prev.subject != self._owner() or prev.negative or prev.hedge:
+                    continue  # "I love it" with nothing of the speaker's to stand for: unresolved, no claim
+                if prev.predicate != "likes":
+                    # "been listening to a lot of jazz, I love it": the taste is in what was just named
+                    liked = Proto(self._owner(), "likes", prev.object, NodeType.PREFERENCE,
+                                  negative=am.group("bad") is not None)
+                    protos.append(liked)
+                continue
             for clause in split_and_verb(part):
                 got, subject = self.parse(clause, subject)
                 protos.extend(got)
@@ -486,10 +598,15 @@ class StatementParser(ClauseParser):
             if new is not None:
                 old = protos[-1]
                 protos.append(Proto(old.subject, old.predicate, new, old.node_type, hedge=old.hedge, update=True))
+        self._last = protos[-1] if protos else None
         return protos
 
     # -- "my X is Y"
     def _attribute(self, t: str) -> Proto | None:
+        fav = _BARE_FAVOURITE.match(t)
+        if fav is not None:
+            # "favorite band of all time = the beatles": chat drops the "my" and ranks within all time
+            t = "my " + fav.group("attr") + " " + t[fav.end() :]
         m = _ATTR.match(t)
         if m is not None and m.group("tov") and not _PREFERENCE_ATTR.search(m.group("attr")):
             m = None  # "my way to relax is ...": only a favourite is ranked within "sport to watch"
@@ -503,6 +620,9 @@ class StatementParser(ClauseParser):
         attr = m.group("attr").lower()
         if attr.split()[-1] in ATTR_STOP or attr.split()[0] in ATTR_STOP:
             return None
+        if m.group("cop") == "'s" and (_RELATION_RX.fullmatch(attr.split()[-1]) or attr.split()[-1] in _PERSON_NOUNS):
+            # "my sister's in Berlin", "my partner's name is Jon": the relative is the subject
+            return self._relative_attribute(t)
         if own == "our":
             subject = self._we()
         elif own in ("my", "your"):
@@ -538,7 +658,13 @@ class StatementParser(ClauseParser):
         if obj is None:
             return None
         node = NodeType.PREFERENCE if _PREFERENCE_ATTR.search(attr) else NodeType.FACT
-        pred = snake(attr)
+        if attr in _HOME_WORDS and own == "my" and re.match(r"^\s*in\s", val, I):
+            # "my place is in Munich": where the speaker lives
+            return Proto(subject, "lives_in", obj, NodeType.FACT, negative=m.group("neg") is not None, update=update,
+                         replaces=replaces)
+        pred = _FAVOURITE_LEAD.sub("", snake(attr))
+        if pred.startswith("fav_"):
+            pred = "favorite_" + pred[4:]  # chat's "fav" (the registry knows favourite_ and fave_)
         called = re.match(r"^(?:called|named)\s+(?P<n>.+)$", obj, I)
         if called is not None and subject == self._owner():
             subject, pred, obj = f"{subject}'s {attr}", "name", called.group("n")
@@ -698,10 +824,15 @@ class StatementParser(ClauseParser):
             return [considered] if considered else []
 
         m = _STOPPED.match(rest)
-        if m is not None and m.group("g").lower() in GERUND:
-            obj, _ = clean_object(m.group("rest")) if m.group("rest") else (None, False)
-            stopped = _mk(subject, GERUND[m.group("g").lower()], obj, NodeType.FACT, f, lexneg=True,
-                          update=True, replaces=obj)
+        if m is not None and m.group("g").lower() in GERUND and (f.be or not m.group("done")):
+            given_up = _GIVEN_UP_HOW.sub("", _GIVEN_UP_HOW.sub("", m.group("rest") or ""))
+            obj, _ = clean_object(given_up) if given_up.strip() else (None, False)
+            predicate = GERUND[m.group("g").lower()]
+            g = m.group("g").lower()
+            lemma = next((c for c in (g[:-3], g[:-3] + "e", g[:-4]) if c in ACTIVITY_VERBS), "")
+            if obj is None and lemma:
+                predicate = lemma  # "quit smoking" meets "I smoke" (the activity's own predicate)
+            stopped = _mk(subject, predicate, obj, NodeType.FACT, f, lexneg=True, update=True, replaces=obj)
             return [stopped] if stopped else []
 
         if f.be:
@@ -779,6 +910,8 @@ class StatementParser(ClauseParser):
             return []
         w0 = words[0].lower().rstrip(".,!;:")
         after = rest.strip()[len(words[0]) :].strip()
+        if words[0][-1:] in (",", ";") and after:
+            after = ", " + after  # "I smoke, maybe 10 a day": the comma ends the verb phrase
         system = self.speaks_policy
         if system and (f.past or f.perfect):
             return []
@@ -980,6 +1113,18 @@ class StatementParser(ClauseParser):
         p = _mk(subject, "chose", obj, NodeType.DECISION, f, lexneg=negative)
         return [p] if p else []
 
+    @staticmethod
+    def _one_value(rest: str, first: str) -> tuple[str, str] | None:
+        """"I'm 1.80m tall" (``height``), "I'm Canadian" (``nationality``): a be-complement that names the
+        speaker's one value of an attribute, so a second value contradicts it."""
+        m = _HEIGHT.match(rest)
+        if m is not None:
+            return "height", " ".join(m.group("h").split())
+        word = rest.split()[0].rstrip(".,!;?") if rest.split() else ""
+        if first in NATIONALITIES and _NATIONALITY_END.match(rest, len(word)) is not None:
+            return "nationality", word
+        return None
+
     def _be_complement(self, subject: str, rest: str, f: Flags) -> list[Proto] | None:
         m = _OPINION.match(rest)
         if m is not None and _OPINION_SUBJECT.match(subject) and subject not in (self._owner(), "user", "assistant"):
@@ -999,9 +1144,27 @@ class StatementParser(ClauseParser):
             p.quantity = Quantity(value=n, unit="years", source_text=n)
             return [p]
         first = rest.split()[0].lower().rstrip(".,!") if rest.split() else ""
+        if subject in (self._owner(), "user"):
+            measured = self._one_value(rest, first)
+            if measured is not None:
+                p = _mk(subject, measured[0], measured[1], NodeType.FACT, f)
+                if p is not None:
+                    p.metadata["attribute_form"] = True  # one value at a time
+                return [p] if p else []
         if first in ADJECTIVES:
             obj = rest.split()[0].rstrip(".,!")
             p = _mk(subject, "is", obj, NodeType.FACT, f)
+            return [p] if p else []
+        m = _RANKED_TASTE.match(rest)
+        if m is not None and _OPINION_SUBJECT.match(subject) and subject not in (self._owner(), "user", "assistant"):
+            negative = (m.group("bad") is not None) != ((m.group("rank") or "").lower() == "least")
+            negative = negative != (m.group("neg") is not None)
+            p = _mk(self._owner(), "likes", subject, NodeType.PREFERENCE, f, lexneg=negative)
+            return [p] if p else []
+        m = _TASTE_PERSON.match(rest)
+        if m is not None and subject in (self._owner(), "user") and m.group("x").split()[0].lower() not in BE_A_STOP:
+            # "I'm a tea lover", "not a coffee snob": the speaker's taste in tea, in coffee
+            p = _mk(self._owner(), "likes", m.group("x"), NodeType.PREFERENCE, f)
             return [p] if p else []
         if _FAN_OF.match(rest):
             return None  # handled by the verb table
@@ -1011,6 +1174,13 @@ class StatementParser(ClauseParser):
             if noun is None or noun.split()[0].lower() in BE_A_STOP or len(noun.split()) > 4:
                 return []
             p = _mk(subject, "is_a", noun, NodeType.FACT, f)
+            at = _ROLE_AT.match(m.group("obj"))
+            if p is not None and at is not None and at.group("role").split()[-1].lower() in _ROLE_HEADS:
+                # "a product designer at Meta": the role and the employer
+                org, _ = clean_object(at.group("org"))
+                studies = at.group("role").split()[-1].lower() in _STUDENT_HEADS
+                employer = _mk(subject, "studies_at" if studies else "works_at", org, NodeType.FACT, f) if org else None
+                return [p, employer] if employer else [p]
             return [p] if p else []
         return None
 
@@ -1236,6 +1406,14 @@ class UserParser(StatementParser):
         if rm is not None:
             act = action(t[rm.end() :], "needs_to")
             return cue_claim(self._owner(), act, Flags(), NodeType.TASK, speech_act=False), inherited
+        held = things_on(t, self._we()) if inherited is None else None
+        if held is not None:
+            for p in held:
+                p.hedge, p.negative = hedge, flip
+            return held, inherited
+        taste = self._taste_verb(t, hedge, flip) if inherited is None else None
+        if taste is not None:
+            return taste, inherited
         ranked = value_first(t, self._owner(), self._we())
         if ranked is not None:
             for p in ranked:
@@ -1245,8 +1423,35 @@ class UserParser(StatementParser):
         if self.words.subjectless.match(t):
             # chat style drops the subject of what the speaker did: "sold the Vespa last week"
             f = Flags(update=True, hedge=hedge, neg=flip)
-            return self._predicate(self._owner(), t, f), self._owner()
+            protos = self._predicate(self._owner(), t, f)
+            lead = _SUBJECTLESS_LEAD.match(t)
+            if not protos and lead is not None:
+                # "just moved from Toronto to Vancouver": the adverb is the verb table's to skip
+                protos = self._predicate(self._owner(), t[lead.end() :], replace(f, past=True))
+            return protos, self._owner()
         return self._attribute_clause(t, inherited, hedge, flip)
+
+    def _taste_verb(self, t: str, hedge: bool, flip: bool) -> list[Proto] | None:
+        """A taste said by a verb of a bare noun ("camping sucks", "board games bore me", "this song slaps"),
+        or by chat's stock praise ("nothing beats a cold beer", "dark mode ftw")."""
+        praise = _NOTHING_BEATS.match(t) or _FTW.match(t)
+        if praise is not None:
+            obj, _ = clean_object(praise.group("x"))
+            if obj is None or obj.split()[0].lower() in SUBJ_STOP:
+                return None
+            p = _mk(self._owner(), "likes", obj, NodeType.PREFERENCE, Flags(hedge=hedge), lexneg=flip)
+            return [p] if p else []
+        m = _TASTE_VERB.match(t)
+        if m is None:
+            return None
+        np = m.group("np")
+        tokens = np.lower().split()
+        if (_OPINION_SUBJECT.match(np) is None or tokens[0] in DET_WORDS or tokens[-1] in DET_WORDS
+                or any(tok in SUBJ_STOP for tok in tokens)):
+            return None
+        p = _mk(self._owner(), "likes", np, NodeType.PREFERENCE, Flags(hedge=hedge),
+                lexneg=(m.group("bad") is not None) != flip)
+        return [p] if p else []
 
     def _todo(self, t: str) -> list[Proto] | None:
         """A to-do said without a subject: "Need to book the vet", "todo: renew the domain", "Buy descaler"."""
