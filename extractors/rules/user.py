@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from itertools import pairwise
 from typing import ClassVar, Final
 
 from extractors.rules.clauses import (
@@ -274,13 +275,20 @@ def cue_claim(
 _NUMBER: Final = re.compile(r"^(?P<n>[+-]?\d{1,3}(?:,\d{3})+(?:\.\d+)?|[+-]?\d+(?:\.\d+)?)(?:\s*(?P<u>[A-Za-z%]+))?")
 _ATTR: Final = re.compile(
     r"^(?P<own>my|our|your|the user's|(?-i:[A-Z][a-z]+)'s)\s+(?P<attr>[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2}?)"
-    r"(?P<tov>\s+to\s+[a-z]+(?:\s+(?:to|at|on|in|with|about))?)?\s+(?P<cop>is|are|was|'s)\s+(?P<neg>not\s+)?(?P<val>.+)$",
+    r"(?P<tov>\s+to\s+[a-z]+(?:\s+(?:to|at|on|in|with|about))?)?"
+    r"(?P<when>\s+(?:(?:this|next|last)\s+(?:week|weekend|month|year|season|semester|term|quarter|time)|"
+    r"today|tonight|right\s+now|rn|atm|these\s+days|nowadays|currently|at\s+the\s+moment))?"
+    r"\s+(?P<cop>is|are|was|'s)\s+(?P<neg>not\s+)?(?P<val>.+)$",
     I,
 )
 _REL_ATTR: Final = re.compile(
     rf"^(?P<own>my|our)\s+(?P<rel>{RELATION})'s\s+(?P<attr>[a-z][a-z-]*(?:\s+[a-z][a-z-]*)?)\s+(?:is|'s)\s+"
     r"(?P<neg>not\s+)?(?P<val>.+)$",
     I,
+)
+_RELATION_WORD: Final = re.compile(RELATION, I)
+_STORED_IN: Final = re.compile(
+    r"^(?:stored|kept|saved|backed\s+up|synced|held)\s+(?:in|on|to|inside)\s+(?P<where>\S.*)$", I
 )
 _ATTR_LEAD: Final = re.compile(r"^(?:(?P<upd>now|currently|no longer)|still|also|actually)\s+", I)
 _INSTEAD_OF: Final = re.compile(r"\s+instead of\s+(?P<old>.+)$", I)
@@ -498,8 +506,12 @@ class StatementParser(ClauseParser):
         own = m.group("own").lower()
         if own == "your" and not self.mode.attribution:
             return None
-        if any(w[:1].isupper() for w in m.group("attr").split()):
+        words = m.group("attr").split()
+        if words[-1][:1].isupper() or any(
+            w[:1].isupper() and _RELATION_WORD.fullmatch(before) for before, w in pairwise(words)
+        ):
             return None  # "My brother Will is ...": a relative and their name, not an attribute called "brother will"
+        # a brand or acronym before a lowercase head stays ("my IKEA order number is ...")
         attr = m.group("attr").lower()
         if attr.split()[-1] in ATTR_STOP or attr.split()[0] in ATTR_STOP:
             return None
@@ -531,6 +543,14 @@ class StatementParser(ClauseParser):
             replaces, _ = clean_object(inst.group("old"))
             val = val[: inst.start()]
             update = True
+        stored = _STORED_IN.match(val.strip())
+        if stored is not None and not m.group("neg"):
+            # "my passwords are kept in KeePassXC", "my photos are backed up to iCloud": where the thing
+            # is, not what it is (and never the value of a credential)
+            where, _ = clean_object(stored.group("where"))
+            if where is None:
+                return None
+            return Proto(subject, snake(f"{attr} stored in"), where, NodeType.FACT, update=update)
         num = _NUMBER.match(val.strip())
         if m.group("cop").lower() == "was" and num is None:
             return None
