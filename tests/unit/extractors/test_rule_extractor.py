@@ -70,6 +70,11 @@ def test_facts_and_subject_convention(event: EventFactory, text: str, triple: tu
     assert cs[0].source_type is SourceType.USER_STATED
 
 
+def test_an_abbreviation_point_ends_neither_the_sentence_nor_the_object(event: EventFactory) -> None:
+    assert [c.object for c in claims(event, "my extension is ext. 4417")] == ["ext. 4417"]
+    assert [c.object for c in claims(event, "I work at Acme Inc. I live in Berlin.")] == ["Acme Inc", "Berlin"]
+
+
 def test_a_relatives_name_is_not_an_attribute_word(event: EventFactory) -> None:
     """"My brother Will is a nurse": Will is the brother, not an attribute called "brother will"."""
     assert [c.predicate for c in claims(event, "My brother Will is a nurse.")] != ["brother_will"]
