@@ -287,6 +287,11 @@ _REL_ATTR: Final = re.compile(
     I,
 )
 _RELATION_WORD: Final = re.compile(RELATION, I)
+_ATTR_OF_MINE: Final = re.compile(
+    r"^the\s+(?P<attr>[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2}?)\s+(?:for|of|on|at)\s+(?P<own>my|our)\s+"
+    r"(?P<thing>[a-z][a-z-]*(?:\s+[a-z][a-z-]*)?)\s+(?P<cop>is|are)\s+(?P<neg>not\s+)?(?P<val>.+)$",
+    I,
+)
 _STORED_IN: Final = re.compile(
     r"^(?:stored|kept|saved|backed\s+up|synced|held)\s+(?:in|on|to|inside)\s+(?P<where>\S.*)$", I
 )
@@ -575,13 +580,30 @@ class StatementParser(ClauseParser):
         """"My partner's name is Jon", "our manager's email is ...": an attribute of a relative."""
         m = _REL_ATTR.match(t)
         if m is None:
-            return None
+            return self._attribute_of_mine(t)
         obj, _ = clean_object(m.group("val"))
         if obj is None:
             return None
         holder = self._we() if m.group("own").lower() == "our" else self._owner()
         proto = Proto(f"{holder}'s {m.group('rel').lower()}", snake(m.group("attr")), obj,
                       negative=m.group("neg") is not None)
+        proto.metadata["attribute_form"] = True
+        return proto
+
+    def _attribute_of_mine(self, t: str) -> Proto | None:
+        """"The tracking number for my parcel is 1Z...", "the wifi name at our office is ...": an attribute of
+        something the speaker has, named before it."""
+        m = _ATTR_OF_MINE.match(t)
+        if m is None:
+            return None
+        attr, thing = m.group("attr").lower(), m.group("thing")
+        if attr.split()[-1] in ATTR_STOP or m.group("attr").split()[-1][:1].isupper():
+            return None
+        obj, _ = clean_object(m.group("val"))
+        if obj is None:
+            return None
+        holder = self._we() if m.group("own").lower() == "our" else self._owner()
+        proto = Proto(f"{holder}'s {thing}", snake(attr), obj, negative=m.group("neg") is not None)
         proto.metadata["attribute_form"] = True
         return proto
 

@@ -61,6 +61,10 @@ def one(event: EventFactory, text: str, role: str = "user", **kw: object) -> Cla
         # where a thing is kept, not what it is
         ("My password is stored in KeePassXC on my laptop.", ("user", "password_stored_in", "KeePassXC")),
         ("my photos are backed up to iCloud", ("user", "photos_stored_in", "iCloud")),
+        # an attribute of something the speaker has, named before it
+        ("The tracking number for my parcel is 1Z999AA10123456784.",
+         ("user's parcel", "tracking_number", "1Z999AA10123456784")),
+        ("the wifi name at our office is CoffeeNet", ("user's office", "wifi_name", "CoffeeNet")),
     ],
 )
 def test_facts_and_subject_convention(event: EventFactory, text: str, triple: tuple[str, str, str]) -> None:
