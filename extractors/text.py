@@ -120,7 +120,9 @@ def mentions(text: str, value: str | None) -> bool:
 _PARA_BREAK: Final = re.compile(r"\n[^\S\n]*\n\s*")
 _SENT_END: Final = re.compile(r"[.!?]+[\"'\u201d\u2019)\]]*(?=\s|$)|\n")
 _ABBREV: Final = re.compile(
-    r"(?:\b(?:mr|mrs|ms|dr|prof|st|sr|jr|vs|etc|approx|no|fig|e\.g|i\.e|u\.s|a\.m|p\.m)\.)$", re.IGNORECASE
+    r"(?:\b(?:mr|mrs|ms|dr|prof|st|sr|jr|vs|etc|approx|no|nr|fig|ext|tel|apt|bldg|dept|ref|acct|vol|"
+    r"e\.g|i\.e|u\.s|a\.m|p\.m)\.)$",
+    re.IGNORECASE,
 )
 
 

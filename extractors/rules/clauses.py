@@ -479,7 +479,8 @@ def guess_verb(word: str, agree: str) -> tuple[str, str] | None:
 # --- objects --------------------------------------------------------------------------------------
 
 _OBJ_CUT: Final = re.compile(
-    r"\s{2,}|[,;()\[\]!?\"]|:(?!\d)|(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bMrs)(?<!\bSt)(?<!\bProf)\.(?:\s|$)|"
+    r"\s{2,}|[,;()\[\]!?\"]|:(?!\d)|(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bMrs)(?<!\bSt)(?<!\bProf)(?<!\bext)(?<!\bExt)(?<!\bapt)"
+    r"(?<!\bApt)(?<!\btel)(?<!\bTel)\.(?:\s|$)|"
     r"\s[-\u2013\u2014]+\s|\s(?:because|since|so that|so|which|who|whom|where|"
     r"when|whenever|but|although|though|while|whereas|if|unless|provided|as long as|only if|except|until|till|"
     r"before|after|then|with|for|in|at|on|from|during|via|instead of|rather than|over|than|now|nowadays|"

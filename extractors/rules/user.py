@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from itertools import pairwise
 from typing import ClassVar, Final
 
 from engine.attributes import DEFAULT_REGISTRY
@@ -286,7 +287,10 @@ def cue_claim(
 _NUMBER: Final = re.compile(r"^(?P<n>[+-]?\d{1,3}(?:,\d{3})+(?:\.\d+)?|[+-]?\d+(?:\.\d+)?)(?:\s*(?P<u>[A-Za-z%]+))?")
 _ATTR: Final = re.compile(
     r"^(?P<own>my|our|your|the user's|(?-i:[A-Z][a-z]+)'s)\s+(?P<attr>[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2}?)"
-    r"(?P<tov>\s+to\s+[a-z]+(?:\s+(?:to|at|on|in|with|about))?)?(?:\s+|(?='s\s))(?P<cop>is|are|was|'s)\s+(?P<neg>not\s+)?(?P<val>.+)$",
+    r"(?P<tov>\s+to\s+[a-z]+(?:\s+(?:to|at|on|in|with|about))?)?"
+    r"(?P<when>\s+(?:(?:this|next|last)\s+(?:week|weekend|month|year|season|semester|term|quarter|time)|"
+    r"today|tonight|right\s+now|rn|atm|these\s+days|nowadays|currently|at\s+the\s+moment))?"
+    r"(?:\s+|(?='s\s))(?P<cop>is|are|was|'s)\s+(?P<neg>not\s+)?(?P<val>.+)$",
     I,
 )
 _REL_ATTR: Final = re.compile(
@@ -329,6 +333,14 @@ _HEIGHT: Final = re.compile(
 #: What may follow a nationality ("I'm Canadian, so ...", "australian, born and raised in perth").
 _NATIONALITY_END: Final = re.compile(
     r"\s*(?:[,;.!?]|$|\s+(?:btw|tbh|lol|ngl|by\s+birth|originally|through\s+and\s+through)\b)", I
+)
+_ATTR_OF_MINE: Final = re.compile(
+    r"^the\s+(?P<attr>[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2}?)\s+(?:for|of|on|at)\s+(?P<own>my|our)\s+"
+    r"(?P<thing>[a-z][a-z-]*(?:\s+[a-z][a-z-]*)?)\s+(?P<cop>is|are)\s+(?P<neg>not\s+)?(?P<val>.+)$",
+    I,
+)
+_STORED_IN: Final = re.compile(
+    r"^(?:stored|kept|saved|backed\s+up|synced|held)\s+(?:in|on|to|inside)\s+(?P<where>\S.*)$", I
 )
 _ATTR_LEAD: Final = re.compile(r"^(?:(?P<upd>now|currently|no longer)|still|also|actually)\s+", I)
 _INSTEAD_OF: Final = re.compile(r"\s+instead of\s+(?P<old>.+)$", I)
@@ -615,8 +627,12 @@ class StatementParser(ClauseParser):
         own = m.group("own").lower()
         if own == "your" and not self.mode.attribution:
             return None
-        if any(w[:1].isupper() for w in m.group("attr").split()):
+        words = m.group("attr").split()
+        if words[-1][:1].isupper() or any(
+            w[:1].isupper() and _RELATION_RX.fullmatch(before) for before, w in pairwise(words)
+        ):
             return None  # "My brother Will is ...": a relative and their name, not an attribute called "brother will"
+        # a brand or acronym before a lowercase head stays ("my IKEA order number is ...")
         attr = m.group("attr").lower()
         if attr.split()[-1] in ATTR_STOP or attr.split()[0] in ATTR_STOP:
             return None
@@ -651,6 +667,14 @@ class StatementParser(ClauseParser):
             replaces, _ = clean_object(inst.group("old"))
             val = val[: inst.start()]
             update = True
+        stored = _STORED_IN.match(val.strip())
+        if stored is not None and not m.group("neg"):
+            # "my passwords are kept in KeePassXC", "my photos are backed up to iCloud": where the thing
+            # is, not what it is (and never the value of a credential)
+            where, _ = clean_object(stored.group("where"))
+            if where is None:
+                return None
+            return Proto(subject, snake(f"{attr} stored in"), where, NodeType.FACT, update=update)
         num = _NUMBER.match(val.strip())
         if m.group("cop").lower() == "was" and num is None:
             return None
@@ -681,13 +705,30 @@ class StatementParser(ClauseParser):
         """"My partner's name is Jon", "our manager's email is ...": an attribute of a relative."""
         m = _REL_ATTR.match(t)
         if m is None:
-            return None
+            return self._attribute_of_mine(t)
         obj, _ = clean_object(m.group("val"))
         if obj is None:
             return None
         holder = self._we() if m.group("own").lower() == "our" else self._owner()
         proto = Proto(f"{holder}'s {m.group('rel').lower()}", snake(m.group("attr")), obj,
                       negative=m.group("neg") is not None)
+        proto.metadata["attribute_form"] = True
+        return proto
+
+    def _attribute_of_mine(self, t: str) -> Proto | None:
+        """"The tracking number for my parcel is 1Z...", "the wifi name at our office is ...": an attribute of
+        something the speaker has, named before it."""
+        m = _ATTR_OF_MINE.match(t)
+        if m is None:
+            return None
+        attr, thing = m.group("attr").lower(), m.group("thing")
+        if attr.split()[-1] in ATTR_STOP or m.group("attr").split()[-1][:1].isupper():
+            return None
+        obj, _ = clean_object(m.group("val"))
+        if obj is None:
+            return None
+        holder = self._we() if m.group("own").lower() == "our" else self._owner()
+        proto = Proto(f"{holder}'s {thing}", snake(attr), obj, negative=m.group("neg") is not None)
         proto.metadata["attribute_form"] = True
         return proto
 

@@ -129,12 +129,12 @@ _PREP: Final = (
 )
 _CONNECTOR: Final = (
     r"(?:(?:(?:(?:is|was|has\s+been|is\s+now|got|been)\s+)?(?:set|changed|reset|updated|switched)\s+to|"
-    r"is|was|are|will\s+be|should\s+be|would\s+be|has\s+been|is\s+now|is\s+still|now\s+is|became|"
+    r"is|was|are|will\s+be|should\s+be|would\s+be|has\s+been|is\s+now|is\s+still|now\s+is|became|being|"
     r"ist|lautet|war|wäre|ist\s+jetzt|heißt|"
     r"est|c['’]est|était|sera|"
     r"es|era|será|sería|"
     r"è|e['’]|sarà|"
-    r"é|foi)(?![\wÀ-ÿ])|['’]s(?![\w])|=|:=|:|->|→|=>|—|–)"
+    r"é|foi)(?![\wÀ-ÿ])|['’]s(?![\w])|=|:=|:|->|→|=>|—|–|-(?=[ \t]))"
 )
 #: Words between a connector and the value: "is literally hunter2", "es el 4821", "c'est le 1234".
 _FILLER: Final = re.compile(
@@ -150,7 +150,7 @@ _ROMANCE: Final = r"(?:est|es|è|é|ist|lautet|c['’]est|était|era)(?![\wÀ-ÿ
 _COMPLEMENT_CONNECTOR: Final = re.compile(
     rf"(?i)(?:\s+[A-Za-zÀ-ÿ-]+(?=\s+(?:{_PREP})\s[^\n:=.!?()]{{0,48}}?\s{_ROMANCE}|\s+{_ROMANCE}))?"
     rf"(?:\s+(?:{_PREP})\s*[^\n:=.!?()]{{0,48}}?)?"
-    rf"\s*(?:\(\w+\))?[ \t]*{_CONNECTOR}[ \t]*"
+    rf"\s*(?:\([^()\n]{{1,40}}\))?[ \t]*{_CONNECTOR}[ \t]*"
 )
 #: A relative clause between the word and its connector: "the atm pin i set today is 1147", "the
 #: PIN I use for everything is 0000", "the password that we picked was …".
@@ -160,7 +160,7 @@ _RELATIVE_CONNECTOR: Final = re.compile(
 )
 #: The value answering the word's own question: "my card pin? it's 1379".
 _ANSWER: Final = re.compile(
-    r"(?i)\s*\?+\s*(?:it['’]?s|it\s+is|that['’]s|es|c['’]est|ist\s+es|sie\s+ist)[ \t]+(?::[ \t]*)?"
+    r"(?i)\s*\?+[ \t]*(?:(?:it['’]?s|it\s+is|that['’]s|es|c['’]est|ist\s+es|sie\s+ist)[ \t]+(?::[ \t]*)?)?"
 )
 #: A code read out digit by digit in words: "four eight two one", "zero-six one two".
 _SPELLED_DIGITS: Final = re.compile(
@@ -390,10 +390,19 @@ _CODE_FIRST: Final = re.compile(
 )
 
 
+#: A code, then its label in brackets: "it's 1234 (the pin)", "use 8812 (door code)".
+_CODE_THEN_LABEL: Final = re.compile(
+    r"(?i)(?<![\w-])(?P<v>\d{3,8})\s*\(\s*(?:(?:the|my|our|your|his|her|their)\s+)?(?:[\w-]+\s+){0,2}?"
+    r"(?:pin|passcode|code|puk|combination|combo)\s*\)"
+)
+
+
 def prose(text: str) -> Iterator[Span]:
     """Spans of credential values given in sentences (see the module docstring)."""
     for m in _CODE_FIRST.finditer(text):
         yield m.start("v"), m.end("v"), "otp_code"
+    for m in _CODE_THEN_LABEL.finditer(text):
+        yield m.start("v"), m.end("v"), "pin"
     for m in _KEYWORD.finditer(text):
         label = _label_of(m)
         kw_start, kw_end = m.start(), m.end()
@@ -434,7 +443,7 @@ def _after(text: str, pos: int, label: str, *, named_only: bool = False) -> tupl
     if c is not None:
         # a dash or "'s" ("the password's length") gives a value only when it could be nothing else
         loose = c.group(0).strip()
-        strict = label == "token" or loose in ("—", "–") or loose.endswith(("'s", "’s")) or named_only
+        strict = label == "token" or loose in ("—", "–", "-") or loose.endswith(("'s", "’s")) or named_only
         v = _value_at(text, c.end(), label, strict=strict)
         if v is not None:
             return v

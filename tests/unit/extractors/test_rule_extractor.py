@@ -52,6 +52,19 @@ def one(event: EventFactory, text: str, role: str = "user", **kw: object) -> Cla
         ("Marianne works at Google.", ("Marianne", "works_at", "Google")),
         ("I'm vegetarian.", ("user", "is", "vegetarian")),
         ("Our staging cluster runs on GKE.", ("user's staging cluster", "uses", "GKE")),
+        # a brand or acronym before a lowercase head is part of the attribute
+        ("My IKEA order number is 1187-3345-902.", ("user", "ikea_order_number", "1187-3345-902")),
+        ("my Spotify username is lenak", ("user", "spotify_username", "lenak")),
+        # a time word between the attribute and its verb
+        ("My book club pick this month is Dune.", ("user", "book_club_pick", "Dune")),
+        ("my go-to lunch rn is ramen", ("user", "go_to_lunch", "ramen")),
+        # where a thing is kept, not what it is
+        ("My password is stored in KeePassXC on my laptop.", ("user", "password_stored_in", "KeePassXC")),
+        ("my photos are backed up to iCloud", ("user", "photos_stored_in", "iCloud")),
+        # an attribute of something the speaker has, named before it
+        ("The tracking number for my parcel is 1Z999AA10123456784.",
+         ("user's parcel", "tracking_number", "1Z999AA10123456784")),
+        ("the wifi name at our office is CoffeeNet", ("user's office", "wifi_name", "CoffeeNet")),
     ],
 )
 def test_facts_and_subject_convention(event: EventFactory, text: str, triple: tuple[str, str, str]) -> None:
@@ -59,6 +72,17 @@ def test_facts_and_subject_convention(event: EventFactory, text: str, triple: tu
     assert [(c.subject, c.predicate, c.object) for c in cs] == [triple]
     assert cs[0].epistemic_type is EpistemicType.ASSERTED
     assert cs[0].source_type is SourceType.USER_STATED
+
+
+def test_an_abbreviation_point_ends_neither_the_sentence_nor_the_object(event: EventFactory) -> None:
+    assert [c.object for c in claims(event, "my extension is ext. 4417")] == ["ext. 4417"]
+    assert [c.object for c in claims(event, "I work at Acme Inc. I live in Berlin.")] == ["Acme Inc", "Berlin"]
+
+
+def test_a_relatives_name_is_not_an_attribute_word(event: EventFactory) -> None:
+    """"My brother Will is a nurse": Will is the brother, not an attribute called "brother will"."""
+    assert [c.predicate for c in claims(event, "My brother Will is a nurse.")] != ["brother_will"]
+    assert all("ana" not in c.predicate for c in claims(event, "my sister Ana is in Lisbon"))
 
 
 def test_same_fact_phrased_twice_gives_the_same_triple(event: EventFactory) -> None:
