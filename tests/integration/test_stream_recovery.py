@@ -32,7 +32,7 @@ from typing import Any
 import pytest
 from opensearchpy import OpenSearch
 from test_stream_pipeline import ROOT, Deployment, assert_matches, expected_state, sample_events, start_services
-from test_stream_scaleout import _Gate, _merge, run_two_workers, several_thousand_events
+from test_stream_scaleout import _Gate, _merge, several_thousand_events
 
 from sinks.documents import excerpt_alias
 from streams.faust_app import consumer_lag
@@ -154,7 +154,16 @@ def test_combine_logs_gives_back_one_log_from_the_stores_of_two_workers(
     services: tuple[str, str], tmp_path: Path
 ) -> None:
     dep = Deployment(*services, tmp_path)
-    lines, report, dirs = run_two_workers(dep, tmp_path)
+    lines = sample_events(n_labelled=200, n_pairs=60)
+    dirs = [tmp_path / "w1", tmp_path / "w2"]
+    try:
+        for d in dirs:
+            dep.start(data_dir=d)
+        dep.wait_for_members(2)
+        report = dep.publish(lines)
+        dep.wait_idle(expect_events=len(lines))
+    finally:
+        dep.stop()
     ops, nodes = expected_state(lines, report)
     dumps = [dep.dump(d) for d in dirs]
     assert all(0 < d["counts"]["operations"] < len(ops) for d in dumps), "each store must hold a part"

@@ -175,8 +175,8 @@ def _merge(dumps: list[dict[str, Any]]) -> dict[str, Any]:
     return {"operations": sorted(ops.items()), "nodes": nodes, "counts": {"operations": len(ops)}}
 
 
-def run_two_workers(dep: Deployment, tmp_path: Path) -> tuple[list[bytes], PublishReport, list[Path]]:
-    """Two workers with a chDB store each, sharing the partitions of one run of the sample events."""
+def test_two_workers_split_partitions_and_match_one(services: tuple[str, str], tmp_path: Path) -> None:
+    dep = Deployment(*services, tmp_path)
     lines = sample_events(n_labelled=200, n_pairs=60)
     dirs = [tmp_path / "w1", tmp_path / "w2"]
     try:
@@ -189,12 +189,6 @@ def run_two_workers(dep: Deployment, tmp_path: Path) -> tuple[list[bytes], Publi
         dep.wait_idle(expect_events=len(lines))
     finally:
         dep.stop()
-    return lines, report, dirs
-
-
-def test_two_workers_split_partitions_and_match_one(services: tuple[str, str], tmp_path: Path) -> None:
-    dep = Deployment(*services, tmp_path)
-    lines, report, dirs = run_two_workers(dep, tmp_path)
     ops, nodes = expected_state(lines, report)
     dumps = [dep.dump(d) for d in dirs]
     assert all(d["counts"]["operations"] > 0 for d in dumps), "one worker got no partitions"
