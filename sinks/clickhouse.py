@@ -1,9 +1,10 @@
 """The operation log, raw events and journals in ClickHouse (server or chDB).
 
-Writers are idempotent projections: each batch carries an insert
-deduplication token derived from the rows' ids and content hashes (a repeated
-batch is dropped at insert time), and the ReplacingMergeTree keys collapse any
-other repeat on merge. Every read that must be exact uses ``FINAL`` and, where
+Writers are idempotent projections: every row's ReplacingMergeTree key is a
+derived id, so a row written twice collapses on merge. Inserts are never
+deduplicated at insert time (schema migration 10): ClickHouse records a block's
+id before its part is in place, so a process killed between the two would make
+the retry of that batch a silent no-op and lose its rows. Every read that must be exact uses ``FINAL`` and, where
 a key could legitimately differ between copies, ``LIMIT 1 BY`` the id, so a
 re-inserted row never changes a result.
 
@@ -21,10 +22,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Final, NamedTuple
 
-from engine.canonical_fast import canonical_bytes, canonical_text, model_bytes
+from engine.canonical_fast import canonical_bytes, canonical_text
 from engine.erasure import event_unit, node_unit, owner_unit, payload_unit
 from engine.fastjson import model_json
-from schemas.canonical import sha256_hex
 from schemas.claims import ExtractionResult
 from schemas.enums import OpType, Role, Scope
 from schemas.erasure import ErasureReceipt
@@ -142,8 +142,9 @@ def _none(value: str) -> str | None:
     return value or None
 
 
-def _dedup_token(table: str, parts: Sequence[str]) -> str:
-    return sha256_hex(table + "\n" + "\n".join(parts))
+#: No insert-time deduplication (see the module docstring; on chDB the table setting of migration 10 is what
+#: stops it): repeats collapse on merge and under FINAL.
+_INSERT_SETTINGS: Final = {"insert_deduplicate": 0, "async_insert": 0}
 
 
 class QueryRows(NamedTuple):
@@ -246,29 +247,27 @@ class OperationLog:
     def _t(self, table: str) -> str:
         return f"{self.database}.{table}"
 
-    def _insert(self, table: str, columns: list[str], rows: list[list[Any]], ids: list[str]) -> int:
-        """Insert in chunks, each with a token over its rows' identities (a repeated chunk is a no-op)."""
+    def _insert(self, table: str, columns: list[str], rows: list[list[Any]]) -> int:
+        """Insert in chunks (a repeated row is collapsed by its key, never dropped at insert time)."""
         try:
-            return self._insert_chunks(table, columns, rows, ids)
+            return self._insert_chunks(table, columns, rows)
         except Exception as exc:
             if out_of_space(exc):
                 raise StorageFull("no space left for the operation log", table=table) from None
             raise
 
-    def _insert_chunks(self, table: str, columns: list[str], rows: list[list[Any]], ids: list[str]) -> int:
+    def _insert_chunks(self, table: str, columns: list[str], rows: list[list[Any]]) -> int:
         key = (table, tuple(columns))
         for start in range(0, len(rows), INSERT_CHUNK):
             chunk = rows[start : start + INSERT_CHUNK]
-            token = _dedup_token(table, ids[start : start + INSERT_CHUNK])
-            settings = {"insert_deduplication_token": token, "async_insert": 0}
             types = self._column_types.get(key)
             if types is None:
-                context = self.client.create_insert_context(self._t(table), columns, settings=settings)
+                context = self.client.create_insert_context(self._t(table), columns, settings=_INSERT_SETTINGS)
                 self._column_types[key] = context.column_types
                 self.client.insert(data=chunk, context=context)
             else:
                 self.client.insert(
-                    self._t(table), chunk, column_names=columns, column_types=types, settings=settings
+                    self._t(table), chunk, column_names=columns, column_types=types, settings=_INSERT_SETTINGS
                 )
         return len(rows)
 
@@ -284,14 +283,12 @@ class OperationLog:
             raise ValidationFailed("seqs must match events", code="invalid_batch")
         order = sorted(range(len(events)), key=lambda i: events[i].event_id)
         rows: list[list[Any]] = []
-        ids: list[str] = []
         sealer = self.sealer
         sealer.prepare(event_unit(e.tenant_id, e.owner_id, e.event_id) for e in events)
         for i in order:
             e = events[i]
             content = e.content
             digest = e.content_sha256
-            stored = digest if e.source_sha256 is None else sha256_hex(content)
             # what was said, by whom by name, with what attachments and metadata: sealed under the event's key
             secret = canonical_text({
                 "content": content, "attachments": _attachments_json(e),
@@ -324,13 +321,11 @@ class OperationLog:
                     key_id,
                 ]
             )
-            ids.append(f"{e.tenant_id}/{e.owner_id}/{e.event_id}:{digest}:{stored}")
-        return self._insert("raw_events", list(_EVENT_COLUMNS), rows, ids)
+        return self._insert("raw_events", list(_EVENT_COLUMNS), rows)
 
     def write_operations(self, ops: Sequence[Operation]) -> int:
         """Append sealed operations; an unsealed one is refused (it could never be verified)."""
         rows: list[list[Any]] = []
-        ids: list[str] = []
         sealer = self.sealer
         units = set()
         for op in ops:
@@ -367,12 +362,10 @@ class OperationLog:
                     hashlib.sha256(record).hexdigest(),
                 ]
             )
-            ids.append(f"{op.op_id}:{op.checksum}")
-        return self._insert("operations", list(_OP_COLUMNS), rows, ids)
+        return self._insert("operations", list(_OP_COLUMNS), rows)
 
     def write_node_snapshots(self, nodes: Sequence[MemoryNode]) -> int:
         rows: list[list[Any]] = []
-        ids: list[str] = []
         sealer = self.sealer
         sealer.prepare(node_unit(n) for n in nodes)
         for n in sorted(nodes, key=lambda x: (x.node_id, x.version)):
@@ -396,12 +389,10 @@ class OperationLog:
                     list(n.evidence_refs),
                 ]
             )
-            ids.append(f"{n.node_id}@{n.version}:{sha256_hex(model_bytes(n))}")
-        return self._insert("node_snapshots", list(_NODE_COLUMNS), rows, ids)
+        return self._insert("node_snapshots", list(_NODE_COLUMNS), rows)
 
     def write_extractions(self, results: Sequence[ExtractionResult]) -> int:
         rows: list[list[Any]] = []
-        ids: list[str] = []
         sealer = self.sealer
         sealer.prepare(event_unit(r.event.tenant_id, r.event.owner_id, r.event.event_id) for r in results)
         for r in sorted(results, key=lambda x: (x.event.event_id, x.extractor, x.extractor_version)):
@@ -436,12 +427,10 @@ class OperationLog:
                     int(r.schema_version),
                 ]
             )
-            ids.append(f"{ev.event_id}/{r.extractor}/{r.extractor_version}:{sha256_hex(plain)}")
-        return self._insert("extraction_journal", list(_EXTRACTION_COLUMNS), rows, ids)
+        return self._insert("extraction_journal", list(_EXTRACTION_COLUMNS), rows)
 
     def write_dead_letters(self, letters: Sequence[DeadLetter]) -> int:
         rows: list[list[Any]] = []
-        ids: list[str] = []
         for d in sorted(letters, key=lambda x: x.dlq_id):
             rows.append(
                 [
@@ -457,8 +446,7 @@ class OperationLog:
                     d.original_length,
                 ]
             )
-            ids.append(f"{d.dlq_id}:{d.reason_code}:{d.received_at.isoformat()}")
-        return self._insert("dead_letters", list(_DLQ_COLUMNS), rows, ids)
+        return self._insert("dead_letters", list(_DLQ_COLUMNS), rows)
 
     def write_retrievals(self, receipts: Sequence[RetrievalReceipt]) -> int:
         """Store retrieval receipts (never in ``operations``: they change no state and replay skips them).
@@ -478,7 +466,6 @@ class OperationLog:
             for tenant, rid in stored:
                 first.pop((tenant, rid), None)
         rows: list[list[Any]] = []
-        ids: list[str] = []
         sealer = self.sealer
         sealer.prepare(owner_unit(r.tenant_id, r.owner_id) for r in first.values())
         for r in first.values():
@@ -517,8 +504,7 @@ class OperationLog:
                     key_id,
                 ]
             )
-            ids.append(f"{r.tenant_id}/{r.receipt_id}@{r.received_at.isoformat()}:{r.context_sha256}")
-        return self._insert(RECEIPTS_TABLE, list(_RECEIPT_COLUMNS), rows, ids)
+        return self._insert(RECEIPTS_TABLE, list(_RECEIPT_COLUMNS), rows)
 
     def get_retrieval(self, tenant_id: str, request_id: str) -> RetrievalReceipt | None:
         """One tenant's receipt by id. Receipts are immutable: an id written again (the same caller's
@@ -1044,7 +1030,7 @@ class OperationLog:
                             hashlib.sha256(old).hexdigest()])  # fmt: skip
         if ops_out:
             names = [c for c in ops_cols if c != "record"] + ["record", "stored_sha256", "resealed_from"]
-            self._insert("operations", names, ops_out, [f"reseal:{r[0]}:{r[-1]}" for r in ops_out])
+            self._insert("operations", names, ops_out)
         counts["operations"] = len(ops_out)
 
         events = [dict(r) for r in self.client.query(
@@ -1060,8 +1046,7 @@ class OperationLog:
                     _event_place(r["tenant_id"], r["owner_id"], r["event_id"]),
                 )  # fmt: skip
                 r.update(content=sealed, attachments="[]", metadata="{}", sealed_key=key_id)
-            self._insert("raw_events", list(_EVENT_COLUMNS), [[r[c] for c in _EVENT_COLUMNS] for r in events],
-                         [f"reseal:{r['tenant_id']}/{r['owner_id']}/{r['event_id']}" for r in events])  # fmt: skip
+            self._insert("raw_events", list(_EVENT_COLUMNS), [[r[c] for c in _EVENT_COLUMNS] for r in events])
         counts["raw_events"] = len(events)
 
         node_cols = [c for c in _NODE_COLUMNS if c != "evidence_refs"]
@@ -1074,8 +1059,7 @@ class OperationLog:
             self.sealer.prepare(node_unit(n) for n in parsed)
             for r, n in zip(nodes, parsed, strict=True):
                 r.update(node=self.sealer.node_bytes(n), subject="", predicate="", evidence_refs=list(n.evidence_refs))
-            self._insert("node_snapshots", list(_NODE_COLUMNS), [[r[c] for c in _NODE_COLUMNS] for r in nodes],
-                         [f"reseal:{r['node_id']}@{r['version']}" for r in nodes])  # fmt: skip
+            self._insert("node_snapshots", list(_NODE_COLUMNS), [[r[c] for c in _NODE_COLUMNS] for r in nodes])
         counts["node_snapshots"] = len(nodes)
 
         journals = [dict(r) for r in self.client.query(
@@ -1090,8 +1074,7 @@ class OperationLog:
                 )  # fmt: skip
                 r.update(result=box["c"], sealed_key=box["sealed"])
             self._insert("extraction_journal", list(_EXTRACTION_COLUMNS),
-                         [[r[c] for c in _EXTRACTION_COLUMNS] for r in journals],
-                         [f"reseal:{r['event_id']}/{r['extractor']}/{r['version']}" for r in journals])  # fmt: skip
+                         [[r[c] for c in _EXTRACTION_COLUMNS] for r in journals])  # fmt: skip
         counts["extraction_journal"] = len(journals)
 
         receipts = [dict(r) for r in self.client.query(
@@ -1103,8 +1086,7 @@ class OperationLog:
                 key_id, query = self.sealer.seal_text(owner_unit(r["tenant_id"], r["owner_id"]), r["query"],
                                                       f"query:{r['request_id']}")  # fmt: skip
                 r.update(query=query, sealed_key=key_id)
-            self._insert(RECEIPTS_TABLE, list(_RECEIPT_COLUMNS), [[r[c] for c in _RECEIPT_COLUMNS] for r in receipts],
-                         [f"reseal:{r['request_id']}@{r['received_at'].isoformat()}" for r in receipts])  # fmt: skip
+            self._insert(RECEIPTS_TABLE, list(_RECEIPT_COLUMNS), [[r[c] for c in _RECEIPT_COLUMNS] for r in receipts])
         counts[RECEIPTS_TABLE] = len(receipts)
         if any(counts.values()):
             self.compact([t for t, n in counts.items() if n])

@@ -126,7 +126,8 @@ def import_export(target: OperationLog, manifest: dict[str, Any]) -> dict[str, A
                 ))  # fmt: skip
                 where += f" AND op_id NOT IN (SELECT op_id FROM {db}.operations)"
             before = int(client.command(f"SELECT count() FROM {db}.`{table}`"))
-            client.command(f"INSERT INTO {db}.`{table}` ({cols}) SELECT {cols} FROM {stage} WHERE {where}")
+            client.command(f"INSERT INTO {db}.`{table}` ({cols}) SELECT {cols} FROM {stage} WHERE {where}",
+                           settings={"insert_deduplicate": 0})  # a block id without its part never drops a retry
             added[table] = int(client.command(f"SELECT count() FROM {db}.`{table}`")) - before
         finally:
             client.command(f"DROP TABLE IF EXISTS {stage}")

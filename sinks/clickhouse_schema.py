@@ -3,8 +3,9 @@
 One schema serves both transports (ClickHouse server over HTTP, chDB
 in-process). Every table is a ReplacingMergeTree whose sorting key is fixed by
 a derived id, so a row written twice collapses into one on merge and reads
-with ``FINAL`` never see the duplicate; ``non_replicated_deduplication_window``
-also lets insert deduplication tokens drop a repeated batch at insert time.
+with ``FINAL`` never see the duplicate. (The tables keep the
+``non_replicated_deduplication_window`` their first migration gave them, but the
+writers turn insert-time deduplication off: see ``sinks.clickhouse``.)
 
 Migrations are append-only: an applied migration is never edited (its checksum
 is recorded and checked), a change is a new migration.
@@ -390,7 +391,22 @@ _M8 = Migration(
 #: migration run by ``OperationLog.migrate`` (``sinks.clickhouse.reseal_plaintext``), recorded here when done.
 _M9 = Migration(9, "reseal_plaintext_rows", ())
 
-MIGRATIONS: Final[tuple[Migration, ...]] = (_M1, _M2, _M3, _M4, _M5, _M6, _M7, _M8, _M9)
+#: Migration 10 turns insert-time deduplication off. ClickHouse writes a block's id to the table's
+#: deduplication log before it renames the block's part into place, so a process killed between the
+#: two leaves the id without the rows, and the retry of that batch (the same rows, the same id) was
+#: dropped as a repeat: rows lost from the log while the indexes, written after it, held them.
+#: Repeats still collapse by the ReplacingMergeTree keys, and every exact read uses ``FINAL``.
+#: (``insert_deduplicate = 0`` per insert does not stop it on chDB 4.4: the table setting does.)
+_M10 = Migration(
+    10,
+    "no_insert_deduplication",
+    tuple(
+        f"ALTER TABLE {{db}}.{table} MODIFY SETTING non_replicated_deduplication_window = 0"
+        for table in (*TABLES, RECEIPTS_TABLE, "data_keys")
+    ),
+)
+
+MIGRATIONS: Final[tuple[Migration, ...]] = (_M1, _M2, _M3, _M4, _M5, _M6, _M7, _M8, _M9, _M10)
 #: Tables that hold content sealed under data keys, or keys (what an erasure rewrites).
 SEALED_TABLES: Final = ("raw_events", "operations", "node_snapshots", "extraction_journal", "dead_letters",
                         RECEIPTS_TABLE, "data_keys")  # fmt: skip

@@ -13,8 +13,8 @@ every record, and each record still verifies, because integrity is checked over 
   keeps the plaintext operation's own ``checksum``, verified after opening while the keys exist;
 * why SIV and where its nonce comes from: SIV derives its IV from the key, the associated data and
   the plaintext, so the same content under the same key always seals to the same bytes. A
-  redelivered input, a retried insert or a replayed stage writes byte-identical rows (insert
-  deduplication tokens and ``stored_sha256`` stay stable), and no random nonce can repeat or be lost.
+  redelivered input, a retried insert or a replayed stage writes byte-identical rows (their merge
+  keys and ``stored_sha256`` stay stable), and no random nonce can repeat or be lost.
   The associated data names the record's place (node id and version, operation id, event id), so a
   sealed value cannot be moved to another record unnoticed;
 * keys live in the ``data_keys`` table of the same database (or server); erasure deletes their rows

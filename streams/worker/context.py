@@ -105,7 +105,7 @@ class WorkerContext:
         Letting a failed sink write crash the agent is not an option: faust restarts a crashed
         agent and acknowledges the batch it held, so those records would never be written (an
         OpenSearch outage lost every node document that way). Every sink write here is
-        idempotent (ClickHouse deduplication tokens, OpenSearch external versions), so a retry
+        idempotent (ClickHouse rows collapse by their derived keys, OpenSearch external versions), so a retry
         adds nothing. While a sink is down its agent waits and its lag grows, which is what
         operators watch; nothing is lost.
         """

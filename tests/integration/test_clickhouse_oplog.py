@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import hashlib
+import json
+import re
+import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,6 +24,8 @@ from sinks.clickhouse_schema import MIGRATIONS, TABLES, Migration, applied_migra
 from streams.agents import dead_letter
 
 pytestmark = pytest.mark.integration
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -107,9 +114,10 @@ def test_reinserting_identical_batches_changes_neither_counts_nor_results(log: O
     assert counts == {
         "raw_events": 5, "operations": 15, "node_snapshots": 8, "extraction_journal": 5, "dead_letters": 3
     }
-    _write(log, batch)  # same batches: insert tokens drop them
+    _write(log, batch)  # same batches: stored again (never dropped at insert time), collapsed by their keys
     raw = {t: log.count(t, final=False) for t in TABLES}
-    assert raw == counts
+    assert all(raw[t] >= counts[t] for t in TABLES) and _counts(log) == counts
+    assert _results(log) == results
     # The same rows in other batches bypass the token; the merge key still collapses them.
     events, ops, nodes, _, _ = batch
     log.write_operations(list(reversed(ops))[:7])
@@ -299,3 +307,31 @@ def test_data_survives_reopening_the_engine(chdb_path: Path, chdb_database: str)
         first.write_operations([make_op("event:a", 0)])
     with OperationLog.connect(path=chdb_path, database=chdb_database) as second:
         assert [o.caused_by for o in second.read_operations()] == ["event:a"]
+
+
+_WRITE_AGAIN = """
+import json, sys
+sys.path.insert(0, {factories!r})
+from sink_factories import make_op
+from sinks.clickhouse import OperationLog
+with OperationLog.connect(path={path!r}, database="lost") as log:
+    log.write_operations([make_op(f"event:{{i}}", 0) for i in range(20)])
+    paths = log.client.query("SELECT data_paths FROM system.tables WHERE database = 'lost' AND name = 'operations'")
+    print(json.dumps({{"count": log.count("operations"), "paths": paths.result_rows[0][0]}}))
+"""
+
+
+def test_a_batch_whose_part_a_kill_lost_is_written_by_its_retry(tmp_path: Path) -> None:
+    # A kill between ClickHouse recording a batch's block id (its deduplication log, written first)
+    # and renaming the batch's part into place leaves the id without the rows. A retry of the same
+    # batch must still store them: the log is the source of truth the indexes are checked against.
+    script = _WRITE_AGAIN.format(factories=str(Path(__file__).parents[1] / "unit" / "sinks"), path=str(tmp_path))
+    run = [sys.executable, "-c", script]
+    first = json.loads(subprocess.run(run, capture_output=True, text=True, check=True, cwd=ROOT).stdout)
+    assert first["count"] == 20
+    parts = [p for d in first["paths"] for p in Path(d).iterdir() if re.fullmatch(r"\w+_\d+_\d+_\d+", p.name)]
+    assert parts
+    for part in parts:  # what the kill took: the part never reached its final name
+        shutil.rmtree(part)
+    again = json.loads(subprocess.run(run, capture_output=True, text=True, check=True, cwd=ROOT).stdout)
+    assert again["count"] == 20
