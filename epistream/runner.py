@@ -459,7 +459,16 @@ class EmbeddedRunner:
             unknown = sorted(set(held) - {n.node_id for n in self.store.iter_nodes()})
             found += [f"index: node {i} is not in the log" for i in unknown[: max(0, limit - len(found))]]
             if repair and behind:
-                self._upsert_in_chunks(self.index, behind)
+                # A version the log does not hold (the log is the truth) is written back down where the
+                # index can (embedded); OpenSearch's external versions refuse that: ``rebuild-index``.
+                restore = getattr(self.index, "restore", None)
+                ahead = [n for n in behind if held.get(n.node_id, 0) > n.version]
+                if ahead and restore is not None:
+                    restore(ahead)
+                    self.index.commit()
+                elif ahead:
+                    found.append(f"index: {len(ahead)} nodes ahead of the log; run `epistream rebuild-index`")
+                self._upsert_in_chunks(self.index, [n for n in behind if held.get(n.node_id, 0) <= n.version])
         said = getattr(self.excerpts, "versions", None)
         if said is not None:
             have, expected = len(said()), self.log.event_count()

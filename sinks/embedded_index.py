@@ -483,8 +483,9 @@ class EmbeddedIndex:
         doc.add_bytes("node", model_bytes(node))
         return doc
 
-    def _accepted(self, nodes: Sequence[MemoryNode]) -> list[tuple[int, MemoryNode, str]]:
-        """(key or -1, node, text hash) of each node ``upsert`` would write, in node-id order."""
+    def _accepted(self, nodes: Sequence[MemoryNode], *, restore: bool = False) -> list[tuple[int, MemoryNode, str]]:
+        """(key or -1, node, text hash) of each node ``upsert`` (or ``restore``: every one) would write, in
+        node-id order."""
         newest: dict[str, MemoryNode] = {}
         for node in nodes:
             seen = newest.get(node.node_id)
@@ -494,7 +495,8 @@ class EmbeddedIndex:
         for node_id in sorted(newest):
             node = newest[node_id]
             key = self._key.get(node_id)
-            if key is not None and self._attrs["alive"][key] and self._attrs["version"][key] >= node.version:
+            if (not restore and key is not None and self._attrs["alive"][key]
+                    and self._attrs["version"][key] >= node.version):  # fmt: skip
                 continue
             accepted.append((-1 if key is None else key, node, sha256_hex(embedded_text(node))))
         return accepted
@@ -551,6 +553,12 @@ class EmbeddedIndex:
                 if self._prepared:
                     self._release_prepared(nodes)
 
+    def restore(self, nodes: Sequence[MemoryNode]) -> None:
+        """Write these versions even over newer ones: a repair bringing the index back to the log,
+        which is the truth when the index holds a version the log does not (see ``verify_projections``)."""
+        with self._lock:
+            self._upsert(nodes, restore=True)
+
     def _release_prepared(self, nodes: Sequence[MemoryNode]) -> None:
         """Drop the prepared vectors these node versions were waiting for."""
         for node in nodes:
@@ -561,10 +569,10 @@ class EmbeddedIndex:
                 if not entry[1]:
                     del self._prepared[text_hash]
 
-    def _upsert(self, nodes: Sequence[MemoryNode]) -> None:
+    def _upsert(self, nodes: Sequence[MemoryNode], *, restore: bool = False) -> None:
         for node in nodes:
             self._parsed.pop(node.node_id, None)
-        accepted = self._accepted(nodes)
+        accepted = self._accepted(nodes, restore=restore)
         if not accepted:
             return
         prepared = self._prepared

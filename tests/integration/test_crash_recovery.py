@@ -203,3 +203,25 @@ def test_a_full_disk_ends_with_a_typed_report_and_the_next_run_completes(tmp_pat
         _assert_consistent(data_dir, env, len(events))
     finally:
         subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+def test_an_index_ahead_of_the_log_is_brought_back_to_the_log_on_open(tmp_path: Path) -> None:
+    # What a log that lost rows after the index took them left behind: the index holds a version the
+    # log does not. The log is the truth, so opening writes the log's version back over the newer one.
+    data_dir = tmp_path / "data"
+    settings = Settings(data_dir=data_dir, embedder="hash", retrieval_receipts=False)
+    with EmbeddedRunner(data_dir, settings) as runner:
+        runner.ingest_lines(_events(300, "h"))
+        node = next(iter(runner.store.iter_nodes()))
+        forged = node.model_copy(update={"version": node.version + 1, "content": "a version the log never held"})
+        runner.index.upsert([forged])
+        runner.index.commit()
+        assert runner.index.versions()[node.node_id] == node.version + 1  # type: ignore[attr-defined]
+        assert runner.verify_projections() == [
+            f"index: node {node.node_id} at version {node.version + 1} (log: version {node.version})"
+        ]
+    with EmbeddedRunner(data_dir, settings) as runner:
+        assert runner.verify_projections() == []
+        assert runner.index.versions()[node.node_id] == node.version  # type: ignore[attr-defined]
+        (held,) = runner.index.get([node.node_id])
+        assert held.content == node.content
