@@ -32,6 +32,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -169,6 +170,9 @@ class _Gathered:
     ahead: Future[int] | None
 
 
+#: A context manager factory held around the parts of an ingest that change what readers see.
+Section = Callable[[], AbstractContextManager[Any]]
+
 #: Results of a batch whose extraction was started ahead (in input order when called).
 Extracting = Callable[[], list[ExtractionResult]]
 #: An admitted micro-batch: its events, its dead letters, its extraction if started ahead, lines read.
@@ -231,10 +235,12 @@ class _BatchWriter:
     model never waits for a store.
     """
 
-    def __init__(self, depth: int = STORE_QUEUE) -> None:
+    def __init__(self, depth: int = STORE_QUEUE, section: Section = nullcontext) -> None:
         if depth < 1:
             raise ValueError("the store queue holds at least one batch")
         self.depth = depth
+        #: Held while this ingest changes what readers see (see ``EmbeddedRunner.ingest_events``).
+        self.section = section
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="epistream-store")
         #: Embeds each batch's new texts, in order, while the store thread writes earlier batches.
         self.helper = ThreadPoolExecutor(max_workers=1, thread_name_prefix="epistream-embed")
@@ -679,7 +685,16 @@ class EmbeddedRunner:
         extractions = [agents.extract(self.extractor, e) for e in kept]
         return PreparedEvents(len(events), kept, late, extractions, origins)
 
-    def ingest_events(self, events: Sequence[ConversationEvent] | PreparedEvents) -> IngestReport:
+    def ingest_events(
+        self, events: Sequence[ConversationEvent] | PreparedEvents, *, section: Section = nullcontext
+    ) -> IngestReport:
+        """Reduce, log and index ``events``.
+
+        ``section`` is held only while the ingest changes what readers see: reducing each batch
+        into the state store, and writing and committing the indexes. The log's inserts (most of a
+        small write's time) run outside it, so a server's readers go on beside them; the index is
+        still written only after the log holds what it indexes. The caller must be the only writer.
+        """
         self._require_writer()
         prepared = events if isinstance(events, PreparedEvents) else None
         if prepared is None:
@@ -691,7 +706,7 @@ class EmbeddedRunner:
             report = IngestReport(received=prepared.received)
             kept, late = prepared.events, prepared.late
         start = 0
-        with _BatchWriter() as writer:
+        with _BatchWriter(section=section) as writer:
             try:
                 for number, batch in enumerate(_chunks(kept, self.settings.batch_size, FIRST_BATCH)):
                     extracting: Extracting | None = None
@@ -703,8 +718,9 @@ class EmbeddedRunner:
                 if not kept and late:
                     self._process([], late, report, writer)
             finally:
-                writer.submit(self._write_gathered)
-        self._commit_indexes()
+                writer.submit(self._write_gathered, section)
+        with section():
+            self._commit_indexes()
         return report
 
     def _commit_indexes(self) -> None:
@@ -753,37 +769,40 @@ class EmbeddedRunner:
         writer: _BatchWriter,
         extracting: Extracting | None = None,
     ) -> None:
-        sorted_ = agents.sort_events(events, self.store)
-        fresh = sorted_.fresh
-        report.duplicates += sorted_.duplicates
-        report.events += len(fresh)
-        if sorted_.conflicts:
-            now = self._clock()
-            letters.extend(agents.conflict_letter(e, now) for e in sorted_.conflicts)
-        if extracting is None:
-            extractions = [agents.extract(self.extractor, e) for e in fresh]
-        else:  # extracted ahead, before the batch before it was reduced: keep the fresh events' results
-            keep = {id(e) for e in fresh}
-            extractions = [r for e, r in zip(events, extracting(), strict=True) if id(e) in keep]
+        # Extracted ahead (before the batch before it was reduced): awaited before readers are held up.
+        ahead_results = None if extracting is None else extracting()
         operations: list[Operation] = []
-        for result in extractions:
-            report.claims += len(result.claims)
-            report.rejected_claims += len(result.rejected)
-            report.failed_extractions += result.status == "failed"
-            try:
-                operations.extend(agents.materialize(self.store, self.reducer, result).operations)
-            except EpistreamError as exc:
-                # A broken invariant in the reducer (rule breaks are journaled, not raised): the input
-                # left no trace in the store (Reducer.apply is a transaction) and is kept as a dead
-                # letter, as the stream's materialize does, so the rest of the batch is stored.
-                letters.append(_refused_by_reducer(result, exc, self._clock()))
+        with writer.section():  # the store changes: readers wait (never across writer.submit below)
+            sorted_ = agents.sort_events(events, self.store)
+            fresh = sorted_.fresh
+            report.duplicates += sorted_.duplicates
+            report.events += len(fresh)
+            if sorted_.conflicts:
+                now = self._clock()
+                letters.extend(agents.conflict_letter(e, now) for e in sorted_.conflicts)
+            if ahead_results is None:
+                extractions = [agents.extract(self.extractor, e) for e in fresh]
+            else:  # keep the fresh events' results
+                keep = {id(e) for e in fresh}
+                extractions = [r for e, r in zip(events, ahead_results, strict=True) if id(e) in keep]
+            for result in extractions:
+                report.claims += len(result.claims)
+                report.rejected_claims += len(result.rejected)
+                report.failed_extractions += result.status == "failed"
+                try:
+                    operations.extend(agents.materialize(self.store, self.reducer, result).operations)
+                except EpistreamError as exc:
+                    # A broken invariant in the reducer (rule breaks are journaled, not raised): the input
+                    # left no trace in the store (Reducer.apply is a transaction) and is kept as a dead
+                    # letter, as the stream's materialize does, so the rest of the batch is stored.
+                    letters.append(_refused_by_reducer(result, exc, self._clock()))
         report.dead_letters += len(letters)
         nodes = _count(operations, report)
         # The model starts on this batch's new texts now, while the previous batch is still being
         # stored (see EmbeddedIndex.prepare_vectors); batches are embedded in order on one thread.
         prepare = getattr(self.index, "prepare_vectors", None)
         ahead = writer.helper.submit(prepare, nodes) if prepare is not None and nodes else None
-        writer.submit(self._store_batch, fresh, extractions, letters, operations, nodes, ahead)
+        writer.submit(self._store_batch, fresh, extractions, letters, operations, nodes, ahead, writer.section)
 
     def _store_batch(
         self,
@@ -793,6 +812,7 @@ class EmbeddedRunner:
         operations: Sequence[Operation],
         nodes: Sequence[MemoryNode],
         ahead: Future[int] | None = None,
+        section: Section = nullcontext,
     ) -> None:
         """Gather a reduced batch's rows; write them with the batches before it once there are enough.
 
@@ -805,9 +825,9 @@ class EmbeddedRunner:
         self._gathered.append(_Gathered(fresh, extractions, letters, operations, nodes, ahead))
         self._gathered_rows += len(fresh) + len(operations)
         if self._gathered_rows >= self.settings.log_batch_rows:
-            self._write_gathered()
+            self._write_gathered(section)
 
-    def _write_gathered(self) -> None:
+    def _write_gathered(self, section: Section = nullcontext) -> None:
         # Each batch's ``ahead`` embeds its new texts (started when it was reduced) while the log rows
         # are written here. The index is written only after the log, batch by batch in order, so the
         # index never holds a node the log lacks; the rows are the ones per-batch writes would store.
@@ -829,12 +849,13 @@ class EmbeddedRunner:
             raise
         for ahead in aheads:
             ahead.result()
-        for g in gathered:
-            if g.operations:
-                self.index.upsert(g.nodes)
-        if fresh:
-            said = [self._conversations.excerpt(e) for e in fresh]
-            self.excerpts.upsert([excerpt_document(x) for x in said])
+        with section():
+            for g in gathered:
+                if g.operations:
+                    self.index.upsert(g.nodes)
+            if fresh:
+                said = [self._conversations.excerpt(e) for e in fresh]
+                self.excerpts.upsert([excerpt_document(x) for x in said])
 
     def _write_log(self, operations: Sequence[Operation], nodes: Sequence[MemoryNode]) -> None:
         if operations:

@@ -117,7 +117,8 @@ def _receipt_writer(
     runner: EmbeddedRunner, gate: RunnerGate, metrics: ApiMetrics, queue_size: int, given: ReceiptSink | None
 ) -> ReceiptWriter:
     """The writer inserts through a client of its own (no lock shared with the runner's writes); a log
-    that cannot be cloned is written under the gate's exclusive lock, as every other chDB call is.
+    that cannot be cloned is written on the gate's writer thread, between writes, as every other
+    call of the runner's chDB client is.
 
     Distributed, the runner holds no state, so the node versions of a receipt come from the index the
     workers write, looked up on the writer thread rather than on the request path.
@@ -131,7 +132,7 @@ def _receipt_writer(
             own = runner.log.clone()
         except EpistreamError:
             shared = runner.log
-            sink = lambda batch: gate.exclusive(lambda: shared.write_retrievals(batch))  # noqa: E731
+            sink = lambda batch: gate.on_writer(lambda: shared.write_retrievals(batch))  # noqa: E731
         else:
             sink, on_close = own.write_retrievals, own.close
 

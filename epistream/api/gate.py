@@ -14,7 +14,10 @@ answers 503 and never starts (so the 503 is true: nothing was done, a retry
 does it). A write that has started is awaited to its end, however long: a
 write that completed is never answered with a timeout. A write may do its
 pure part (admission, extraction) before taking the exclusive lock, so reads
-go on beside it and only the short state change excludes them.
+go on beside it and only the short state change excludes them. An event write excludes them
+even less: only while it reduces into the state store and while it writes and commits the
+indexes (``write_section``); its log inserts run on the writer's side with reads beside them.
+Every chDB call of the runner's log stays on the writer's side, one at a time.
 """
 
 from __future__ import annotations
@@ -22,8 +25,9 @@ from __future__ import annotations
 import asyncio
 import functools
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from epistream.runner import EmbeddedRunner
@@ -113,9 +117,20 @@ class RunnerGate:
             self._lock.release_read()
         return self._exclusive(fn)
 
-    def exclusive(self, fn: Callable[[], T]) -> T:
-        """Run ``fn`` on the calling thread, excluding every runner call (for a thread of one's own)."""
-        return self._exclusive(fn)
+    @contextmanager
+    def write_section(self) -> Iterator[None]:
+        """Exclude reads for a block of a write running on the writer's side (``ingest_events``'s
+        ``section``): the write's other parts, such as its log inserts, run beside reads."""
+        self._lock.acquire_write()
+        try:
+            yield
+        finally:
+            self._lock.release_write()
+
+    def on_writer(self, fn: Callable[[], T]) -> T:
+        """Run ``fn`` on the writer thread and wait for it (from a thread of one's own): between
+        two writes, so it never shares the runner's chDB client with one."""
+        return self._writer.submit(fn).result()
 
     async def _run(self, executor: ThreadPoolExecutor, job: Callable[[], T], timeout_s: float | None,
                    abandoned: threading.Event | None = None) -> T:
@@ -138,7 +153,7 @@ class RunnerGate:
                                timeout_s)
 
     def submit(self, job: Callable[[], None]) -> None:
-        """Queue ``job`` on the writer thread (it takes the exclusive lock itself, see ``exclusive``)."""
+        """Queue ``job`` on the writer thread (it excludes reads itself where it must, see ``write_section``)."""
         self._writer.submit(job)
 
     async def write(self, fn: Callable[..., T], *args: Any, timeout_s: float | None = None, **kwargs: Any) -> T:

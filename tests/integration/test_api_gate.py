@@ -1,19 +1,26 @@
-"""The runner gate: reads overlap each other, writes exclude everything, timeouts answer 503."""
+"""The runner gate: reads overlap each other, writes exclude them only while they change what reads see,
+timeouts answer 503."""
 
 from __future__ import annotations
 
 import asyncio
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from test_api_support import open_runner, settings_for
+from test_api_support import T0, open_runner, settings_for
 
+from epistream.api.batching import EventWrites
 from epistream.api.gate import RunnerGate
 from epistream.runner import EmbeddedRunner
+from schemas.enums import Role, Scope
 from schemas.errors import BackendUnavailable
+from schemas.events import ConversationEvent
+from schemas.operations import Operation
+from schemas.retrieval import RetrievalRequest, RetrievalResponse
 
 
 @pytest.fixture(scope="module")
@@ -127,3 +134,49 @@ def test_a_read_queued_past_its_timeout_answers_503_and_never_runs(runner: Embed
     finally:
         gate.shutdown()
     assert ran == ["later"]
+
+
+def test_reads_go_on_while_a_write_is_in_its_log_inserts_and_never_see_what_the_log_lacks(
+    runner: EmbeddedRunner,
+) -> None:
+    """The log's inserts are most of a small write's time; reads wait only for the store change and
+    the index commit. While the insert of the write's operations is held, a retrieval answers, and
+    without the new claim: the index is written only after the log holds it."""
+    gate = RunnerGate(runner, timeout_s=10, readers=2)
+    writes = EventWrites(runner, gate)
+    inserting, release = threading.Event(), threading.Event()
+    real = runner.log.write_operations
+
+    def held(operations: Sequence[Operation]) -> int:
+        inserting.set()
+        release.wait(10)
+        return real(operations)
+
+    event = ConversationEvent(
+        tenant_id="t-gate", owner_id="o-gate", scope=Scope.PERSONAL, event_id="gate-1", role=Role.USER,
+        content="I love kayaking on the lake", occurred_at=T0 + timedelta(minutes=5),
+    )  # fmt: skip
+    request = RetrievalRequest(query="kayaking", tenant_id="t-gate", owner_id="o-gate")
+
+    def claims(response: RetrievalResponse) -> list[str]:
+        return [i.predicate for i in response.items if i.kind == "claim" and "kayak" in i.content.lower()]
+
+    async def main() -> tuple[RetrievalResponse, RetrievalResponse]:
+        write = asyncio.ensure_future(writes.ingest([(0, event)], []))
+        try:
+            assert await asyncio.to_thread(inserting.wait, 10), "the write never reached its log insert"
+            during = await asyncio.wait_for(gate.read(runner.retrieve, request), 5)  # not behind the insert
+        finally:
+            release.set()
+        results, claimed, _ops = await write
+        assert results[0].status == "accepted" and claimed == 1
+        return during, await gate.read(runner.retrieve, request)
+
+    runner.log.write_operations = held  # type: ignore[method-assign]
+    try:
+        during, after = asyncio.run(main())
+    finally:
+        del runner.log.write_operations
+        gate.shutdown()
+    assert claims(during) == []
+    assert claims(after) == ["likes"]
