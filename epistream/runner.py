@@ -719,16 +719,22 @@ class EmbeddedRunner:
                     self._process([], late, report, writer)
             finally:
                 writer.submit(self._write_gathered, section)
-        with section():
-            self._commit_indexes()
+        self._commit_indexes(section)
         return report
 
-    def _commit_indexes(self) -> None:
-        """Make the writes searchable; save the indexes unless saves are deferred (:meth:`defer_saves`)."""
+    def _commit_indexes(self, section: Section = nullcontext) -> None:
+        """Make the writes searchable; save the indexes unless saves are deferred (:meth:`defer_saves`).
+
+        Only making them searchable changes what readers see; a save writes the indexes' node maps
+        and vectors whole (~0.2 s at 10k nodes) and runs outside ``section``, beside reads.
+        """
         durable = self._save_interval_s <= 0 or time.monotonic() - self._saved_at >= self._save_interval_s
-        self.index.commit(durable=durable)
-        self.excerpts.commit(durable=durable)
+        with section():
+            self.index.commit(durable=False)
+            self.excerpts.commit(durable=False)
         if durable:
+            self.index.commit()
+            self.excerpts.commit()
             self._saved_at = time.monotonic()
 
     def defer_saves(self, interval_s: float) -> None:

@@ -163,6 +163,12 @@ class Settings(BaseSettings):
     api_keys_file: Path | None = None
     api_rate_limit_per_s: float = 50.0
     api_rate_burst: int = Field(default=100, ge=1, description="Token-bucket capacity per API key.")
+    api_auth_failure_delay_s: float = Field(
+        default=1.0,
+        ge=0.0,
+        le=30.0,
+        description="How long a client address over its failed-authentication budget waits for its 429.",
+    )
     api_max_body_bytes: int = Field(default=4 * 1024 * 1024, ge=1024, description="Largest accepted request body.")
     api_max_batch: int = Field(default=256, ge=1, description="Most events accepted by one POST /v1/events.")
     api_max_page: int = Field(

@@ -28,7 +28,7 @@ from epistream.api.metrics import ApiMetrics
 from epistream.api.receipts import DEFAULT_QUEUE_SIZE, ReceiptSink, ReceiptWriter
 from epistream.runner import EmbeddedRunner
 from schemas.enums import Scope
-from schemas.errors import AuthError, EpistreamError, NodeNotFound, ValidationFailed
+from schemas.errors import AuthError, EpistreamError, NodeNotFound, RateLimited, ValidationFailed
 from schemas.nodes import MemoryNode
 from schemas.retrieval import RetrievalReceipt
 from schemas.settings import Settings
@@ -169,21 +169,28 @@ State = Annotated[ApiState, Depends(api_state)]
 async def authenticate(state: ApiState, request: Request, header: str) -> ApiKey:
     """The caller's key, without letting unknown tokens cost the server.
 
-    A valid SHA-256 key is never throttled. Failures are counted per client address, and an address
-    over its budget is answered 429 before any further work (no scrypt run for it); a token seen to
-    fail is refused from memory for a while; the scrypt check runs in a small thread pool of its own,
-    so valid requests keep the event loop and the request threads.
+    A valid SHA-256 key, or an scrypt key verified before, is never throttled. Failures are counted
+    per client address, and an address over its budget is answered 429, after
+    ``api_auth_failure_delay_s``, before any further work (no scrypt run for it); a token seen to
+    fail is refused from memory for a while; the scrypt check runs in a small
+    thread pool of its own, so valid requests keep the event loop and the request threads.
     """
     client = request.client.host if request.client is not None else "unknown"
     try:
-        found = state.keys.lookup(header)
-        if found is NEEDS_SCRYPT:
+        try:
+            found = state.keys.lookup(header)
+            if found is NEEDS_SCRYPT:
+                state.auth_failures.peek(client)
+                loop = asyncio.get_running_loop()
+                found = await loop.run_in_executor(state.scrypt_pool, state.keys.verify_slow, header)
+        except AuthError:
             state.auth_failures.peek(client)
-            loop = asyncio.get_running_loop()
-            found = await loop.run_in_executor(state.scrypt_pool, state.keys.verify_slow, header)
-    except AuthError:
-        state.auth_failures.peek(client)
-        state.auth_failures.take(client, raise_when_empty=False)
+            state.auth_failures.take(client, raise_when_empty=False)
+            raise
+    except RateLimited:
+        # Over its failure budget: the answer waits (costing the server a sleeping coroutine only), so a
+        # client re-sending garbage on its connections cannot keep the event loop and the GIL busy.
+        await asyncio.sleep(state.settings.api_auth_failure_delay_s)
         raise
     assert isinstance(found, ApiKey)
     return found

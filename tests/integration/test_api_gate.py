@@ -6,9 +6,10 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from test_api_support import T0, open_runner, settings_for
@@ -19,7 +20,6 @@ from epistream.runner import EmbeddedRunner
 from schemas.enums import Role, Scope
 from schemas.errors import BackendUnavailable
 from schemas.events import ConversationEvent
-from schemas.operations import Operation
 from schemas.retrieval import RetrievalRequest, RetrievalResponse
 
 
@@ -136,27 +136,32 @@ def test_a_read_queued_past_its_timeout_answers_503_and_never_runs(runner: Embed
     assert ran == ["later"]
 
 
-def test_reads_go_on_while_a_write_is_in_its_log_inserts_and_never_see_what_the_log_lacks(
-    runner: EmbeddedRunner,
+@pytest.mark.parametrize(("stage", "searchable"), [("log insert", False), ("index save", True)])
+def test_reads_go_on_while_a_write_inserts_into_the_log_or_saves_the_index(
+    runner: EmbeddedRunner, stage: str, searchable: bool
 ) -> None:
-    """The log's inserts are most of a small write's time; reads wait only for the store change and
-    the index commit. While the insert of the write's operations is held, a retrieval answers, and
-    without the new claim: the index is written only after the log holds it."""
+    """The log's inserts are most of a small write's time, and saving the index writes its node map and
+    vectors whole; reads wait only for the store change and for making the write searchable. Held in
+    its operations insert, the write is not searchable yet (the index is written only after the log
+    holds it); held in the index save, it already is. Either way a retrieval answers meanwhile."""
     gate = RunnerGate(runner, timeout_s=10, readers=2)
     writes = EventWrites(runner, gate)
-    inserting, release = threading.Event(), threading.Event()
-    real = runner.log.write_operations
+    reached, release = threading.Event(), threading.Event()
+    target, name = (runner.log, "write_operations") if stage == "log insert" else (runner.index, "commit")
+    real = getattr(target, name)
 
-    def held(operations: Sequence[Operation]) -> int:
-        inserting.set()
-        release.wait(10)
-        return real(operations)
+    def held(*args: Any, **kwargs: Any) -> Any:
+        if stage == "log insert" or kwargs.get("durable", True):
+            reached.set()
+            release.wait(10)
+        return real(*args, **kwargs)
 
+    n = 1 if searchable else 2
     event = ConversationEvent(
-        tenant_id="t-gate", owner_id="o-gate", scope=Scope.PERSONAL, event_id="gate-1", role=Role.USER,
+        tenant_id="t-gate", owner_id=f"o-gate-{n}", scope=Scope.PERSONAL, event_id=f"gate-{n}", role=Role.USER,
         content="I love kayaking on the lake", occurred_at=T0 + timedelta(minutes=5),
     )  # fmt: skip
-    request = RetrievalRequest(query="kayaking", tenant_id="t-gate", owner_id="o-gate")
+    request = RetrievalRequest(query="kayaking", tenant_id="t-gate", owner_id=f"o-gate-{n}")
 
     def claims(response: RetrievalResponse) -> list[str]:
         return [i.predicate for i in response.items if i.kind == "claim" and "kayak" in i.content.lower()]
@@ -164,19 +169,19 @@ def test_reads_go_on_while_a_write_is_in_its_log_inserts_and_never_see_what_the_
     async def main() -> tuple[RetrievalResponse, RetrievalResponse]:
         write = asyncio.ensure_future(writes.ingest([(0, event)], []))
         try:
-            assert await asyncio.to_thread(inserting.wait, 10), "the write never reached its log insert"
-            during = await asyncio.wait_for(gate.read(runner.retrieve, request), 5)  # not behind the insert
+            assert await asyncio.to_thread(reached.wait, 10), f"the write never reached its {stage}"
+            during = await asyncio.wait_for(gate.read(runner.retrieve, request), 5)  # not behind the write
         finally:
             release.set()
         results, claimed, _ops = await write
         assert results[0].status == "accepted" and claimed == 1
         return during, await gate.read(runner.retrieve, request)
 
-    runner.log.write_operations = held  # type: ignore[method-assign]
+    setattr(target, name, held)
     try:
         during, after = asyncio.run(main())
     finally:
-        del runner.log.write_operations
+        delattr(target, name)
         gate.shutdown()
-    assert claims(during) == []
+    assert claims(during) == (["likes"] if searchable else [])
     assert claims(after) == ["likes"]
