@@ -172,8 +172,8 @@ async def authenticate(state: ApiState, request: Request, header: str) -> ApiKey
     A valid SHA-256 key, or an scrypt key verified before, is never throttled. Failures are counted
     per client address, and an address over its budget is answered 429, after
     ``api_auth_failure_delay_s``, before any further work (no scrypt run for it); a token seen to
-    fail is refused from memory for a while; the scrypt check runs in a small
-    thread pool of its own, so valid requests keep the event loop and the request threads.
+    fail is refused from memory for a while; the scrypt check runs in a small thread pool of its
+    own, so valid requests keep the event loop and the request threads.
     """
     client = request.client.host if request.client is not None else "unknown"
     try:

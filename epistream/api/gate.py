@@ -92,11 +92,8 @@ class RunnerGate:
         )
 
     def _exclusive(self, fn: Callable[[], T]) -> T:
-        self._lock.acquire_write()
-        try:
+        with self.write_section():
             return fn()
-        finally:
-            self._lock.release_write()
 
     def _shared(self, fn: Callable[[], T], abandoned: threading.Event) -> T:
         if abandoned.is_set():
