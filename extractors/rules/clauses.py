@@ -258,7 +258,12 @@ _HEDGE_PREFIX: Final = re.compile(
 #: Leading participial clauses that are not conditions ("Assuming nothing changes, ...").
 _LEAD_PARTICIPLE: Final = re.compile(r"^(?:assuming|barring|weather permitting)\b[^,]{0,80},\s*", I)
 #: A short label before a colon and a first-person clause ("quick one for the meal plan: I don't eat pork").
-_LEAD_LABEL: Final = re.compile(r"^[^:;,.!?]{1,40}:\s+(?=(?-i:I|[Ww]e|[Mm]y|[Oo]ur)(?:'|\s))")
+#: "quick one for the meal plan: I don't eat pork", "Company policy: passwords must be ...": a label before a
+#: clause with its own subject (first person, a determiner, or a noun before a modal or a copula).
+_LEAD_LABEL: Final = re.compile(
+    r"^[^:;,.!?]{1,40}:\s+(?=(?-i:I|[Ww]e|[Mm]y|[Oo]ur)(?:'|\s))|"
+    r"^(?:[\w'-]+\s+){0,2}(?!re:)[\w'-]+:\s+(?=(?-i:[Tt]he)\s|[\w-]+\s+(?:must|should|are|is|have\s+to|has\s+to)\s)"
+)
 #: A short leading time/setting phrase directly before a first-person subject ("In winter I swim ...").
 _LEAD_PHRASE: Final = re.compile(
     r"^(?:for|from|in|on|by|since|until|after|during|over|this|next|last|every|each|starting|as\s+of)\s+"
@@ -368,11 +373,20 @@ _SUBJECT: Final = _subject_pattern(r"I|we", r"my|our")
 _SUBJECT_ATTRIBUTION: Final = _subject_pattern(r"you", r"your")
 _NOUN_THEN_COPULA: Final = re.compile(
     r"\s+(?!(?:is|are|was|were|has|have|had|and|or|will|can|may|might|must|should|would|could|does|do|did|also|"
-    r"still|really|never|always|now|just|only)\b)(?-i:[a-z][\w-]*)\s+(?:is|are|was|were|isn't|aren't|must|should|"
+    r"still|really|never|always|now|just|only)\b)(?P<n1>(?-i:[a-z][\w-]*))(?:\s+(?P<n2>(?-i:[a-z][\w-]*)))?\s+(?:is|are|was|were|isn't|aren't|must|should|"
     r"shall|cannot)\b",
     I,
 )
 _LOWER_START: Final = re.compile(r"^[a-z']")
+
+
+def _noun_then_copula(t: str, pos: int) -> bool:
+    """"Horror movies are ...", "Artifact retention window is ...": a capitalised word that opens a noun phrase
+    (one or two lower-case nouns before a copula), not a person; "Maya said lunch is ready" keeps Maya."""
+    m = _NOUN_THEN_COPULA.match(t, pos)
+    if m is None:
+        return False
+    return m.group("n2") is None or m.group("n1").lower() not in VERB_FORM
 _NP_DET: Final = re.compile(r"^(?P<det>my|our|your|the|all)\s+(?=\S)", I)
 _NP_TOKEN: Final = re.compile(r"^[\w][\w'+./-]*$")
 _PLAIN_TOKEN: Final = re.compile(r"^[A-Za-z][\w'+.-]*$")
@@ -398,6 +412,8 @@ def _split_np(text: str, max_words: int = 5) -> tuple[str, str, str | None] | No
         vf = VERB_FORM.get(w)
         if vf is not None and vf[1] in ("s", "base") and (nxt in COPULA_NEXT or nxt in MODAL_NEXT):
             continue  # "the iOS build is ...": a noun that shares a verb's spelling
+        if vf is not None and vf[1] in ("s", "base") and _noun_before_copula(words, i):
+            continue  # "the failing run id is ...", "the release tarball is ...": a noun before the head noun
         if vf is not None and vf[1] in ("s", "past", "base"):
             return " ".join(words[:i]), " ".join(words[i:]), vf[1]
         if vf is None and nxt and nxt not in COPULA_NEXT and nxt not in NP_STOP:
@@ -407,6 +423,50 @@ def _split_np(text: str, max_words: int = 5) -> tuple[str, str, str | None] | No
         if raw.endswith(",") or not (_PLAIN_TOKEN.match(raw) or _NP_TOKEN.match(raw)):
             return None
     return None
+
+
+_ASIDE: Final = re.compile(r"\s+\((?P<a>[^()]{1,80})\)(?=\s+(?P<next>[\w']+))")
+_ASIDE_KEEP: Final = re.compile(
+    r"\b(?:not|no|never|if|unless|when|whenever|provided|as long as|maybe|perhaps|probably|think|guess|might|may|"
+    r"could|would|should|unsure|sure)\b|n't", I
+)
+
+
+def drop_subject_asides(text: str) -> str:
+    """"My SSH public key (public, fine to share) is ...", "my car (the old one) is a Golf": a bracketed aside
+    between a subject and its verb is left out, so the subject meets its verb. An aside that hedges, negates or
+    states a condition stays, since it changes what the clause says."""
+
+    def drop(m: re.Match[str]) -> str:
+        nxt = m.group("next").lower()
+        verb = nxt in COPULA_NEXT or nxt in MODAL_NEXT or VERB_FORM.get(nxt, ("", ""))[1] in ("s", "past")
+        if not verb or _ASIDE_KEEP.search(m.group("a")) is not None:
+            return m.group()
+        return ""
+
+    return _ASIDE.sub(drop, text)
+
+
+_AUX_ADVERBS: Final = frozenset({"still", "never", "just", "already", "also", "always", "really", "finally"})
+_NOUN_AUX: Final = frozenset({"will", "would", "can", "could", "should", "must", "may", "might", "do", "does", "did"})
+
+
+def _noun_before_copula(words: list[str], i: int) -> bool:
+    """Whether ``words[i]`` (spelled like a verb) modifies the one or two noun tokens that an auxiliary follows
+    ("the release tarball is", "the Amazon order 302-... still hasn't arrived")."""
+    for gap in (1, 2):
+        if i + gap + 1 >= len(words):
+            continue
+        j = i + gap + 1
+        while j + 1 < len(words) and words[j].lower() in _AUX_ADVERBS:
+            j += 1
+        aux = words[j].lower()
+        if aux not in COPULA_NEXT and aux not in _NOUN_AUX and not aux.endswith("n't"):
+            continue
+        between = words[i + 1 : i + gap + 1]
+        return all(w.lower() not in DET_NEXT and w.lower() not in NP_STOP and w.lower() not in VERB_FORM
+                   and _NP_TOKEN.match(w) is not None for w in between)  # fmt: skip
+    return False
 
 
 def _np_verb_kind(raw: str, prev: str, nxt_raw: str) -> str | None:
@@ -479,7 +539,7 @@ def guess_verb(word: str, agree: str) -> tuple[str, str] | None:
 # --- objects --------------------------------------------------------------------------------------
 
 _OBJ_CUT: Final = re.compile(
-    r"\s{2,}|[,;()\[\]!?\"]|:(?!\d)|(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bMrs)(?<!\bSt)(?<!\bProf)(?<!\bext)(?<!\bExt)(?<!\bapt)"
+    r"\s{2,}|\sre:|[,;()\[\]!?\"]|:(?!\d|//)|(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bMrs)(?<!\bSt)(?<!\bProf)(?<!\bext)(?<!\bExt)(?<!\bapt)"
     r"(?<!\bApt)(?<!\btel)(?<!\bTel)\.(?:\s|$)|"
     r"\s[-\u2013\u2014]+\s|\s(?:because|since|so that|so|which|who|whom|where|"
     r"when|whenever|but|although|though|while|whereas|if|unless|provided|as long as|only if|except|until|till|"
@@ -536,7 +596,10 @@ def clean_object(text: str, *, keep_lists: bool = False) -> tuple[str | None, bo
             t = head
     t = t.strip().rstrip(".!?,;:'\"")
     t = t.strip()
-    if not t or t.lower() in BAD_OBJECT or len(t) > 80 or len(t.split()) > 6:
+    if not t or t.lower() in BAD_OBJECT or len(t.split()) > 6:
+        return None, negated
+    # a long identifier (a public key, a hash, a URL) is a value of its own; long prose is not an object
+    if len(t) > (200 if len(t.split()) <= 3 and max(map(len, t.split())) >= 30 else 80):
         return None, negated
     if t.split()[0].lower() in BAD_OBJECT and len(t.split()) == 1:
         return None, negated
@@ -675,7 +738,7 @@ class ClauseParser:
             det = m.group("det").lower()
             if det == "your" and not self.mode.attribution:
                 return None
-            split = _split_np(t[m.end() :])
+            split = _split_np(t[m.end() :], max_words=7)
             if split is None:
                 return None
             np, rest, _ = split
@@ -686,7 +749,7 @@ class ClauseParser:
             if det == "my" or (det == "your" and self.mode.attribution):
                 return f"{self._owner()}'s {np}", rest
             return np, rest
-        split = _split_np(t, max_words=3)
+        split = _split_np(t, max_words=4)
         if split is None:
             return None
         np, rest, kind = split
@@ -761,7 +824,7 @@ class ClauseParser:
         sm = self._subject.match(t)
         if sm is not None and sm.group("name") and not self._name_ok(sm.group("name"), t[sm.end() :]):
             sm = None
-        if sm is not None and sm.group("name") and _NOUN_THEN_COPULA.match(t, sm.end()):
+        if sm is not None and sm.group("name") and _noun_then_copula(t, sm.end()):
             sm = None  # "Horror movies are ...": a capitalised noun phrase, not a person
         subject: str | None
         if sm is None and (inherited is None or _NP_DET.match(t)):

@@ -88,7 +88,7 @@ KEEP_PP_HEAD: Final = _words(
 #: Bare adverbs after a verb ("running late", "playing outside"): not an object without a preposition.
 ADVERB_OBJECT: Final = _words(
     "now late early outside inside better worse soon later away together again today tonight tomorrow fast hard "
-    "well alone here there so too fine"
+    "well alone here there so too fine yet either lately anymore"
 )
 THIRD_PERSON: Final = frozenset({"it", "them", "him", "her"})
 DET_NEXT: Final = _words("the a an my our your his her their its this that these those some every each two three")

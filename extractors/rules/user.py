@@ -28,12 +28,14 @@ from extractors.rules.clauses import (
     Flags,
     clean_object,
     consume_aux,
+    drop_subject_asides,
     generic_object,
     generic_object_prep,
     guess_verb,
     object_list,
     split_and_verb,
 )
+from extractors.rules.foreign import foreign_statement
 from extractors.rules.lexicon import (
     ADJECTIVES,
     AS_ROLE_VERBS,
@@ -206,6 +208,14 @@ _ACTION: Final = re.compile(
 )
 
 
+#: A bound before a number ("at least 14", "no more than 3"): part of the value it bounds.
+_BOUND: Final = re.compile(
+    r"^(?:at\s+(?:least|most)|no\s+(?:more|less|fewer)\s+than|(?:more|less|fewer)\s+than|up\s+to|under|over)"
+    r"\s+(?=\d)",
+    I,
+)
+
+
 def action(body: str, prefix: str) -> tuple[str, str] | None:
     """``prefix`` + first action word (+ particle) and the remaining text, for cue-keeping predicates."""
     m = _ACTION.match(body.strip())
@@ -284,7 +294,10 @@ def cue_claim(
 
 # --- statement patterns ---------------------------------------------------------------------------
 
-_NUMBER: Final = re.compile(r"^(?P<n>[+-]?\d{1,3}(?:,\d{3})+(?:\.\d+)?|[+-]?\d+(?:\.\d+)?)(?:\s*(?P<u>[A-Za-z%]+))?")
+#: A number and its unit; a token that only starts with digits ("9f86d081...", "3b24-...") is no number.
+_NUMBER: Final = re.compile(
+    r"^(?P<n>[+-]?\d{1,3}(?:,\d{3})+(?:\.\d+)?|[+-]?\d+(?:\.\d+)?)(?:\s*(?P<u>[A-Za-z%]+))?(?![\w-])"
+)
 _ATTR: Final = re.compile(
     r"^(?P<own>my|our|your|the user's|(?-i:[A-Z][a-z]+)'s)\s+(?P<attr>[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2}?)"
     r"(?P<tov>\s+to\s+[a-z]+(?:\s+(?:to|at|on|in|with|about))?)?"
@@ -419,9 +432,10 @@ _DECIDE: Final = re.compile(
 #: "212 MB", "40 kg": a measurement, not an age.
 _UNIT_AFTER: Final = re.compile(r"\s*(?:%|(?!(?:and|or|but|now|yo|so)\b)[A-Za-z]{1,3}\b)")
 #: "Appointments are 45 minutes long": a number followed by a noun is a measure, not an age.
+#: "The office address is 12 Main St": a number before a name is part of the name, not an age either.
 _NOT_AGE_AFTER: Final = re.compile(
-    r"\s+(?!(?:and|or|but|now|so|next|this|today|in|on|at|since|until|with|already|soon|too|yet|years?|yo)\b)"
-    r"[a-z]{2,}\b"
+    r"\s+(?!(?i:and|or|but|now|so|next|this|today|in|on|at|since|until|with|already|soon|too|yet|years?|yo)\b)"
+    r"[A-Za-z]{2,}\b"
 )
 _FOR_ME: Final = re.compile(r"^(?:for me|my (?:thing|cup of tea|jam|style))\s*$", I)
 _BE_A: Final = re.compile(r"^(?:an?)\s+(?P<obj>.+)$", I)
@@ -431,6 +445,9 @@ _AS_ROLE: Final = re.compile(
     r"\bas\s+(?:an?\s+)?(?P<role>(?!(?:well|much|long|soon|far|usual|before|always)\b)[^,;.!?]+)", I
 )
 #: What may follow an activity verb without being its object: "I don't bake at all", "I never drive any more".
+#: Verbs that say what happened to a thing without an object ("the parcel hasn't arrived").
+_HAPPENING_VERBS: Final = frozenset({"arrive", "crash", "fail", "expire", "launch", "break", "leak", "ship"})
+_STILL_YET: Final = re.compile(r"^\s*(?:yet|again|already|still|today|yesterday|last\s+night)?\s*(?:[,;.!?]|$)", I)
 _ONLY_QUALIFIED: Final = re.compile(
     r"^\s*(?:at\s+all|much|any\s?more|these\s+days|nowadays|often|ever|really|very\s+much|a\s+lot|regularly|"
     r"anywhere|either)\b\s*(?:[,;.!?]|$)",
@@ -564,6 +581,8 @@ class StatementParser(ClauseParser):
         """Every clause of one segment (see :func:`extractors.rules.clauses.segments`), the subject carried over."""
         protos: list[Proto] = []
         subject: str | None = None
+        if "(" in seg:
+            seg = drop_subject_asides(seg)
         if conditional:
             seg = INVERTED.sub(lambda m: f"{m.group('s')} {m.group('a')} ", seg, count=1)
         elliptic = None
@@ -805,8 +824,18 @@ class StatementParser(ClauseParser):
                 obj, prep = generic_object_prep(rest[len(w0) :])
                 p = _mk(subject, snake("must_be", w0, prep or ""), obj, NodeType.FACT, f) if obj else None
                 return [p] if p else []
+            # "passwords must be at least 14 characters long", "the deadline must be friday": a constraint on
+            # the thing's value (a bound before a number stays part of it)
+            bound = _BOUND.match(rest)
+            obj, _ = clean_object(rest[bound.end() :] if bound else rest)
+            if obj is None or (bound is None and obj.split()[0].lower() in PREPS):
+                return []
+            p = _mk(subject, "must_be", f"{' '.join(bound.group().split())} {obj}" if bound else obj, NodeType.FACT, f)
+            return [p] if p else []
         if f.must:
-            return cue_claim(subject, action(rest, "needs_to"), f, NodeType.TASK, speech_act=False)
+            # "I must be at the office by 9": the action is being somewhere, not "at"
+            act = ("needs_to_be", rest) if f.be else action(rest, "needs_to")
+            return cue_claim(subject, act, f, NodeType.TASK, speech_act=False)
 
         m = _DECIDE.match(rest)
         # "going with / we'll go with X" chooses; "I go with friends" does not
@@ -1088,6 +1117,13 @@ class StatementParser(ClauseParser):
                     and lemma in ACTIVITY_VERBS and not (
                     f.future or f.would or f.modal or f.must or f.should):
                 # "I don't run", "I never cook": the activity itself, with no object (it meets "I run every morning")
+                done = _mk(subject, lemma, None, NodeType.FACT, f)
+                return [done] if done else []
+            if (not after.strip() or _ONLY_QUALIFIED.match(after) or _STILL_YET.match(after)) and not part \
+                    and subject not in (self._owner(), "user", "assistant") and lemma in _HAPPENING_VERBS \
+                    and not (f.future or f.would or f.modal or f.must or f.should):
+                # "the Amazon order 302-... still hasn't arrived", "the nightly build failed again": what happened
+                # to a thing, with no object
                 done = _mk(subject, lemma, None, NodeType.FACT, f)
                 return [done] if done else []
             return []
@@ -1533,4 +1569,8 @@ class UserParser(StatementParser):
             # "If I ask for code, use Python": the main clause is an instruction under the condition
             body = seg.strip().rstrip(".!")
             return [Proto("assistant", "should", body, NodeType.INSTRUCTION)]
+        if not conditional:
+            foreign = foreign_statement(seg, self._owner())
+            if foreign:
+                return foreign
         return super().segment(seg, conditional)

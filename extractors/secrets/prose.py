@@ -222,6 +222,12 @@ def _strip(value: str) -> str:
     return value
 
 
+#: The algorithm names that open an OpenSSH public key line (the key after them is public by nature).
+_PUBLIC_KEY_TYPE: Final = re.compile(
+    r"ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-nistp\d+|sk-(?:ssh-ed25519|ecdsa-sha2-nistp256)@openssh\.com"
+)
+
+
 def _plausible(value: str, label: str, strict: bool) -> bool:
     v = value.strip()
     if not v or _PLACEHOLDER.search(v) or v.startswith("[REDACTED"):
@@ -232,6 +238,8 @@ def _plausible(value: str, label: str, strict: bool) -> bool:
         return False
     if low.startswith(("http://", "https://")) and label != "token":
         return False
+    if _PUBLIC_KEY_TYPE.fullmatch(low):
+        return False  # "our signing key is ssh-ed25519 AAAA...": the type that opens a public key line
     digits = sum(c.isdigit() for c in v)
     letters = sum(c.isalpha() for c in v)
     symbols = len(v) - digits - letters
