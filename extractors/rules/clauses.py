@@ -380,6 +380,14 @@ _NOUN_THEN_COPULA: Final = re.compile(
 _LOWER_START: Final = re.compile(r"^[a-z']")
 
 
+_INTERJECTIONS: Final = frozenset({"ok", "okay", "yeah", "yes", "yep", "nope", "no", "well", "so", "oh", "hey", "hmm"})
+
+
+def _bare_name(word: str) -> bool:
+    """A lower-case word that can be a subject on its own: a product or a thing, not chat filler."""
+    return len(word) >= 3 and word not in CASUAL_TAILS and word not in _INTERJECTIONS and word not in VERB_FORM
+
+
 def _noun_then_copula(t: str, pos: int) -> bool:
     """"Horror movies are ...", "Artifact retention window is ...": a capitalised word that opens a noun phrase
     (one or two lower-case nouns before a copula), not a person; "Maya said lunch is ready" keeps Maya."""
@@ -639,7 +647,10 @@ LEAD_ADV: Final = re.compile(
     r"^(?:(?:early|late|remotely|together|again|fully|finally|still|also|regularly|usually|often|always|"
     r"mostly|only|even|just|already|now|first|back|along|up to|around|about|roughly|nearly)\s+)+", I
 )
-_OBJ_PRONOUN: Final = re.compile(r"^(?:us|me|him|her|them|you|it|myself|ourselves|himself|herself|themselves)\b\s*", I)
+#: A pronoun object before the real one ("gave us a discount"); "us-east-1" is a region, not "us".
+_OBJ_PRONOUN: Final = re.compile(
+    r"^(?:us|me|him|her|them|you|it|myself|ourselves|himself|herself|themselves)\b(?!-)\s*", I
+)
 GENERIC_PREP: Final = re.compile(
     r"^(?P<p>up to|to|into|in|at|on|for|with|from|about|by|off|of|through|via|after|before|during|under|within)\s+",
     I,
@@ -758,8 +769,10 @@ class ClauseParser:
             return None
         if kind is None and np[:1].islower() and rest.split()[0].lower() not in BARE_NP_AUX:
             return None
-        if kind is not None and np[:1].islower() and not (kind == "s" and len(tokens) >= 2):
-            return None  # a bare lower-case noun before a verb is usually an imperative or a fragment
+        if kind is not None and np[:1].islower() and not (kind == "s" and (len(tokens) >= 2 or _bare_name(tokens[0]))):
+            # a bare lower-case noun before a verb is usually an imperative or a fragment; before an -s form it
+            # is a subject ("postgres runs on port 5432")
+            return None
         return np, rest
 
     def _named(self, name: str) -> str | None:

@@ -167,6 +167,17 @@ _SPELLED_DIGITS: Final = re.compile(
     r"(?i)(?:(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)[ \t-]+){3,}"
     r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)\b"
 )
+#: A code said as a number in words: "forty eight twenty one", "nineteen eighty four" (a tens or teens word).
+_NUMBER_WORDS: Final = (
+    r"zero|oh|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
+    r"sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fourty|fifty|sixty|seventy|eighty|ninety|hundred"
+)
+_SPELLED_NUMBER: Final = re.compile(rf"(?i)(?:(?:{_NUMBER_WORDS})[ \t-]+)+(?:{_NUMBER_WORDS})\b")
+_TENS: Final = re.compile(r"(?i)teen|ty\b|\bten\b|eleven|twelve|hundred")
+#: Further codes after the first: "PIN for both cards: 4821 and 1184", "pins 1234, 5678".
+_MORE_CODES: Final = re.compile(
+    r"(?i)[ \t]*(?:,|&|/|\band\b|\bor\b|\bund\b|\bet\b|\by\b)[ \t]*(?P<v>\d{3,8})(?![\w-])"
+)
 _CHANGED_TO: Final = re.compile(r"(?i)\b(?:changed|set|reset|updated|switched|geändert|changé|cambiado|cambiata)\b")
 _TO: Final = re.compile(r"(?i)\s+(?:to|auf|en|a|à|in)\s+")
 _DIRECT: Final = re.compile(r"[ \t]*(?:#|no\.?|nr\.?)?[ \t]*")
@@ -328,6 +339,9 @@ def _value_here(text: str, pos: int, label: str, strict: bool) -> tuple[int, int
         spelled = _SPELLED_DIGITS.match(text, pos)
         if spelled is not None:
             return spelled.start(), spelled.end()
+        spelled = _SPELLED_NUMBER.match(text, pos)
+        if spelled is not None and _TENS.search(spelled.group()) is not None:
+            return spelled.start(), spelled.end()
     spaced = _SPACED.match(text, pos)
     if spaced is not None and label in ("password", "pin", "token"):
         return spaced.start(), spaced.end()
@@ -426,6 +440,11 @@ def prose(text: str) -> Iterator[Span]:
         found = _after(text, kw_end, label, named_only=weak)
         if found is not None:
             yield found[0], found[1], kind
+            if label in ("pin", "otp"):
+                end = found[1]
+                while (more := _MORE_CODES.match(text, end)) is not None:
+                    yield more.start("v"), more.end("v"), kind
+                    end = more.end()
     for m in _PASS_LABEL.finditer(text):
         c = _COMPLEMENT_CONNECTOR.match(text, m.end())
         if c is not None:  # "pass is …" only with a value that could be nothing else (a bus pass is valid)

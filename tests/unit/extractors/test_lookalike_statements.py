@@ -143,3 +143,19 @@ def test_a_short_label_before_a_clause_with_its_own_subject_is_skipped() -> None
 def test_what_did_not_happen_to_a_thing_is_a_negative_claim_without_object(text: str, subject: str,
                                                                             predicate: str) -> None:  # fmt: skip
     assert (subject, predicate, None, "negative", "ASSERTED") in _triples(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "subject", "obj"),
+    [
+        ("postgres runs on port 5432", "postgres", "port 5432"),
+        ("we're deploying to us-east-1 tomorrow", "user", "us-east-1"),
+    ],
+)
+def test_infrastructure_said_in_chat_keeps_its_value(text: str, subject: str, obj: str) -> None:
+    assert any(t[0] == subject and t[2] == obj for t in _triples(text)), _triples(text)
+
+
+@pytest.mark.parametrize("text", ["lol sounds good", "yeah works for me"])
+def test_chat_filler_before_a_verb_is_no_subject(text: str) -> None:
+    assert _triples(text) == []

@@ -67,3 +67,42 @@ def test_mask_text_masks_optional_text_and_keeps_none() -> None:
     masked = mask_text(f"authorization: bearer {TOKEN}")
     assert masked is not None and TOKEN not in masked and "[REDACTED:" in masked
     assert mask_text("nothing to hide here") == "nothing to hide here"
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ("my pin is forty eight twenty one", "forty eight twenty one"),
+        ("the alarm code is nineteen sixty-two", "nineteen sixty-two"),
+        ("PIN: seventy seven thirteen", "seventy seven thirteen"),
+    ],
+)
+def test_a_pin_said_as_a_number_in_words_is_masked(text: str, code: str) -> None:
+    masked, _ = mask(text)
+    assert code not in masked and "[REDACTED:" in masked
+
+
+@pytest.mark.parametrize(
+    ("text", "codes"),
+    [
+        ("My PIN for both cards: 4821 and 1184", ("4821", "1184")),
+        ("door code is 1234 or 4321, i forget which", ("1234", "4321")),
+        ("pin 2025, 7781 & 3390 for the three lockers", ("2025", "7781", "3390")),
+    ],
+)
+def test_every_code_of_a_list_after_a_pin_word_is_masked(text: str, codes: tuple[str, ...]) -> None:
+    masked, _ = mask(text)
+    assert not [c for c in codes if c in masked], masked
+
+
+def test_a_number_after_a_masked_pin_that_is_not_a_code_stays() -> None:
+    masked, _ = mask("my pin is 4821 and my card ends in 4242")
+    assert "4821" not in masked and "4242" in masked
+    assert mask("my pin is one of the first things i set")[0] == "my pin is one of the first things i set"
+
+
+def test_an_openssh_public_key_after_a_key_word_is_not_a_secret() -> None:
+    line = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl ci@build-01"
+    assert mask(f"our deploy key is {line}")[0] == f"our deploy key is {line}"
+    # a private key body named as one stays masked
+    assert "AAAAC3Nza" not in mask("the private key is AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl")[0]
