@@ -208,6 +208,7 @@ _ACTION: Final = re.compile(
 )
 
 
+_FIRST_PERSON_START: Final = re.compile(r"^\s*(?:i|i'm|im|i've|i'd|i'll|me|my|we|we're|our)\b", I)
 #: A bound before a number ("at least 14", "no more than 3"): part of the value it bounds.
 _BOUND: Final = re.compile(
     r"^(?:at\s+(?:least|most)|no\s+(?:more|less|fewer)\s+than|(?:more|less|fewer)\s+than|up\s+to|under|over)"
@@ -1444,6 +1445,13 @@ class UserParser(StatementParser):
                     return None
                 source = named
         protos, _ = self.parse(m.group("rest"), None)
+        if not _FIRST_PERSON_START.match(m.group("rest")):
+            # "Tom thinks pizza is great": the taste a bare opinion names is the reporter's, not the speaker's
+            for p in [p for p in protos if p.subject == self._owner() and p.predicate == "likes"]:
+                if source is None:
+                    protos.remove(p)
+                else:
+                    p.subject = source
         for p in protos:
             p.epistemic = EpistemicType.UNVERIFIED
             p.hedge = p.hedge or hedge

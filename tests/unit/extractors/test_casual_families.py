@@ -263,3 +263,18 @@ def test_having_read_a_book_is_a_claim_and_having_read_that_is_hearsay() -> None
     assert [(c.epistemic_type.value, c.predicate, c.object) for c in _claims("I've read Middlemarch twice.")] == [
         ("ASSERTED", "read", "Middlemarch twice")]
     assert [c.epistemic_type.value for c in _claims("I've read that the ferry stops in October.")] == ["UNVERIFIED"]
+
+
+@pytest.mark.parametrize(
+    ("text", "holder"),
+    [("Tom thinks pizza is great", "Tom"), ("my sister says sushi is the best", "user's sister")],
+)
+def test_a_reported_bare_opinion_is_the_reporters_taste_not_the_speakers(text: str, holder: str) -> None:
+    got = [(c.subject, c.predicate, c.epistemic_type.value) for c in _claims(text)]
+    assert (holder, "likes", "UNVERIFIED") in got
+    assert not [g for g in got if g[0] == "user" and g[1] == "likes"]
+
+
+def test_a_reported_first_person_taste_stays_the_speakers() -> None:
+    got = [(c.subject, c.predicate, c.epistemic_type.value) for c in _claims("Tom said I love pizza")]
+    assert ("user", "likes", "UNVERIFIED") in got
