@@ -555,7 +555,7 @@ _OBJ_CUT: Final = re.compile(
     r"these days|anymore|any more|at the moment|right now|currently|too|as well|a lot|so much|very much|"
     r"really|lately|recently|again|every|each|tomorrow|today|tonight|yesterday|next|last|this|by|around|almost|"
     r"and|either|anyway|though|honestly|to be honest|as|yet|along|later|someday|soon|together|fluently|remotely|per|"
-    r"once)\b|"
+    r"once|overnight)\b|"
     r"\.$",
     I,
 )
@@ -662,6 +662,9 @@ _CLAUSE_WORD: Final = re.compile(
 )
 
 
+_UNTIL: Final = re.compile(r"^(?:till|until|til|'til)\b", I)
+
+
 def generic_object_prep(text: str) -> tuple[str | None, str | None]:
     """Head noun phrase of a verb complement, skipping adverbs and object pronouns; plus a leading preposition."""
     t = text.strip()
@@ -680,6 +683,8 @@ def generic_object_prep(text: str) -> tuple[str | None, str | None]:
             break
     bare = t.strip().rstrip(".!,;")
     low = bare.lower()
+    if prep is None and _UNTIL.match(t):
+        return None, prep  # "danced till 3": how long, not what
     if (_CLAUSE_WORD.match(t) or low in PREPS or low in PARTICLES or (prep is None and low in ADVERB_OBJECT)
             or (bare.endswith("ly") and bare.isalpha() and bare.islower())):
         # "feeds them when I travel", "was snowed in", "buzzes constantly": no object follows the verb

@@ -209,6 +209,53 @@ _ACTION: Final = re.compile(
 
 
 _FIRST_PERSON_START: Final = re.compile(r"^\s*(?:i|i'm|im|i've|i'd|i'll|me|my|we|we're|our)\b", I)
+#: Words that judge an experience ("had an amazing omakase", "had the worst time at the DMV").
+_JUDGED: Final = (
+    r"(?:(?:really|so|very|absolutely|such\s+an?|truly|pretty|super)\s+)*"
+    r"(?:amazing|great|good|lovely|wonderful|brilliant|fantastic|awesome|incredible|excellent|superb|fun|nice|"
+    r"perfect|magical|unforgettable|fab|epic|cracking|terrible|awful|horrible|dreadful|rough|bad|stressful|"
+    r"crazy|wild|relaxing|delicious|memorable|best|worst|gorgeous|beautiful|glorious|stunning|spectacular|splendid|"
+    r"cosy|cozy|lazy|busy|quiet|long|quick|massive|huge|tasty|yummy|fancy|cheeky|decent|proper|chill|hectic|"
+    r"exhausting|disappointing|mediocre|lousy|miserable|mad|insane|fabulous|marvellous|marvelous|weird|strange)"
+)
+#: Past verbs of outings and things tried ("tried the new pho place", "did the Tongariro Crossing").
+_OUTING_CLAUSE: Final = re.compile(
+    r"^(?:(?P<s>I|we)\s+)?(?:(?:just|finally|also|recently|actually|eventually|only)\s+)*(?P<verb>tried|did|got)\s+"
+    r"(?P<after>.+)$",
+    I,
+)
+_OUTING_OBJECT: Final = re.compile(r"^(?:a|an|the|some|our|my)\s+(?!(?:best|most|least|same|bit|lot|thing)\b)\w", I)
+#: "a named venue after the object: "... at Clayworks", "... on Spadina", "... in Porto".
+_NAMED_VENUE: Final = re.compile(
+    r"\s(?P<prep>at|on|in)\s+(?:the\s+)?(?!(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|"
+    r"february|march|april|may|june|july|august|september|october|november|december|christmas|easter)\b)"
+    r"(?P<venue>(?-i:[A-Z][\w'&-]*)(?:\s+(?-i:[A-Z][\w'&-]*)){0,3})",
+    I,
+)
+#: A time word that ends where the speaker was ("... at Schiphol overnight", "back from work late").
+_WHEN_TAIL: Final = r"(?:\s+(?:late|early|overnight|today|yesterday|tonight|again|last\s+\w+))?\s*(?:[,.!;].*)?$"
+_GOT_BACK: Final = re.compile(
+    r"^back\s+from\s+(?:(?:a|an|our|my|the)\s+(?:\w+\s+)?(?:week|weekend|fortnight|month|trip|holiday|vacation|"
+    r"break|stay|tour)s?\s+(?:in|to|at|on|around)\s+)?(?P<where>[^,.!;]+?)" + _WHEN_TAIL,
+    I,
+)
+_GOT_STUCK: Final = re.compile(
+    r"^(?P<how>stuck|stranded|lost|delayed|snowed\s+in)\s+(?P<prep>at|in|on)\s+(?P<where>[^,.!;]+?)" + _WHEN_TAIL, I
+)
+_JUDGED_RX: Final = re.compile(rf"\b{_JUDGED}\b", I)
+#: "had a great time hosting the barbecue", "had a brilliant week sailing round the Dodecanese", "had the worst
+#: time at the DMV renewing my licence".
+_HAD_TIME: Final = re.compile(
+    rf"^(?:a|an|the|such\s+an?)\s+(?:{_JUDGED}\s+)?(?<=\s)(?P<what>time|blast|day|night|week|weekend|evening|morning|"
+    r"afternoon|trip|holiday|vacation|experience)\b"
+    r"(?:\s+(?:at|in)\s+(?P<place>(?:(?!\w+ing\b)[\w'&.-]+\s?){1,5}?))?"
+    r"(?:\s+(?P<ing>[a-z]+ing)\b(?P<rest>.*))?\s*[.!]*$",
+    I,
+)
+#: "had an amazing omakase at Sushi Saito", "had a lovely lunch in Deia".
+_HAD_JUDGED: Final = re.compile(
+    rf"^(?:a|an|the|some)\s+{_JUDGED}\s+(?P<thing>[\w-]+(?:\s+[\w-]+)?)\s+(?P<prep>at|in)\s+(?P<place>.+)$", I
+)
 #: A bound before a number ("at least 14", "no more than 3"): part of the value it bounds.
 _BOUND: Final = re.compile(
     r"^(?:at\s+(?:least|most)|no\s+(?:more|less|fewer)\s+than|(?:more|less|fewer)\s+than|up\s+to|under|over)"
@@ -1056,6 +1103,8 @@ class StatementParser(ClauseParser):
         if kind == "ing":
             return []
         if lemma == "have" and kind == "past" and not f.perfect:
+            if subject == self._owner() and not (f.neg or f.modal or f.would):
+                return self._experience(subject, after, f)
             return []  # "I had a dog": a past state, not a current one
         if system and kind == "past":
             return []
@@ -1065,6 +1114,67 @@ class StatementParser(ClauseParser):
             if not head.endswith("s") or head.endswith("ss"):
                 return []  # "Tool call timed out": no agreement, not a clause
         return self._generic_verb(subject, lemma, after, f, habitual=kind == "s", kind=kind)
+
+    def _outing(self, subject: str, verb: str, after: str, f: Flags) -> list[Proto] | None:
+        """Where the speaker went and what they did, said in the past: "tried the new pho place on Spadina",
+        "did the Tongariro Crossing on Sunday", "just got back from a week in Zanzibar", "got stuck at
+        Schiphol overnight". The place a named venue gives stays with the object. None: not this form."""
+        if verb == "got":
+            m = _GOT_BACK.match(after)
+            if m is not None:
+                where, _ = clean_object(m.group("where"))
+                p = _mk(subject, "got_back_from", where, NodeType.FACT, f) if where else None
+                return [p] if p else []
+            m = _GOT_STUCK.match(after)
+            if m is not None:
+                where, _ = clean_object(m.group("where"))
+                how = snake("got", m.group("how"), m.group("prep"))
+                p = _mk(subject, how, where, NodeType.FACT, f) if where else None
+                return [p] if p else []
+            return None
+        if not _OUTING_OBJECT.match(after):
+            return None  # "tried to call", "did it", "did my best": not a thing done
+        obj, _ = clean_object(after)
+        if obj is None:
+            return None
+        at = _NAMED_VENUE.search(after)
+        if at is not None and obj in after[: at.start()]:
+            obj = f"{obj} {at.group('prep').lower()} {at.group('venue')}"
+        p = _mk(subject, verb, obj, NodeType.FACT, f)
+        return [p] if p else []
+
+    def _experience(self, subject: str, after: str, f: Flags) -> list[Proto]:
+        """What the speaker went through, said with "had" and a judgement: "had a great time hosting the
+        barbecue" (what they did), "had an amazing omakase at Sushi Saito" (what, and where). A bare "had a
+        dog" stays a past state, not a claim."""
+        m = _HAD_TIME.match(after)
+        if m is not None and m.group("what").lower() != "blast" and _JUDGED_RX.search(after[: m.end("what")]) is None:
+            m = None  # "had a day off", "had a week in Lisbon": no judgement, so no experience said
+        if m is not None:
+            ing = m.group("ing")
+            lemma = VERB_FORM.get(ing.lower(), ("", "")) if ing else ("", "")
+            if ing and lemma[1] != "ing":
+                stem = ing.lower()[:-3]
+                known = next((c for c in (stem, stem + "e", stem[:-1]) if c in ACTIVITY_VERBS), None)
+                lemma = (known, "ing") if known else lemma  # "camping", "skiing": an activity the table lacks
+            if lemma[1] == "ing":
+                done = self._generic_verb(subject, lemma[0], m.group("rest"), replace(f, past=True))
+                if done or not m.group("place"):
+                    return done
+            place, _ = clean_object(m.group("place") or "")
+            if place is None:
+                return []
+            p = _mk(subject, snake("had", m.group("what"), "at"), place, NodeType.FACT, f)
+            return [p] if p else []
+        m = _HAD_JUDGED.match(after)
+        if m is None:
+            return []
+        thing, _ = clean_object(m.group("thing"))
+        place, _ = clean_object(m.group("place"))
+        if thing is None or place is None:
+            return []
+        p = _mk(subject, "had", f"{thing} {m.group('prep').lower()} {place}", NodeType.FACT, f)
+        return [p] if p else []
 
     def _guess(self, subject: str, word: str, f: Flags) -> tuple[str, str] | None:
         """Shape-based verb guess for the fallback parse when the whitelist does not know the word."""
@@ -1475,6 +1585,14 @@ class UserParser(StatementParser):
             said = self._reported(t, hedge)
             if said is not None:
                 return said, inherited
+        if not (hedge or flip):
+            om = _OUTING_CLAUSE.match(t)
+            if om is not None and (om.group("s") is not None or inherited is None):
+                # a dropped subject ("Tried the new pho place ...", "Just got back from ...") is the speaker
+                subject = self._we() if (om.group("s") or "").lower() == "we" else self._owner()
+                outing = self._outing(subject, om.group("verb").lower(), om.group("after"), Flags())
+                if outing is not None:
+                    return outing, subject
         if inherited is None:
             todo = self._todo(t)
             if todo is not None:

@@ -278,3 +278,36 @@ def test_a_reported_bare_opinion_is_the_reporters_taste_not_the_speakers(text: s
 def test_a_reported_first_person_taste_stays_the_speakers() -> None:
     got = [(c.subject, c.predicate, c.epistemic_type.value) for c in _claims("Tom said I love pizza")]
     assert ("user", "likes", "UNVERIFIED") in got
+
+
+def _spo(text: str) -> list[tuple[str, str, str | None]]:
+    return [(c.subject, c.predicate, c.object) for c in _claims(text) if c.epistemic_type.value == "ASSERTED"]
+
+
+@pytest.mark.parametrize(
+    ("text", "predicate", "obj"),
+    [
+        # "had a <judged> time/blast/week ... <doing>": what was done
+        ("had an awesome time climbing at the Castle on friday", "climb_at", "Castle"),
+        ("I had a brilliant weekend camping in the Peaks", "camp_in", "Peaks"),
+        ("had a blast at Boomtown dancing till 3", "had_blast_at", "Boomtown"),
+        # "had a <judged> <thing> at/in <place>": what, and where
+        ("Had a gorgeous brunch at Dishoom with the girls.", "had", "brunch at Dishoom"),
+        # past outings with a dropped subject
+        ("Tried the new ramen bar on Quay Street, so good", "tried", "new ramen bar on Quay Street"),
+        ("did a pottery taster at Mudlarks on Sunday", "did", "pottery taster at Mudlarks"),
+        ("Just got back from a fortnight in Crete!", "got_back_from", "Crete"),
+        ("Got stranded at Gatwick overnight, the flight was cancelled", "got_stranded_at", "Gatwick"),
+    ],
+)
+def test_casual_experiences_become_claims_with_their_place(text: str, predicate: str, obj: str) -> None:
+    assert ("user", predicate, obj) in _spo(text), _spo(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I had a dog", "had a day off", "did my best", "I did it", "I didn't have a great time at the party",
+     "maybe I tried the ramen bar"],
+)
+def test_past_states_and_hedged_or_negated_outings_are_no_experience(text: str) -> None:
+    assert not [t for t in _spo(text) if t[1].startswith(("had", "tried", "did"))], _spo(text)
