@@ -422,11 +422,14 @@ def _split_np(text: str, max_words: int = 5) -> tuple[str, str, str | None] | No
             continue  # "the iOS build is ...": a noun that shares a verb's spelling
         if vf is not None and vf[1] in ("s", "base") and _noun_before_copula(words, i):
             continue  # "the failing run id is ...", "the release tarball is ...": a noun before the head noun
+        if (vf is not None and vf[1] in ("past", "base") and words[i - 1].lower() in _REL_PRONOUNS and i >= 2
+                and nxt in _COPULAS):
+            continue  # "the flour I bought is from lot 230517A": a relative clause inside the subject
         if vf is not None and vf[1] in ("s", "past", "base"):
             return " ".join(words[:i]), " ".join(words[i:]), vf[1]
         if vf is None and nxt and nxt not in COPULA_NEXT and nxt not in NP_STOP:
             kind = _np_verb_kind(raw, words[i - 1], words[i + 1])
-            if kind is not None:
+            if kind is not None and not _prep_then_copula(words, i):
                 return " ".join(words[:i]), " ".join(words[i:]), kind
         if raw.endswith(",") or not (_PLAIN_TOKEN.match(raw) or _NP_TOKEN.match(raw)):
             return None
@@ -475,6 +478,32 @@ def _noun_before_copula(words: list[str], i: int) -> bool:
         return all(w.lower() not in DET_NEXT and w.lower() not in NP_STOP and w.lower() not in VERB_FORM
                    and _NP_TOKEN.match(w) is not None for w in between)  # fmt: skip
     return False
+
+
+_NP_PREPS: Final = frozenset({"of", "for", "per", "on", "in"})
+
+
+def _inner_prep_word(tokens: list[str], k: int) -> bool:
+    """Whether ``tokens[k]`` belongs to a short phrase inside a noun phrase: "for", "of", "per" between its
+    words, or the determiner right after one ("sha256 of the iso")."""
+    if not 0 < k < len(tokens) - 1:
+        return False
+    return tokens[k] in _NP_PREPS or (tokens[k] in ("the", "a", "an", "my", "our") and tokens[k - 1] in _NP_PREPS)
+
+
+def _prep_then_copula(words: list[str], i: int) -> bool:
+    """Whether ``words[i]`` heads a noun phrase a short prepositional phrase and a copula follow ("the max
+    tokens per request is 4096", "the checksums for the installer are"): a noun, not the verb."""
+    if i + 2 >= len(words) or words[i + 1].lower() not in _NP_PREPS:
+        return False
+    for j in (i + 2, i + 3, i + 4):
+        if j < len(words) and words[j].lower() in _COPULAS:
+            return all(_PLAIN_TOKEN.match(w) for w in words[i + 2 : j])
+    return False
+
+
+_COPULAS: Final = frozenset({"is", "are", "was", "were"})
+_REL_PRONOUNS: Final = frozenset({"i", "we", "you", "they"})
 
 
 def _np_verb_kind(raw: str, prev: str, nxt_raw: str) -> str | None:
@@ -547,7 +576,7 @@ def guess_verb(word: str, agree: str) -> tuple[str, str] | None:
 # --- objects --------------------------------------------------------------------------------------
 
 _OBJ_CUT: Final = re.compile(
-    r"\s{2,}|\sre:|[,;()\[\]!?\"]|:(?!\d|//)|(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bMrs)(?<!\bSt)(?<!\bProf)(?<!\bext)(?<!\bExt)(?<!\bapt)"
+    r"\s{2,}|\sre:|[;()\[\]!?\"]|(?<!\d),|,(?!\d{3}(?!\d))|:(?!\d|//)|(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bMrs)(?<!\bSt)(?<!\bProf)(?<!\bext)(?<!\bExt)(?<!\bapt)"
     r"(?<!\bApt)(?<!\btel)(?<!\bTel)\.(?:\s|$)|"
     r"\s[-\u2013\u2014]+\s|\s(?:because|since|so that|so|which|who|whom|where|"
     r"when|whenever|but|although|though|while|whereas|if|unless|provided|as long as|only if|except|until|till|"
@@ -563,6 +592,13 @@ _DET: Final = re.compile(r"^(?:(?P<no>no)|the|a|an|my|our|your|his|her|their|its
 LEAD_PREP: Final = re.compile(r"^(?:to|into|in|at|on|for|with|from|about)\s+", I)
 _LIST_SPLIT: Final = re.compile(r",\s*(?:and\s+|or\s+)?|\s+(?:and|or|&)\s+", I)
 _EMPLOYER_PP: Final = re.compile(r"\s(?:at|from|with)\s+(?-i:[A-Z])\S*")
+#: A preposition before an identifier ("workers from ami-08d4ac5b", "completions at 2,048 tokens").
+_ID_PP: Final = re.compile(
+    r"\s(?:at|from|with|in|on|via)\s+(?:the\s+)?(?:(?=[\w.:/@-]*[a-z])(?=[\w.:/@-]*\d)[\w][\w.:/@-]{4,}"
+    r"|\d{1,3}(?:,\d{3})+(?:\s+[a-z]+)?|\d{3,}\s+(?:tokens|requests|rps|rpm|qps|connections|rows|items|mb|gb|tb|"
+    r"kb|ms))(?=[\s,.;!?)]|$)",
+    I,
+)
 _CLAUSE_LEVEL_END: Final = re.compile(
     r"[;()!?\",]|:(?!\d)|\.(?:\s|$)|\s[-\u2013\u2014]+\s|\s(?:because|since|but|although|though|while|whereas|"
     r"if|unless|provided|as long as|only if|when|which|who|so|and|or|especially|except|instead of|rather than)\b",
@@ -596,10 +632,14 @@ def clean_object(text: str, *, keep_lists: bool = False) -> tuple[str | None, bo
     if cut is not None:
         head = t[: cut.start()]
         pp = _EMPLOYER_PP.match(t, cut.start())
+        idp = _ID_PP.match(t, cut.start())
         if pp is not None and head.split() and head.split()[-1].lower() in KEEP_PP_HEAD:
             # "job at Figma", "offer from Stripe": the organisation is the point of the object
             nxt = _OBJ_CUT.search(t, pp.end())
             t = t[: nxt.start()] if nxt else t
+        elif idp is not None and head.strip():
+            # "launched the workers from ami-08d4ac5b634553e16": the identifier is the fact worth keeping
+            t = t[: idp.end()]
         else:
             t = head
     t = t.strip().rstrip(".!?,;:'\"")
@@ -607,7 +647,7 @@ def clean_object(text: str, *, keep_lists: bool = False) -> tuple[str | None, bo
     if not t or t.lower() in BAD_OBJECT or len(t.split()) > 6:
         return None, negated
     # a long identifier (a public key, a hash, a URL) is a value of its own; long prose is not an object
-    if len(t) > (200 if len(t.split()) <= 3 and max(map(len, t.split())) >= 30 else 80):
+    if len(t) > (200 if len(t.split()) <= 5 and max(map(len, t.split())) >= 30 else 80):
         return None, negated
     if t.split()[0].lower() in BAD_OBJECT and len(t.split()) == 1:
         return None, negated
@@ -765,16 +805,27 @@ class ClauseParser:
             if det == "my" or (det == "your" and self.mode.attribution):
                 return f"{self._owner()}'s {np}", rest
             return np, rest
-        split = _split_np(t, max_words=4)
+        split = _split_np(t, max_words=5)
         if split is None:
             return None
         np, rest, kind = split
         tokens = np.lower().split()
-        if tokens[0] in AMBIGUOUS_NAMES or any(tok in SUBJ_STOP or tok in DET_WORDS for tok in tokens):
+        if len(tokens) > 4 and not any(tok in _NP_PREPS for tok in tokens[1:-1]):
+            return None  # five bare words with no phrase inside: a fragment, not a subject
+        of_phrase = kind is None and rest.split()[0].lower() in _COPULAS and len(tokens) >= 3
+        if tokens[0] in AMBIGUOUS_NAMES or any(
+            (tok in SUBJ_STOP or tok in DET_WORDS) and not (of_phrase and _inner_prep_word(tokens, k))
+            for k, tok in enumerate(tokens)
+        ):
+            # "vault path for stripe is ...", "sha256 of the iso is ...": a short "of"/"for" phrase inside a
+            # bare noun phrase before a copula is still its subject
             return None
         if kind is None and np[:1].islower() and rest.split()[0].lower() not in BARE_NP_AUX:
             return None
-        if kind is not None and np[:1].islower() and not (kind == "s" and (len(tokens) >= 2 or _bare_name(tokens[0]))):
+        plural = tokens[-1].endswith("s") and not tokens[-1].endswith(("ss", "us", "is")) and _bare_name(tokens[-1])
+        if kind is not None and np[:1].islower() and not (
+            (kind == "s" and (len(tokens) >= 2 or _bare_name(tokens[0]))) or (kind == "base" and plural)
+        ):
             # a bare lower-case noun before a verb is usually an imperative or a fragment; before an -s form it
             # is a subject ("postgres runs on port 5432")
             return None

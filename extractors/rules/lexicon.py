@@ -270,7 +270,8 @@ _GENERIC_VERBS: Final = _words(
     unsubscribe upgrade downgrade visit live see give leave use love like hate enjoy prefer speak work play
     eat drink drive switch join dislike adore avoid volunteer wake walk watch wear win write bring cover cancel close
     expect finish hold host rebuild renovate run sign sponsor host target translate block back bike help quit
-    belong smoke vape""")
+    belong smoke vape listen bind expose resolve forward rotate mount revert merge sit pull push encrypt
+    redirect""")
 _IRREGULAR: Final = {
     "went": "go", "gone": "go", "goes": "go", "took": "take", "taken": "take", "bought": "buy", "sold": "sell",
     "built": "build", "ran": "run", "kept": "keep", "brought": "bring", "flew": "fly", "flown": "fly",
@@ -282,7 +283,7 @@ _IRREGULAR: Final = {
     "rebuilt": "rebuild", "began": "begin", "begun": "begin", "gave": "give", "given": "give", "saw": "see",
     "seen": "see", "left": "leave", "leaving": "leave", "lives": "live", "ate": "eat", "eaten": "eat",
     "quit": "quit", "seeing": "see",
-    "had": "have", "got": "get", "spent": "spend",
+    "had": "have", "got": "get", "spent": "spend", "sat": "sit",
     "drank": "drink", "drunk": "drink", "drove": "drive", "driven": "drive", "spoke": "speak", "spoken": "speak",
 }
 NOT_A_VERB: Final = _words(

@@ -208,6 +208,19 @@ _ACTION: Final = re.compile(
 )
 
 
+#: A subject that is a setting or a measure, not something that ages ("the max uploads per user is 20").
+_MEASURE_SUBJECT: Final = re.compile(
+    r"\b(?:max|min|maximum|minimum|limit|limits|number|count|total|size|rate|budget|timeout|per|cap|quota|port|"
+    r"version|threshold|retries|level|score|length|width|height|price|cost|amount|ttl|interval|batch|lot|code|id|"
+    r"pin|floor|room|gate|seat|platform|step|stage|phase|round|chapter|page|line|row|column|tier)\b",
+    I,
+)
+#: An -ing word opening a subject a copula soon follows ("baking bread is my therapy").
+_GERUND_SUBJECT: Final = re.compile(
+    r"^\w+ing\s+(?:(?!(?:which|that|who|because|and|but|so|when|while|if|is|are|was|were)\b)[\w'/.-]+\s+){1,4}"
+    r"(?:is|are|was|were)\b",
+    I,
+)
 _FIRST_PERSON_START: Final = re.compile(r"^\s*(?:i|i'm|im|i've|i'd|i'll|me|my|we|we're|our)\b", I)
 #: Words that judge an experience ("had an amazing omakase", "had the worst time at the DMV").
 _JUDGED: Final = (
@@ -1323,7 +1336,8 @@ class StatementParser(ClauseParser):
             p = _mk(self._owner(), "likes", subject, NodeType.PREFERENCE, f)
             return [p] if p else []
         m = _AGE.match(rest)
-        if m is not None and _UNIT_AFTER.match(rest, m.end()) is None and _NOT_AGE_AFTER.match(rest, m.end()) is None:
+        if (m is not None and _UNIT_AFTER.match(rest, m.end()) is None and _NOT_AGE_AFTER.match(rest, m.end()) is None
+                and _MEASURE_SUBJECT.search(subject) is None):
             n = m.group("n")
             obj = rest[: m.end()].strip()
             p = _mk(subject, "age", obj, NodeType.FACT, f)
@@ -1481,8 +1495,8 @@ class UserParser(StatementParser):
         vf = VERB_FORM.get(w0)
         if not w1 or w0 in NOT_A_VERB:
             return t
-        if w0.endswith("ing") and w1 in ("is", "was", "isn't", "wasn't"):
-            return t  # "Running is the worst": the gerund is the subject
+        if w0.endswith("ing") and (w1 in ("is", "was", "isn't", "wasn't") or _GERUND_SUBJECT.match(t)):
+            return t  # "Running is the worst", "signing cert for the portal is at ...": the gerund opens the subject
 
         if (vf is not None and vf[1] == "past") or (vf is None and w0.endswith("ed") and len(w0) > 4
                                                     and guess_verb(w0, "any") is not None):

@@ -159,3 +159,49 @@ def test_infrastructure_said_in_chat_keeps_its_value(text: str, subject: str, ob
 @pytest.mark.parametrize("text", ["lol sounds good", "yeah works for me"])
 def test_chat_filler_before_a_verb_is_no_subject(text: str) -> None:
     assert _triples(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "subject", "predicate", "obj"),
+    [
+        # a short of/for/per phrase inside the subject, with or without a determiner
+        ("signing cert for the portal is at certs/portal-2026.pem", "signing cert for the portal", "is_at",
+         "certs/portal-2026.pem"),
+        ("md5 of the tarball is 0cc175b9c0f1b6a831c399e269772661", "md5 of the tarball", "is",
+         "0cc175b9c0f1b6a831c399e269772661"),
+        ("the max uploads per user is 20", "max uploads per user", "is", "20"),
+        # a relative clause inside the subject
+        ("the cheese we bought is from batch 88-Q", "cheese we bought", "is_from", "batch 88-Q"),
+        # a plural subject before a bare verb; infrastructure verbs
+        ("backups go in the glacier bucket", "backups", "go_in", "glacier bucket"),
+        ("nginx listens on 8080 on this box", "nginx", "listen_on", "8080"),
+        ("the worker binds to 0.0.0.0:9100", "worker", "bind_to", "0.0.0.0:9100"),
+    ],
+)
+def test_subjects_with_phrases_inside_and_infrastructure_verbs(text: str, subject: str, predicate: str,
+                                                               obj: str) -> None:  # fmt: skip
+    assert (subject, predicate, obj, "positive", "ASSERTED") in _triples(text), _triples(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "obj"),
+    [
+        # an identifier after a preposition is the fact worth keeping
+        ("we booted the runners from ami-0f3e9a1b2c4d5e6f7 on monday", "runners from ami-0f3e9a1b2c4d5e6f7"),
+        ("we throttle uploads at 1,500 requests an hour", "uploads at 1,500 requests"),
+        ("i sent 2,400 invites with brevo", "2,400 invites"),
+    ],
+)
+def test_an_identifier_after_a_preposition_stays_with_the_object(text: str, obj: str) -> None:
+    assert any(t[2] == obj for t in _triples(text)), _triples(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "obj"),
+    [("I'm meeting friends at 7 tonight", "friends"), ("she works at a bakery in Leeds", None),
+     ("tea, coffee", None)],
+)
+def test_a_plain_prepositional_phrase_is_still_cut(text: str, obj: str | None) -> None:
+    assert not any(t[2] and (" at " in t[2] or " in " in t[2]) for t in _triples(text)), _triples(text)
+    if obj is not None:
+        assert any(t[2] == obj for t in _triples(text)), _triples(text)
