@@ -200,7 +200,9 @@ CLAUSE_SPLIT: Final = re.compile(
     r",\s+(?=(?:can't|cannot|can\s+not)\s+(?:play|speak|drive|swim|cook|eat|drink|stand)\b)|"
     # "got an iPhone now, ditched the Pixel": a give-up verb after a comma is a clause with the subject dropped
     r",\s+(?=(?:ditched|dropped|sold|cancell?ed|quit|gave\s+up|got\s+rid\s+of|binned|scrapped|uninstalled|"
-    r"deleted|unsubscribed\s+from)\s)",
+    r"deleted|unsubscribed\s+from)\s)|"
+    # "verified the download, sha256 matched …": a name with a digit and its verb open a clause of their own
+    r",\s+(?=(?=[a-z]*\d)[a-z][\w.-]*\s+[a-z]{2,}(?:ed|s)\s)",
     I,
 )
 _AND_VERB: Final = re.compile(r",?\s+and\s+(?:then\s+)?(?P<w>[a-z]+)\b", I)
@@ -260,6 +262,16 @@ _LEAD_PARTICIPLE: Final = re.compile(r"^(?:assuming|barring|weather permitting)\
 #: A short label before a colon and a first-person clause ("quick one for the meal plan: I don't eat pork").
 #: "quick one for the meal plan: I don't eat pork", "Company policy: passwords must be ...": a label before a
 #: clause with its own subject (first person, a determiner, or a noun before a modal or a copula).
+#: "<label>: <identifier>", a value written after its name ("tracking no for the lamp: 1Z999AA10123456784").
+_LABELLED_VALUE: Final = re.compile(
+    r"^(?P<label>(?:(?:the|my|our)\s+)?[A-Za-z][\w'-]*(?:\s+[\w'-]+){0,5})\s*:\s+"
+    r"(?P<value>(?=\S*\d)[\w][\w.:/@#+-]{2,}[\w])\s*[.!]?$"
+)
+_LABEL_STOP: Final = re.compile(
+    r"\b(?:i|we|you|he|she|they|it|me|us|what|why|how|who|when|where|which|is|are|was|were|update|note|edit|"
+    r"re|fyi|ps|btw|step|q|a|eta|time|at|around)\b",
+    I,
+)
 _LEAD_LABEL: Final = re.compile(
     r"^[^:;,.!?]{1,40}:\s+(?=(?-i:I|[Ww]e|[Mm]y|[Oo]ur)(?:'|\s))|"
     r"^(?:[\w'-]+\s+){0,2}(?!re:)[\w'-]+:\s+(?=(?-i:[Tt]he)\s|[\w-]+\s+(?:must|should|are|is|have\s+to|has\s+to)\s)"
@@ -378,6 +390,8 @@ _NOUN_THEN_COPULA: Final = re.compile(
     I,
 )
 _LOWER_START: Final = re.compile(r"^[a-z']")
+#: A lower-case name with a digit opening a clause ("sha256 matched ...", "k8s handles ..."): its own subject.
+_DIGIT_NAME: Final = re.compile(r"^(?=[a-z]*\d)(?=\w*[a-z])[a-z\d][\w.-]*\s")
 
 
 _INTERJECTIONS: Final = frozenset({"ok", "okay", "yeah", "yes", "yep", "nope", "no", "well", "so", "oh", "hey", "hmm"})
@@ -423,7 +437,7 @@ def _split_np(text: str, max_words: int = 5) -> tuple[str, str, str | None] | No
         if vf is not None and vf[1] in ("s", "base") and _noun_before_copula(words, i):
             continue  # "the failing run id is ...", "the release tarball is ...": a noun before the head noun
         if (vf is not None and vf[1] in ("past", "base") and words[i - 1].lower() in _REL_PRONOUNS and i >= 2
-                and nxt in _COPULAS):
+                and _verb_follows(words, i)):
             continue  # "the flour I bought is from lot 230517A": a relative clause inside the subject
         if vf is not None and vf[1] in ("s", "past", "base"):
             return " ".join(words[:i]), " ".join(words[i:]), vf[1]
@@ -481,6 +495,18 @@ def _noun_before_copula(words: list[str], i: int) -> bool:
 
 
 _NP_PREPS: Final = frozenset({"of", "for", "per", "on", "in"})
+
+
+def _verb_follows(words: list[str], i: int) -> bool:
+    """Whether the relative clause that ``words[i]`` opens ends in the main verb within four words ("the card
+    I use for amazon ends in 3390", "the flour I bought is from ...")."""
+    for j in range(i + 1, min(i + 5, len(words))):
+        w = words[j].lower()
+        if w in _COPULAS or VERB_FORM.get(w, ("", ""))[1] == "s":
+            return True
+        if not _PLAIN_TOKEN.match(words[j]) or w in NP_STOP:
+            return False
+    return False
 
 
 def _inner_prep_word(tokens: list[str], k: int) -> bool:
@@ -594,7 +620,7 @@ _LIST_SPLIT: Final = re.compile(r",\s*(?:and\s+|or\s+)?|\s+(?:and|or|&)\s+", I)
 _EMPLOYER_PP: Final = re.compile(r"\s(?:at|from|with)\s+(?-i:[A-Z])\S*")
 #: A preposition before an identifier ("workers from ami-08d4ac5b", "completions at 2,048 tokens").
 _ID_PP: Final = re.compile(
-    r"\s(?:at|from|with|in|on|via)\s+(?:the\s+)?(?:(?=[\w.:/@-]*[a-z])(?=[\w.:/@-]*\d)[\w][\w.:/@-]{4,}"
+    r"\s(?:over\s+to|over|to|at|from|with|in|on|via)\s+(?:the\s+)?(?:(?=[\w.:/@-]*[a-z])(?=[\w.:/@-]*\d)[\w][\w.:/@-]{4,}"
     r"|\d{1,3}(?:,\d{3})+(?:\s+[a-z]+)?|\d{3,}\s+(?:tokens|requests|rps|rpm|qps|connections|rows|items|mb|gb|tb|"
     r"kb|ms))(?=[\s,.;!?)]|$)",
     I,
@@ -820,6 +846,9 @@ class ClauseParser:
             # "vault path for stripe is ...", "sha256 of the iso is ...": a short "of"/"for" phrase inside a
             # bare noun phrase before a copula is still its subject
             return None
+        named = len(tokens) == 1 and any(c.isdigit() for c in np) and any(c.isalpha() for c in np)
+        if named:
+            return np, rest  # "sha256 matched ...", "gpt-4.1 has ...": a name with a digit is never a verb
         if kind is None and np[:1].islower() and rest.split()[0].lower() not in BARE_NP_AUX:
             return None
         plural = tokens[-1].endswith("s") and not tokens[-1].endswith(("ss", "us", "is")) and _bare_name(tokens[-1])
@@ -868,6 +897,9 @@ class ClauseParser:
         m = _LEAD_PARTICIPLE.match(t)
         if m:
             t = t[m.end() :]
+        m = _LABELLED_VALUE.match(t)
+        if m and _LABEL_STOP.search(m.group("label")) is None:
+            t = f"{m.group('label')} is {m.group('value')}"  # "digest for the release image: sha256:0b4f…"
         m = _LEAD_LABEL.match(t)
         if m:
             t = t[m.end() :]  # "quick one for the meal plan: I don't eat pork"
@@ -896,7 +928,7 @@ class ClauseParser:
         if sm is not None and sm.group("name") and _noun_then_copula(t, sm.end()):
             sm = None  # "Horror movies are ...": a capitalised noun phrase, not a person
         subject: str | None
-        if sm is None and (inherited is None or _NP_DET.match(t)):
+        if sm is None and (inherited is None or _NP_DET.match(t) or _DIGIT_NAME.match(t)):
             gen = self._np_subject(t)
             if gen is not None:
                 subject, rest = gen

@@ -205,3 +205,28 @@ def test_a_plain_prepositional_phrase_is_still_cut(text: str, obj: str | None) -
     assert not any(t[2] and (" at " in t[2] or " in " in t[2]) for t in _triples(text)), _triples(text)
     if obj is not None:
         assert any(t[2] == obj for t in _triples(text)), _triples(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "subject", "obj"),
+    [
+        # "<label>: <identifier>": a value written after its name
+        ("parcel ref for the sofa: DX4471902GB", "parcel ref for the sofa", "DX4471902GB"),
+        ("build id: 2026.11.3-rc2", "build id", "2026.11.3-rc2"),
+        # a relative clause ending in the main verb
+        ("the laptop we lease from dell expires in 2027", "laptop we lease from dell", "2027"),
+        # a lower-case name with a digit is a subject, also after a comma
+        ("s3 stores the nightly dumps", "s3", "nightly dumps"),
+        ("ran the installer again, md5 matched 0cc175b9c0f1b6a831c399e269772661",
+         "md5", "0cc175b9c0f1b6a831c399e269772661"),
+        # an identifier after "over to"
+        ("we shifted the queue over to eu-north-1 in may", "user", "queue over to eu-north-1"),
+    ],
+)
+def test_labels_relative_clauses_and_names_with_digits(text: str, subject: str, obj: str) -> None:
+    assert any(t[0] == subject and t[2] == obj for t in _triples(text)), _triples(text)
+
+
+@pytest.mark.parametrize("text", ["eta: 5pm", "Step 2: npm install", "q: is 8080 free?", "we: 42"])
+def test_a_label_that_is_not_a_name_gives_no_value_claim(text: str) -> None:
+    assert not any(t[1] == "is" for t in _triples(text)), _triples(text)
