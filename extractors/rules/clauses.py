@@ -273,7 +273,7 @@ _LABEL_STOP: Final = re.compile(
     I,
 )
 _LEAD_LABEL: Final = re.compile(
-    r"^[^:;,.!?]{1,40}:\s+(?=(?-i:I|[Ww]e|[Mm]y|[Oo]ur)(?:'|\s))|"
+    r"^[^:;,.!?]{1,40}:\s+(?=(?-i:I|[Ww]e|[Mm]y|[Oo]ur)(?:'|\s)|(?:(?-i:[Tt]he)\s+)?(?-i:[a-z][\w-]*)\s+(?:are|is)\s)|"
     r"^(?:[\w'-]+\s+){0,2}(?!re:)[\w'-]+:\s+(?=(?-i:[Tt]he)\s|[\w-]+\s+(?:must|should|are|is|have\s+to|has\s+to)\s)"
 )
 #: A short leading time/setting phrase directly before a first-person subject ("In winter I swim ...").

@@ -213,6 +213,8 @@ def test_a_plain_prepositional_phrase_is_still_cut(text: str, obj: str | None) -
         # "<label>: <identifier>": a value written after its name
         ("parcel ref for the sofa: DX4471902GB", "parcel ref for the sofa", "DX4471902GB"),
         ("build id: 2026.11.3-rc2", "build id", "2026.11.3-rc2"),
+        # a longer label before a clause with its own noun subject
+        ("house rule for the new flat: bins are collected on thursdays", "bins", "thursdays"),
         # a relative clause ending in the main verb
         ("the laptop we lease from dell expires in 2027", "laptop we lease from dell", "2027"),
         # a lower-case name with a digit is a subject, also after a comma
