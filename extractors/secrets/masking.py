@@ -37,7 +37,9 @@ _SCREEN: Final = re.compile(
     r"xox|ghp_|gho_|ghs_|ghu_|ghr_|glpat|npm_|hf_|sk-|sk_|rk_|whsec|aiza|ya29|atatt|dapi|shp|dop_|sg\.|\s-p|"
     r"\s-a\s|identified|digicode|geheim|wlan|wi-?fi|psk|iban|rib\b|bic\b|swift|konto|überweis|virement|"
     r"transferencia|bonifico|cookie|sensitive|lock|parola|palavra|merksatz|ssid|network|netzwerk|réseau|llave|"
-    r"chiave|jeton|utente|kennung|zugang|anmelde|credenc"
+    r"chiave|jeton|utente|kennung|zugang|anmelde|credenc|"
+    r"texted|sent\s(?:me|us|you|him|her|them)\s|emailed|messaged|sms|whatsapped|dm['’]?e?d\s|pinged|"
+    r"\s(?:text|message|e?mail)\s(?:with|saying|that)"
 )
 _LONG_RUN: Final = re.compile(r"[A-Za-z0-9+/=_.:\-]{16,}")
 _TOKENISH: Final = re.compile(r"\S{8,}")

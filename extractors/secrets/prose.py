@@ -119,7 +119,7 @@ _BEFORE_WEAK_LABEL: Final = re.compile(
 
 # ---------------------------------------------------------------- what follows the word
 _PREP: Final = (
-    r"for|of|to|on|at|from|in|into|with|"
+    r"for|of|to|on|at|from|in|into|with|chez|"
     r"für|fürs|zum|zur|vom|von|des|der|im|am|bei|"
     r"pour|du|de|de\s+la|des|d['’]|au|aux|"
     r"del|de|para|en|"
@@ -128,7 +128,7 @@ _PREP: Final = (
     r"meiner|meines|deiner|deines|seiner|ihrer|unserer|eurer"
 )
 _CONNECTOR: Final = (
-    r"(?:(?:(?:(?:is|was|has\s+been|is\s+now|got|been)\s+)?(?:set|changed|reset|updated|switched)\s+to|"
+    r"(?:(?<![\wÀ-ÿ])(?:(?:(?:is|was|has\s+been|is\s+now|got|been)\s+)?(?:set|changed|reset|updated|switched)\s+to|"
     r"is|was|are|will\s+be|should\s+be|would\s+be|has\s+been|is\s+now|is\s+still|now\s+is|became|being|"
     r"ist|lautet|war|wäre|ist\s+jetzt|heißt|"
     r"est|c['’]est|était|sera|"
@@ -419,10 +419,32 @@ _CODE_THEN_LABEL: Final = re.compile(
 )
 
 
+#: What may follow a sent code: the end of a clause or a small word, never a noun it counts ("sent me 2000
+#: dollars", "texted me 1200 photos").
+_CODE_ENDS: Final = (
+    r"(?=\s*(?:$|[,.;:!?)\u2013\u2014-])|\s+(?:from|and|but|so|which|that|lol|pls|please|just|earlier|now|"
+    r"again|can|could|it|as|via|if|when|before|after|haha|thx|thanks)\b)"
+)
+#: A code someone just sent: "the bank just texted me 739204", "they sent me the code: 4410-92", "got a text
+#: with 582013". A number a person is sent by text or mail and asked to use is a one-time code.
+_CODE_SENT: Final = re.compile(
+    r"(?i)\b(?:texted|sent|messaged|emailed|sms['’]?e?d|whatsapped|dm['’]?e?d|pinged)\s+(?:me|us|you|him|her|them)\s+"
+    r"(?:(?:a|an|the|this|that|my|our|their|its)\s+)?(?:(?:new|one-time|login|verification|security|sms|text|"
+    r"confirmation|6-digit|four-digit|six-digit)\s+)?(?:(?:code|otp|pin|number|passcode)\s*)?(?:[:=-]\s*)?"
+    r"(?P<v>\d{3}[ -]?\d{3}|\d{4,8})(?![\w-])" + _CODE_ENDS +
+    r"|\b(?:got|received|get|getting)\s+(?:a|an|the|this|that)\s+(?:text|sms|message|email|mail)\s+"
+    r"(?:with|saying|that\s+says)\s+(?:(?:a|the)\s+(?:code\s+)?)?(?P<w>\d{3}[ -]?\d{3}|\d{4,8})(?![\w-])"
+    + _CODE_ENDS
+)
+
+
 def prose(text: str) -> Iterator[Span]:
     """Spans of credential values given in sentences (see the module docstring)."""
     for m in _CODE_FIRST.finditer(text):
         yield m.start("v"), m.end("v"), "otp_code"
+    for m in _CODE_SENT.finditer(text):
+        g = "v" if m.group("v") is not None else "w"
+        yield m.start(g), m.end(g), "otp_code"
     for m in _CODE_THEN_LABEL.finditer(text):
         yield m.start("v"), m.end("v"), "pin"
     for m in _KEYWORD.finditer(text):

@@ -107,3 +107,37 @@ def test_an_openssh_public_key_after_a_key_word_is_not_a_secret() -> None:
     # a private key body named as one stays masked
     body = "AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl"
     assert body not in mask(f"the private key is {body}")[0]
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ("the pharmacy just texted me 550913, do i type it in here?", "550913"),
+        ("Revolut sent me the code: 301-448 lol", "301-448"),
+        ("got an sms with 778102 from monzo", "778102"),
+        ("my landlord's app emailed me a login code 604417 and it expires in 5 min", "604417"),
+    ],
+)
+def test_a_code_someone_just_sent_is_masked(text: str, code: str) -> None:
+    assert code not in mask_text(text), mask_text(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["my uncle sent me 2500 for the car", "the gym texted me 3 reminders", "she messaged me 1200 photos",
+     "sent us 4000 pages of scans"],
+)
+def test_a_count_someone_sent_is_not_a_code(text: str) -> None:
+    assert mask_text(text) == text
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        # a connector word inside a longer word is no connector ("proveedor-es")
+        ("la clave del portal de proveedores es Rk4?gato-verde y nada más", "Rk4?gato-verde"),
+        ("le code wifi chez tonton c'est Prune7Cerise, voilà", "Prune7Cerise"),
+    ],
+)
+def test_romance_passwords_after_a_complement_are_masked(text: str, value: str) -> None:
+    assert value not in mask_text(text), mask_text(text)
