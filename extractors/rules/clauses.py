@@ -409,7 +409,7 @@ def _noun_then_copula(t: str, pos: int) -> bool:
     if m is None:
         return False
     return m.group("n2") is None or m.group("n1").lower() not in VERB_FORM
-_NP_DET: Final = re.compile(r"^(?P<det>my|our|your|the|all)\s+(?=\S)", I)
+_NP_DET: Final = re.compile(r"^(?:all\s+(?:of\s+)?(?=(?:the|my|our|your)\s))?(?P<det>my|our|your|the|all)\s+(?=\S)", I)
 _NP_TOKEN: Final = re.compile(r"^[\w][\w'+./-]*$")
 _PLAIN_TOKEN: Final = re.compile(r"^[A-Za-z][\w'+.-]*$")
 
@@ -494,7 +494,7 @@ def _noun_before_copula(words: list[str], i: int) -> bool:
     return False
 
 
-_NP_PREPS: Final = frozenset({"of", "for", "per", "on", "in"})
+_NP_PREPS: Final = frozenset({"of", "for", "per", "on", "in", "at"})
 
 
 def _verb_follows(words: list[str], i: int) -> bool:
@@ -836,9 +836,11 @@ class ClauseParser:
             return None
         np, rest, kind = split
         tokens = np.lower().split()
-        if len(tokens) > 4 and not any(tok in _NP_PREPS for tok in tokens[1:-1]):
-            return None  # five bare words with no phrase inside: a fragment, not a subject
-        of_phrase = kind is None and rest.split()[0].lower() in _COPULAS and len(tokens) >= 3
+        if len(tokens) > 4 and not any(tok in _NP_PREPS for tok in tokens[1:-1]) and not (
+                kind is None and rest.split()[0].lower() in ("is", "are")):
+            return None  # five bare words with no phrase inside and no copula: a fragment, not a subject
+        copula = kind is None and rest.split()[0].lower() in _COPULAS
+        of_phrase = copula and len(tokens) >= 3
         if tokens[0] in AMBIGUOUS_NAMES or any(
             (tok in SUBJ_STOP or tok in DET_WORDS) and not (of_phrase and _inner_prep_word(tokens, k))
             for k, tok in enumerate(tokens)
@@ -849,11 +851,13 @@ class ClauseParser:
         named = len(tokens) == 1 and any(c.isdigit() for c in np) and any(c.isalpha() for c in np)
         if named:
             return np, rest  # "sha256 matched ...", "gpt-4.1 has ...": a name with a digit is never a verb
-        if kind is None and np[:1].islower() and rest.split()[0].lower() not in BARE_NP_AUX:
-            return None
+        if kind is None and np[:1].islower() and rest.split()[0].lower() not in BARE_NP_AUX and not (
+                rest.split()[0].lower() in ("was", "were") and (len(tokens) >= 2 or not tokens[0].isalpha())):
+            return None  # "x-request-id was …", "last known good deploy was …": a past value of a thing
         plural = tokens[-1].endswith("s") and not tokens[-1].endswith(("ss", "us", "is")) and _bare_name(tokens[-1])
         if kind is not None and np[:1].islower() and not (
             (kind == "s" and (len(tokens) >= 2 or _bare_name(tokens[0]))) or (kind == "base" and plural)
+            or (kind == "past" and _bare_name(tokens[-1]) and tokens[0] not in _INTERJECTIONS and len(rest.split()) > 1)
         ):
             # a bare lower-case noun before a verb is usually an imperative or a fragment; before an -s form it
             # is a subject ("postgres runs on port 5432")

@@ -208,6 +208,8 @@ _ACTION: Final = re.compile(
 )
 
 
+#: A subject that is a thing, not a person: lower-case and no one's ("grafana", "db creds").
+_THING_SUBJECT: Final = re.compile(r"^(?!user\b|assistant\b)[a-z0-9][^']*$")
 #: A subject that is a setting or a measure, not something that ages ("the max uploads per user is 20").
 _MEASURE_SUBJECT: Final = re.compile(
     r"\b(?:max|min|maximum|minimum|limit|limits|number|count|total|size|rate|budget|timeout|per|cap|quota|port|"
@@ -1016,7 +1018,10 @@ class StatementParser(ClauseParser):
                 negative_lex = verb.lexneg
                 if (negative_lex or f.neg) and (is_update or f.update):
                     replaces = replaces or obj
-                made = _mk(subject, verb.predicate, obj, verb.node_type, f, lexneg=negative_lex ^ det_neg,
+                predicate = verb.predicate
+                if predicate == "lives_in" and low.startswith(("move", "relocat")) and _THING_SUBJECT.match(subject):
+                    predicate = "moved_to"  # "grafana moved to 3300", "db creds moved to secret/…": no home
+                made = _mk(subject, predicate, obj, verb.node_type, f, lexneg=negative_lex ^ det_neg,
                            update=is_update, replaces=replaces)
                 if made is None:
                     continue

@@ -329,7 +329,10 @@ _HEX: Final = re.compile(r"(?<![A-Za-z0-9])[a-fA-F0-9]{32,}(?![A-Za-z0-9])")
 #: Before a high-entropy string that is public by nature: a fingerprint, a digest, a public key.
 _PUBLIC_BEFORE: Final = re.compile(
     r"(?i)(?:sha(?:1|224|256|384|512)?|md5|sha-\d+|blake2b?|fingerprint|digest|checksum|hash|integrity)"
-    r"[\s:=\"'-]*$|(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com)\s+$"
+    r"[\s:=\"'-]*$|(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com)\s+$|"
+    # the id of a shared document, a video or a record: public by design, not a credential
+    r"\b(?:sheet|doc|document|spreadsheet|video|playlist|folder|file|project|request|trace|order|build|run|job|"
+    r"issue|ticket|device|commit|release|track|album|channel)[\s_-]+id\s*(?:is|was|=|:)?\s*$"
 )
 _KEY_CUE: Final = re.compile(
     r"(?i)\b(?:key|token|secret|passw\w*|pwd|pw|credentials?|creds|auth\w*|signing|signature|api|bearer|"

@@ -100,7 +100,9 @@ _HEAD_NOUN: Final = re.compile(
     r"management|gestor|gestionnaire|verwaltung|safe\b(?!\s+code)|spec|doc|docs|page|screen|dialog|form|"
     r"input|box\b(?!\s+code)|reader|entry\s+field|keeper|app\b|application|tool|tools|bucket|refresh|"
     r"exchange|endpoint|url|server|lifetime|ttl|expires?|scopes?|permissions?|access\s+level|owner|cache|"
-    r"store|stores|storage|is\s+(?:stored|saved|kept|managed|in)\b|manager-)"
+    r"store|stores|storage|is\s+(?:stored|saved|kept|managed|in)\b|manager-|"
+    r"mac(?:\s+address)?\b|ip(?:\s+address)?\b|address|adapter|chip|router|signal|speed|band|channel|extender|"
+    r"settings?\b|coverage|dongle)"
 )
 _BEFORE_NOT_LABEL: Final = re.compile(
     r"(?i)(?:gestor\s+de|gestionnaire\s+de|manager\s+for|zip|post(?:al)?|area|country|status|error|exit|return|"
@@ -155,7 +157,7 @@ _COMPLEMENT_CONNECTOR: Final = re.compile(
 #: A relative clause between the word and its connector: "the atm pin i set today is 1147", "the
 #: PIN I use for everything is 0000", "the password that we picked was …".
 _RELATIVE_CONNECTOR: Final = re.compile(
-    r"(?i)\s+(?:(?:that|which)\s+)?(?:i|we|you|he|she|they|my\s+\w+)\s+(?:[\w'’-]+\s+){0,5}?"
+    r"(?i)\s+(?:(?:that|which)\s+)?(?:i|we|you|he|she|they|my\s+\w+|the\s+\w+)\s+(?:[\w'’-]+\s+){0,5}?"
     r"(?:is|was|will\s+be|has\s+been|is\s+now)(?![\w])[ \t]*(?::[ \t]*)?"
 )
 #: The value answering the word's own question: "my card pin? it's 1379".
@@ -438,6 +440,16 @@ _CODE_SENT: Final = re.compile(
 )
 
 
+#: What follows "pin" the verb: what is pinned ("pin the base image", "pin it to 3.11", "pin versions").
+_PIN_VERB: Final = re.compile(
+    r"(?i)\s+(?:the|a|an|it|this|that|these|those|our|my|your|their|them|all|every|versions?|deps|"
+    r"dependencies|packages?|images?|down|against)\b"
+)
+_PIN_NOUN_BEFORE: Final = re.compile(r"(?i)\b(?:the|my|your|our|his|her|their|a|new|old|same)\s+$")
+#: Hex groups joined by colons (a MAC or IPv6 address, a fingerprint): never "user:password".
+_HEX_GROUPS: Final = re.compile(r"(?:[0-9A-Fa-f]{1,4}:){2,}[0-9A-Fa-f]{1,4}")
+
+
 def prose(text: str) -> Iterator[Span]:
     """Spans of credential values given in sentences (see the module docstring)."""
     for m in _CODE_FIRST.finditer(text):
@@ -456,6 +468,11 @@ def prose(text: str) -> Iterator[Span]:
         if label == "code_list":
             yield from _code_list(text, kw_end)
             continue
+        if (label == "pin" and m.group(0).lower() in ("pin", "pins") and _PIN_VERB.match(text, kw_end)
+                and not _PIN_NOUN_BEFORE.search(text, max(0, kw_start - 12), kw_start)):
+            v = _after(text, kw_end, label)
+            if v is None or not re.fullmatch(r"\d{3,8}", text[v[0] : v[1]]):
+                continue  # "we pin the base image by digest": the verb, not a code
         if label == "pin" and re.search(r"(?i)wi-?fi|wlan", m.group(0)):
             label = "password"  # a Wi-Fi "code" is a password, not a number
         kind = _KIND_OUT[label]
@@ -480,6 +497,10 @@ def prose(text: str) -> Iterator[Span]:
     for m in _CREDS.finditer(text):
         g = "p" if m.group("p") is not None else "p2"
         raw = m.group(g)
+        if g == "p2":
+            start_tok = text.rfind(" ", 0, m.start(g)) + 1
+            if _HEX_GROUPS.fullmatch(text[start_tok : m.end(g)].rstrip(_TRAIL)):
+                continue  # "wifi mac is a4:83:e7:2b:9c:10"
         value = _strip(raw)
         if value and _plausible(value, "password", strict=g == "p") and value.lower() not in ("or", "and"):
             start = m.start(g) + raw.find(value)

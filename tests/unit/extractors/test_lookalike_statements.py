@@ -232,3 +232,18 @@ def test_labels_relative_clauses_and_names_with_digits(text: str, subject: str, 
 @pytest.mark.parametrize("text", ["eta: 5pm", "Step 2: npm install", "q: is 8080 free?", "we: 42"])
 def test_a_label_that_is_not_a_name_gives_no_value_claim(text: str) -> None:
     assert not any(t[1] == "is" for t in _triples(text)), _triples(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "subject", "predicate", "obj"),
+    [
+        ("all the team calendars live in Fastmail now", "team calendars", "lives_in", "Fastmail"),
+        ("jenkins moved to 8081 after the upgrade", "jenkins", "moved_to", "8081"),
+        ("trace-id was tr_91XkQ2mL7 in the logs", "trace-id", "is", "tr_91XkQ2mL7"),
+        ("previous stable build was 4.2.1-hotfix3", "previous stable build", "is", "4.2.1-hotfix3"),
+        ("visitor network at the studio is Studio-Guest", "visitor network at the studio", "is", "Studio-Guest"),
+        ("my brother moved to Lisbon", "user's brother", "lives_in", "Lisbon"),
+    ],
+)
+def test_things_moved_and_past_values_keep_their_value(text: str, subject: str, predicate: str, obj: str) -> None:
+    assert any(t[:3] == (subject, predicate, obj) for t in _triples(text)), _triples(text)

@@ -141,3 +141,24 @@ def test_a_count_someone_sent_is_not_a_code(text: str) -> None:
 )
 def test_romance_passwords_after_a_complement_are_masked(text: str, value: str) -> None:
     assert value not in mask_text(text), mask_text(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the office printer's wifi mac is 3c:22:fb:91:0a:7e, add it to the allowlist",
+        "our public roadmap sheet id is 1Qw8ErTy0uIoPaSdFgHjKlZxCvBnM4q7W9e2R5t8Y1u3",
+        "we pin the runtime to node:20-alpine@sha256:4bf9a4fd03b1f58e8cd2c51a8a3c9ee1b0a4b2f3c4d5e6f708192a3b4c5d6e7f",
+        "pin the deps: numpy 1.26.4 and pandas 2.2.2",
+    ],
+)
+def test_a_mac_address_a_shared_document_id_and_the_verb_pin_are_not_secrets(text: str) -> None:
+    assert mask_text(text) == text
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [("the pin the bank sent me is 5520", "5520"), ("pin it: 7314", "7314"), ("the PIN they gave us is 9901", "9901")],
+)
+def test_a_pin_with_a_relative_clause_or_after_a_verb_like_start_is_still_masked(text: str, code: str) -> None:
+    assert code not in mask_text(text), mask_text(text)
