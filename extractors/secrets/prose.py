@@ -138,6 +138,9 @@ _CONNECTOR: Final = (
     r"è|e['’]|sarà|"
     r"é|foi)(?![\wÀ-ÿ])|['’]s(?![\w])|=|:=|:|->|→|=>|—|–|-(?=[ \t]))"
 )
+#: The same connectors without "'s": after a complement that holds a possessive ("the pin for mum's card
+#: is 5521"), the "'s" is the owner's, not "is".
+_CONNECTOR_NO_POSSESSIVE: Final = _CONNECTOR.replace(r"|['’]s(?![\w])", "")
 #: Words between a connector and the value: "is literally hunter2", "es el 4821", "c'est le 1234".
 _FILLER: Final = re.compile(
     r"(?i)(?:(?:just|simply|literally|actually|basically|still|now|currently|always|einfach|immer\s+noch|jetzt|"
@@ -153,6 +156,10 @@ _COMPLEMENT_CONNECTOR: Final = re.compile(
     rf"(?i)(?:\s+[A-Za-zÀ-ÿ-]+(?=\s+(?:{_PREP})\s[^\n:=.!?()]{{0,48}}?\s{_ROMANCE}|\s+{_ROMANCE}))?"
     rf"(?:\s+(?:{_PREP})\s*[^\n:=.!?()]{{0,48}}?)?"
     rf"\s*(?:\([^()\n]{{1,40}}\))?[ \t]*{_CONNECTOR}[ \t]*"
+)
+_COMPLEMENT_POSSESSIVE: Final = re.compile(
+    rf"(?i)(?:\s+(?:{_PREP})\s*[^\n:=.!?()]{{0,48}}?['’]s\b[^\n:=.!?()]{{0,24}}?)"
+    rf"\s*(?:\([^()\n]{{1,40}}\))?[ \t]*{_CONNECTOR_NO_POSSESSIVE}[ \t]*"
 )
 #: A relative clause between the word and its connector: "the atm pin i set today is 1147", "the
 #: PIN I use for everything is 0000", "the password that we picked was …".
@@ -421,6 +428,15 @@ _CODE_THEN_LABEL: Final = re.compile(
 )
 
 
+#: A code a speaker says to use as one: "use 4471 as the pin on the blue card", "enter 8812 for the door code".
+_CODE_AS: Final = re.compile(
+    r"(?i)\b(?:use|used|using|try|tried|enter|entered|type|typed|punch\s+in|key\s+in|put\s+in)\s+"
+    r"(?P<v>\d{3,8})\s+(?:as|for)\s+(?!(?:an?\s+|the\s+)?(?:example|dummy|sample|placeholder|test|fake|demo)\b)"
+    r"(?:(?:the|my|our|your|his|her|their|a)\s+)?(?:[\w'’-]+\s+){0,2}?"
+    r"(?:pin|passcode|code|puk|combination|combo|password|otp)\b(?!\s*(?:manager|policy|rules?|reset)\b)"
+)
+
+
 #: What may follow a sent code: the end of a clause or a small word, never a noun it counts ("sent me 2000
 #: dollars", "texted me 1200 photos").
 _CODE_ENDS: Final = (
@@ -458,6 +474,8 @@ def prose(text: str) -> Iterator[Span]:
         g = "v" if m.group("v") is not None else "w"
         yield m.start(g), m.end(g), "otp_code"
     for m in _CODE_THEN_LABEL.finditer(text):
+        yield m.start("v"), m.end("v"), "pin"
+    for m in _CODE_AS.finditer(text):
         yield m.start("v"), m.end("v"), "pin"
     for m in _KEYWORD.finditer(text):
         label = _label_of(m)
@@ -517,6 +535,12 @@ def _after(text: str, pos: int, label: str, *, named_only: bool = False) -> tupl
         v = _value_at(text, c.end(), label, strict=strict)
         if v is not None:
             return v
+        if loose.endswith(("'s", "’s")):
+            owner = _COMPLEMENT_POSSESSIVE.match(text, pos)
+            if owner is not None:
+                v = _value_at(text, owner.end(), label, strict=named_only)
+                if v is not None:
+                    return v
     if label in ("password", "pin", "otp", "token"):
         to = _TO.match(text, pos)
         if to is not None and _CHANGED_TO.search(text, max(0, pos - 40), pos):

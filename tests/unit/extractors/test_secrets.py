@@ -130,6 +130,10 @@ FAMILIES = [
     ("pin", "code confidentiel de ma carte : 7284", "7284"),
     ("pin", "the door code is 1 9 7 3", "1 9 7 3"),
     ("pin", "lockbox: 3391", "3391"),
+    ("pin", "the pin for mum's card is 5521", "5521"),
+    ("pin", "the code for tom's locker is 4410 if he asks", "4410"),
+    ("pin", "use 4471 as the pin on the blue card", "4471"),
+    ("pin", "enter 8812 for the door code, it sticks a bit", "8812"),
     ("otp", "Your one-time code is 493027. Do not share it.", "493027"),
     ("otp", "G-582913 is your Google verification code", "582913"),
     ("otp", "2fa backup codes: 8311-4420 5592-0183 7740-2261", "5592-0183"),
@@ -211,6 +215,10 @@ LOOKALIKES = [
     ("I love my pin collection and my password manager.", "pin collection"),
     ("Bearer of bad news, sorry", "Bearer"),
     ("We use Postgres at postgres://db.internal:5432/app", "postgres://db.internal:5432/app"),
+    ("use 2000 for the deposit", "2000"),
+    ("i used 1234 as an example pin in the docs", "1234"),
+    ("we used 3 as the default pin length", "3"),
+    ("tom's card is the blue one", "blue one"),
 ]
 
 
