@@ -406,6 +406,7 @@ class Reducer:
             "expires_at": expiry,
             "revalidation": None,
             "event_dates": claim.event_dates,
+            "visibility": event.visibility,
             "recorded_at": at,
             "created_at": at,
             "updated_at": at,

@@ -73,6 +73,7 @@ from schemas.records import DeadLetter
 from schemas.retrieval import RetrievalRequest, RetrievalResponse, WorldContext
 from schemas.search import SearchBackend
 from schemas.settings import Settings
+from schemas.visibility import is_visible
 from sinks.clickhouse import OperationLog
 from sinks.data_dir import DataDirLock
 from sinks.documents import excerpt_alias, excerpt_document
@@ -307,6 +308,17 @@ def _chunks(items: Iterable[Any], size: int, first: int | None = None) -> Iterat
             batch, limit = [], size
     if batch:
         yield batch
+
+
+def _readable(
+    nodes: Sequence[MemoryNode], edges: Sequence[Edge], readable: frozenset[str] | None
+) -> tuple[list[MemoryNode], list[Edge]]:
+    """The nodes a reader of ``readable`` may see (``schemas.visibility``), and the edges between them."""
+    if readable is None:
+        return list(nodes), list(edges)
+    kept = [n for n in nodes if is_visible(n.visibility, readable)]
+    ids = {n.node_id for n in kept}
+    return kept, [e for e in edges if e.source_id in ids and e.target_id in ids]
 
 
 def _in_scope(nodes: list[MemoryNode], scope: ScopeRef | None) -> list[MemoryNode]:
@@ -946,9 +958,12 @@ class EmbeddedRunner:
 
     def world(
         self, *, tenant_id: str, owner_id: str, scope: ScopeRef | None = None, at: datetime | None = None,
-        task_id: str | None = None,
+        task_id: str | None = None, readable: frozenset[str] | None = None,
     ) -> WorldContext:
-        """The world view of one owner, with its continuation (and ``task_id``'s context when selected)."""
+        """The world view of one owner, with its continuation (and ``task_id``'s context when selected).
+
+        ``readable`` (a reader not allowed for the owner, ``schemas.visibility``) keeps only the nodes it
+        may read, and the edges between them."""
         nodes = self.nodes_of(scope, tenant_id=tenant_id, owner_id=owner_id)
         edges = self.edges_of_owner(tenant_id=tenant_id, owner_id=owner_id)
         # Without an index (a distributed reader given only the log) the log's nodes are the answer.
@@ -972,6 +987,7 @@ class EmbeddedRunner:
                 if held is None or n.version > held.version:
                     merged[n.node_id] = n
             nodes = list(merged.values())
+        nodes, edges = _readable(nodes, edges, readable)
         view = world_context(
             nodes,
             edges,
@@ -1007,6 +1023,7 @@ class EmbeddedRunner:
         owner_id: str,
         cursor: str | None = None,
         limit: int = 100,
+        readable: frozenset[str] | None = None,
     ) -> NodeProvenance | None:
         """From raw events and the operation log only, never from derived tables.
 
@@ -1018,9 +1035,13 @@ class EmbeddedRunner:
         """
         ops = self.log.operations_naming(tenant_id, owner_id, [node_id])
         node = next((op.after for op in reversed(ops) if op.after is not None and op.after.node_id == node_id), None)
-        if node is None:
+        if node is None or not is_visible(node.visibility, readable):
             return None
-        events = [e.model_dump(mode="json") for e in self.log.get_events(list(node.evidence_refs), tenant_id, owner_id)]
+        if readable is not None:  # an operation that shows another node (an edge's other end) the reader may not see
+            ops = [op for op in ops if all(is_visible(n.visibility, readable) for n in (op.before, op.after)
+                                           if n is not None)]  # fmt: skip
+        events = [e.model_dump(mode="json") for e in self.log.get_events(list(node.evidence_refs), tenant_id, owner_id)
+                  if is_visible(e.visibility, readable)]  # fmt: skip
         return get_provenance(
             node_id,
             owner_id,
@@ -1043,9 +1064,10 @@ class EmbeddedRunner:
         scope: ScopeRef | None = None,
         node_types: Iterable[NodeType] = DEFAULT_NODE_TYPES,
         limit: int = 1000,
+        readable: frozenset[str] | None = None,
     ) -> AssertionState:
         nodes = self.nodes_of(scope, tenant_id=tenant_id, owner_id=owner_id)
-        owned = self.edges_of_owner(tenant_id=tenant_id, owner_id=owner_id)
+        nodes, owned = _readable(nodes, self.edges_of_owner(tenant_id=tenant_id, owner_id=owner_id), readable)
         edges = [e for e in owned if e.edge_type is EdgeType.CONTRADICTS]
         return assertion_state(
             nodes,

@@ -25,6 +25,7 @@ from schemas.enums import (
 from schemas.nodes import MemoryNode
 from schemas.retrieval import Exclusion, RetrievalMode, RetrievalRequest
 from schemas.search import SearchFilter
+from schemas.visibility import is_visible
 
 #: UNVERIFIED is shown in DEFAULT mode only when confidence is strictly above this: the engine's number
 #: (``EngineConfig.unverified_threshold``, PRME-FACTS §4), so assertion state and retrieval agree.
@@ -154,6 +155,7 @@ def explicit_search_filter(request: RetrievalRequest) -> SearchFilter:
         recorded_before=iso(request.knowledge_at) if request.knowledge_at is not None else None,
         time_from=iso(window.start) if window is not None and window.start is not None else None,
         time_to=iso(window.end) if window is not None and window.end is not None else None,
+        readable=request.readable,
     )
 
 
@@ -186,6 +188,8 @@ def node_matches_filter(node: MemoryNode, flt: SearchFilter) -> bool:
     candidates with it so a backend that ignores a field cannot leak.
     """
     if node.tenant_id != flt.tenant_id or node.owner_id != flt.owner_id:
+        return False
+    if not is_visible(node.visibility, flt.readable):
         return False
     if flt.scope is not None and node.scope is not flt.scope:
         return False

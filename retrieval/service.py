@@ -69,6 +69,7 @@ def excerpt_search_filter(request: RetrievalRequest) -> SearchFilter:
         recorded_before=claims.recorded_before,
         time_from=claims.time_from,
         time_to=said_before,
+        readable=claims.readable,
     )
 
 

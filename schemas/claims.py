@@ -13,6 +13,7 @@ from pydantic import Field, JsonValue, model_validator
 from schemas.common import Contract, ExternalId, Probability, ScopeRef, UtcDatetime, added_field
 from schemas.enums import EpistemicType, NodeType, Polarity, PrincipalKind, Role, SourceType, TemporalIntent
 from schemas.events import ConversationEvent
+from schemas.visibility import Visibility
 
 
 class EvidenceSpan(Contract):
@@ -115,6 +116,8 @@ class EventRef(ScopeRef):
     id_scheme: int | None = added_field()
     #: The event's ``expires_at``: its claims are stale once it has passed (unless revalidated).
     expires_at: UtcDatetime | None = added_field()
+    #: The event's ``visibility`` (``schemas.visibility``): its claims carry it.
+    visibility: Visibility | None = added_field()
 
     @property
     def input_id(self) -> str:
@@ -148,6 +151,8 @@ class EventRef(ScopeRef):
             values["channel"] = event.channel
         if event.expires_at is not None:
             values["expires_at"] = event.expires_at
+        if event.visibility is not None:
+            values["visibility"] = event.visibility
         return cls.model_construct(**values) if trusted else cls(**values)
 
 

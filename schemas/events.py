@@ -19,6 +19,7 @@ from schemas.common import Contract, ExternalId, ScopeRef, UtcDatetime, added_fi
 from schemas.enums import PrincipalKind, Role
 from schemas.errors import EventIdConflict, InvalidEvent
 from schemas.task_state import TaskState, TaskStateCodes
+from schemas.visibility import Visibility
 
 DEFAULT_MAX_CONTENT_BYTES: Final = 32 * 1024
 MAX_METADATA_BYTES: Final = 16 * 1024
@@ -55,6 +56,8 @@ class EventCodes:
     OCCURRED_BEFORE_FLOOR = "occurred_at_before_floor"
     #: ``expires_at`` is not after ``occurred_at``: what the message says would be stale when said.
     EXPIRES_BEFORE_OCCURRED = "expires_at_not_after_occurred_at"
+    #: ``visibility`` is not ``private``, ``shared`` or ``group:<name>`` (``schemas.visibility``).
+    INVALID_VISIBILITY = "invalid_visibility"
     EVENT_ID_CONFLICT = EventIdConflict.code
     TASK_COMPLETION_UNVERIFIED = TaskStateCodes.COMPLETION_UNVERIFIED
     INVALID_TASK_STATE = TaskStateCodes.INVALID
@@ -117,6 +120,9 @@ class ConversationEvent(ScopeRef):
     #: A task continuation capsule the message carries (TRUST-FACTS §5): it becomes a ``task_state``
     #: claim of this event, with the evidence kind its role and channel give (``schemas.task_state``).
     task_state: TaskState | None = added_field()
+    #: Who may read the claims of this message across owners of the tenant (``schemas.visibility``):
+    #: ``private`` (unset), ``shared`` or ``group:<name>``. Omitted while unset.
+    visibility: Visibility | None = added_field()
 
     @model_validator(mode="after")
     def _expiry_after_occurrence(self) -> ConversationEvent:
@@ -208,6 +214,8 @@ def _code_for(error: ValidationError) -> tuple[str, str]:
         return EventCodes.NAIVE_TIMESTAMP, f"{loc}: must include a timezone"
     if field in {"occurred_at", "received_at", "expires_at"}:
         return EventCodes.INVALID_TIMESTAMP, f"{loc}: not an ISO-8601 timestamp"
+    if field == "visibility":
+        return EventCodes.INVALID_VISIBILITY, f"{loc}: not private, shared or group:<name>"
     if field == "role":
         return EventCodes.UNKNOWN_ROLE, f"{loc}: not one of {', '.join(r.value for r in Role)}"
     if field == "scope":

@@ -15,8 +15,9 @@ from __future__ import annotations
 from pydantic import Field
 
 from schemas.canonical import derive_id
-from schemas.common import ExternalId, ScopeRef, UtcDatetime
+from schemas.common import ExternalId, ScopeRef, UtcDatetime, added_field
 from schemas.enums import Role
+from schemas.visibility import Visibility
 
 
 def excerpt_id_for(stream: ScopeRef, event_id: str) -> str:
@@ -45,5 +46,7 @@ class Excerpt(ScopeRef):
     #: The turns just before it in its session ("Speaker: text"), for finding it only: a reply
     #: ("friday at sunset at the viewpoint") is found by what it answers. Never shown as said.
     context: tuple[str, ...] = ()
+    #: Who may read it across owners (``schemas.visibility``), as its event says; unset is private.
+    visibility: Visibility | None = added_field()
     #: Claims taken from this message (filled at read time from the claims citing the event).
     claim_ids: tuple[str, ...] = Field(default=())

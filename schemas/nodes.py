@@ -21,6 +21,7 @@ from schemas.enums import (
     SourceType,
     TemporalIntent,
 )
+from schemas.visibility import Visibility
 
 
 class ConditionEvaluation(Contract):
@@ -96,6 +97,8 @@ class MemoryNode(ScopeRef):
     #: Dates the claim's text refers to ("yesterday" → the day before the message), see
     #: ``extractors.dates``; not ``valid_from``, which is when the claim starts to hold.
     event_dates: tuple[str, ...] = added_field(())
+    #: Who may read it across owners (``schemas.visibility``), from its source event; unset is private.
+    visibility: Visibility | None = added_field()
     recorded_at: UtcDatetime
     created_at: UtcDatetime
     updated_at: UtcDatetime

@@ -35,6 +35,8 @@ class StoredEvent(Contract):
     speaker_id: str | None = None
     attachments: tuple[Attachment, ...] = ()
     utc_offset_minutes: int | None = None
+    #: ``schemas.visibility``; None (private) for rows written before visibility existed.
+    visibility: str | None = None
 
     def as_event(self) -> ConversationEvent:
         """The event as admitted (its stored, masked content): what excerpts are rebuilt from."""
@@ -43,7 +45,7 @@ class StoredEvent(Contract):
             event_id=self.event_id, conversation_id=self.conversation_id, session_id=self.session_id,
             role=self.role, speaker=self.speaker, speaker_id=self.speaker_id, content=self.content,
             occurred_at=self.occurred_at, utc_offset_minutes=self.utc_offset_minutes, received_at=self.recorded_at,
-            metadata=self.metadata, attachments=self.attachments,
+            metadata=self.metadata, attachments=self.attachments, visibility=self.visibility,
         )  # fmt: skip
 
 

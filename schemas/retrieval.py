@@ -100,6 +100,9 @@ class RetrievalRequest(Contract):
     debug: bool = False
     #: What to rank: claims and source excerpts together (default), or one kind only.
     sources: Literal["all", "claims", "excerpts"] = "all"
+    #: Set by the server for a reader not allowed for ``owner_id`` (``schemas.visibility``): only the
+    #: owner's records of these visibilities are searched and shown. None = allowed for the owner.
+    readable: frozenset[str] | None = added_field()
 
     @model_validator(mode="after")
     def _scope_id_needs_scope(self) -> RetrievalRequest:

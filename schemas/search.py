@@ -42,6 +42,10 @@ class SearchFilter(Contract):
     #: Half-open window on a memory's time (``valid_from``); ISO times, either side may be open.
     time_from: str | None = Field(default=None, description="ISO time; keep nodes with valid_from >= this")
     time_to: str | None = Field(default=None, description="ISO time; keep nodes with valid_from < this")
+    #: For a reader not allowed for the owner: the visibilities it may read (``schemas.visibility``);
+    #: None = allowed for the owner, no restriction. Set by the server from the reader's key, never
+    #: from a request body.
+    readable: frozenset[str] | None = None
 
 
 #: Scores equal to this many decimals tie (a backend's float noise never splits a tie).

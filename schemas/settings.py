@@ -207,6 +207,12 @@ class Settings(BaseSettings):
         description="`epistream mcp` over stdio: the owners it may act for, comma-separated (empty: any in the "
         "tenant).",
     )
+    mcp_groups: str = Field(
+        default="",
+        max_length=10_000,
+        description="`epistream mcp` over stdio: the groups its principal belongs to, comma-separated: it reads "
+        "other owners' records shared with them (docs/trust.md#privacy).",
+    )
     mcp_permissions: str = Field(
         default="read,write",
         pattern=r"^\s*(read|write|assert|deprecate|admin)\s*(,\s*(read|write|assert|deprecate|admin)\s*)*$",

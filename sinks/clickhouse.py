@@ -117,6 +117,7 @@ def _stored_event(r: dict[str, Any]) -> StoredEvent:
         ingested_seq=int(r["ingested_seq"]),
         attachments=tuple(Attachment.model_validate(a) for a in json.loads(r.get("attachments") or "[]")),
         utc_offset_minutes=None if offset is None else int(offset),
+        visibility=_none(r.get("visibility") or ""),
     )
 
 
@@ -319,6 +320,7 @@ class OperationLog:
                     "[]",
                     e.utc_offset_minutes,
                     key_id,
+                    _opt(e.visibility),
                 ]
             )
         return self._insert("raw_events", list(_EVENT_COLUMNS), rows)
@@ -1034,7 +1036,7 @@ class OperationLog:
         counts["operations"] = len(ops_out)
 
         events = [dict(r) for r in self.client.query(
-            f"SELECT {', '.join(_EVENT_COLUMNS)} FROM {self._t('raw_events')} FINAL WHERE sealed_key = ''"
+            f"SELECT {', '.join(_RESEALED_EVENT_COLUMNS)} FROM {self._t('raw_events')} FINAL WHERE sealed_key = ''"
         ).named_results()]  # fmt: skip
         if events:
             self.sealer.prepare(event_unit(r["tenant_id"], r["owner_id"], r["event_id"]) for r in events)
@@ -1046,7 +1048,8 @@ class OperationLog:
                     _event_place(r["tenant_id"], r["owner_id"], r["event_id"]),
                 )  # fmt: skip
                 r.update(content=sealed, attachments="[]", metadata="{}", sealed_key=key_id)
-            self._insert("raw_events", list(_EVENT_COLUMNS), [[r[c] for c in _EVENT_COLUMNS] for r in events])
+            self._insert("raw_events", list(_RESEALED_EVENT_COLUMNS),
+                         [[r[c] for c in _RESEALED_EVENT_COLUMNS] for r in events])  # fmt: skip
         counts["raw_events"] = len(events)
 
         node_cols = [c for c in _NODE_COLUMNS if c != "evidence_refs"]
@@ -1310,7 +1313,10 @@ _EVENT_COLUMNS: Final = (
     "attachments",
     "utc_offset_minutes",
     "sealed_key",
+    "visibility",
 )
+#: The columns raw_events had when migration 9 re-sealed it (it runs before later migrations add theirs).
+_RESEALED_EVENT_COLUMNS: Final = tuple(c for c in _EVENT_COLUMNS if c != "visibility")
 _OP_COLUMNS: Final = (
     "op_id",
     "op_type",

@@ -406,7 +406,15 @@ _M10 = Migration(
     ),
 )
 
-MIGRATIONS: Final[tuple[Migration, ...]] = (_M1, _M2, _M3, _M4, _M5, _M6, _M7, _M8, _M9, _M10)
+#: Migration 11: who may read an event's claims across owners (``schemas.visibility``); rows written
+#: before it are private ('').
+_M11 = Migration(
+    11,
+    "event_visibility",
+    ("ALTER TABLE {db}.raw_events ADD COLUMN IF NOT EXISTS visibility LowCardinality(String) DEFAULT ''",),
+)
+
+MIGRATIONS: Final[tuple[Migration, ...]] = (_M1, _M2, _M3, _M4, _M5, _M6, _M7, _M8, _M9, _M10, _M11)
 #: Tables that hold content sealed under data keys, or keys (what an erasure rewrites).
 SEALED_TABLES: Final = ("raw_events", "operations", "node_snapshots", "extraction_journal", "dead_letters",
                         RECEIPTS_TABLE, "data_keys")  # fmt: skip

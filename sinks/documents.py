@@ -117,6 +117,7 @@ def excerpt_document(excerpt: Excerpt) -> MemoryNode:
         conversation_id=excerpt.conversation_id,
         valid_from=excerpt.occurred_at,
         event_dates=excerpt.event_dates,
+        visibility=excerpt.visibility,
         recorded_at=excerpt.recorded_at,
         created_at=excerpt.recorded_at,
         updated_at=excerpt.recorded_at,
@@ -145,4 +146,5 @@ def excerpt_of(document: MemoryNode, claim_ids: tuple[str, ...] = ()) -> Excerpt
         event_dates=document.event_dates,
         context=tuple(str(t) for t in context) if isinstance(context := document.metadata.get("context"), list) else (),
         claim_ids=claim_ids,
+        visibility=document.visibility,
     )

@@ -54,13 +54,14 @@ from schemas.enums import ConditionState, EpistemicType, LifecycleState, NodeTyp
 from schemas.errors import IntegrityError, StorageFull
 from schemas.nodes import MemoryNode
 from schemas.search import SearchFilter, SearchHit, competition_ranks
+from schemas.visibility import visibility_of
 from sinks.documents import FIELD_BOOSTS, TEXT_FIELDS, embedded_text, lexical_texts
 from sinks.embedding import Embedder, embedder_identity
 from sinks.storage import out_of_space
 
 log = logging.getLogger(__name__)
 
-FORMAT_VERSION: Final = 2
+FORMAT_VERSION: Final = 3
 #: Parsed documents kept by id (see ``_fetch``): ~3 KB each.
 PARSED_CACHE: Final = 20_000
 #: Filtered sets up to this size are searched exactly (brute force over the set).
@@ -114,6 +115,7 @@ _ATTRS: Final[dict[str, Any]] = {
     "owner": np.int32,
     "scope": np.int8,
     "scope_id": np.int32,
+    "visibility": np.int32,
     "node_type": np.int8,
     "source_type": np.int8,
     "epistemic": np.int8,
@@ -143,6 +145,7 @@ def _schema() -> tantivy.Schema:
         "epistemic_type",
         "lifecycle",
         "condition_state",
+        "visibility",
     ):
         sb.add_text_field(name, stored=False, tokenizer_name="raw", fast=True)
     sb.add_float_field("confidence", indexed=True, fast=True)
@@ -447,6 +450,7 @@ class EmbeddedIndex:
         a["owner"][key] = owner
         a["scope"][key] = _SCOPE[node.scope]
         a["scope_id"][key] = self._intern(node.scope_id)
+        a["visibility"][key] = self._intern(visibility_of(node.visibility))
         a["node_type"][key] = _NODE_TYPE[node.node_type]
         a["source_type"][key] = _SOURCE_TYPE[node.source_type]
         a["epistemic"][key] = _EPISTEMIC[node.epistemic_type]
@@ -469,6 +473,7 @@ class EmbeddedIndex:
         doc.add_text("owner_id", node.owner_id)
         doc.add_text("scope", node.scope.value)
         doc.add_text("scope_id", node.scope_id or "")
+        doc.add_text("visibility", visibility_of(node.visibility))
         doc.add_text("node_type", node.node_type.value)
         doc.add_text("source_type", node.source_type.value)
         doc.add_text("epistemic_type", node.epistemic_type.value)
@@ -794,6 +799,8 @@ class EmbeddedIndex:
             term("scope", flt.scope.value)
         if flt.scope_id is not None:
             term("scope_id", flt.scope_id)
+        if flt.readable is not None:
+            must.append((tantivy.Occur.Must, Q.term_set_query(s, "visibility", sorted(flt.readable) or ["__none__"])))
         terms("node_type", flt.node_types)
         terms("source_type", flt.source_types)
         terms("epistemic_type", flt.epistemic_types)
@@ -845,6 +852,9 @@ class EmbeddedIndex:
             if sid is None:
                 return empty
             m &= col("scope_id") == sid
+        if flt.readable is not None:
+            readable = [c for c in (self._strings.get(v) for v in flt.readable) if c is not None]
+            m &= np.isin(col("visibility"), readable)
         epistemic = col("epistemic") if (
             flt.epistemic_types is not None or flt.condition_states is not None
             or flt.unverified_min_confidence is not None

@@ -33,6 +33,7 @@ from schemas.enums import EpistemicType, Scope
 from schemas.errors import BackendUnavailable, DocumentRejected, ValidationFailed
 from schemas.nodes import MemoryNode
 from schemas.search import SearchFilter, SearchHit, competition_ranks
+from schemas.visibility import visibility_of
 from sinks.documents import TEXT_FIELDS, embedded_text, embedded_text_hash, lexical_texts
 from sinks.embedding import Embedder
 from sinks.opensearch_client import DEFAULT_TIMEOUT_S, as_client, guarded
@@ -142,6 +143,7 @@ def node_document(
         "owner_id": node.owner_id,
         "scope": node.scope.value,
         "scope_id": node.scope_id,
+        "visibility": visibility_of(node.visibility),
         "node_type": node.node_type.value,
         "epistemic_type": node.epistemic_type.value,
         "source_type": node.source_type.value,

@@ -24,7 +24,7 @@ from sinks.opensearch_client import guarded, server_error_type
 
 DEFAULT_ALIAS = "epistream-nodes"
 #: Increment when the mapping below changes shape; recorded in the index ``_meta``.
-MAPPING_SCHEMA = 2
+MAPPING_SCHEMA = 3
 VECTOR_FIELD = "embedding"
 VECTOR_ENGINE = "lucene"
 VECTOR_SPACE = "cosinesimil"
@@ -46,6 +46,7 @@ KEYWORD_FIELDS = (
     "embedding_model",
     "embedding_model_version",
     "evidence_refs",
+    "visibility",
 )
 DATE_FIELDS = ("valid_from", "valid_to", "recorded_at", "created_at", "updated_at")
 

@@ -110,6 +110,9 @@ def filter_clauses(flt: SearchFilter) -> list[dict[str, Any]]:
         clauses.append(_term("scope", flt.scope.value))
     if flt.scope_id is not None:
         clauses.append(_term("scope_id", flt.scope_id))
+    if flt.readable is not None:
+        # a document written before visibility existed has no such field: private, so never matched here
+        clauses.append({"terms": {"visibility": sorted(flt.readable)}})
     for field, values in (
         ("node_type", flt.node_types),
         ("source_type", flt.source_types),

@@ -62,7 +62,7 @@ CLEAR_NODE_FIELDS: Final = frozenset(
         "condition_state", "temporal_intent", "evidence_refs", "erased_evidence_refs", "asserted_by", "role",
         "session_id", "conversation_id", "valid_from", "valid_to", "recorded_at", "created_at", "updated_at",
         "last_reinforced_at", "superseded_by", "supersedes", "contradicts", "previously_rejected",
-        "reinforcement_count", "classification_confidence", "extractor", "grounding_method",
+        "reinforcement_count", "classification_confidence", "extractor", "grounding_method", "visibility",
     }
 )  # fmt: skip
 SEALED: Final = "sealed"

@@ -32,6 +32,7 @@ from schemas.excerpts import Excerpt, excerpt_id_for
 from schemas.nodes import MemoryNode
 from schemas.operations import Operation
 from schemas.records import DeadLetter
+from schemas.visibility import PRIVATE, SHARED, visibility_of
 from sinks.documents import excerpt_document
 
 if TYPE_CHECKING:
@@ -179,7 +180,7 @@ class ConversationContext:
     def __init__(self, turns: int = 2, sessions: int = 10_000) -> None:
         self.turns = turns
         self.sessions = sessions
-        self._recent: OrderedDict[tuple[str, ...], deque[str]] = OrderedDict()
+        self._recent: OrderedDict[tuple[str, ...], deque[tuple[str, str]]] = OrderedDict()
 
     def excerpt(self, event: ConversationEvent) -> Excerpt:
         """The excerpt of ``event`` with the turns before it; ``event`` becomes the last turn of its session."""
@@ -188,8 +189,10 @@ class ConversationContext:
             return excerpt_for(event)
         key = (event.tenant_id, event.owner_id, event.scope.value, event.scope_id or "", session)
         recent = self._recent.pop(key, None) or deque(maxlen=self.turns)
-        excerpt = excerpt_for(event, context=tuple(recent))
-        recent.append(f"{event.speaker}: {excerpt.text}" if event.speaker else excerpt.text)
+        seen = visibility_of(event.visibility)
+        # a shared or group message is found by the turns its readers may also read, never by private ones
+        excerpt = excerpt_for(event, context=tuple(t for v, t in recent if seen == PRIVATE or v in (seen, SHARED)))
+        recent.append((seen, f"{event.speaker}: {excerpt.text}" if event.speaker else excerpt.text))
         self._recent[key] = recent
         while len(self._recent) > self.sessions:
             self._recent.popitem(last=False)
@@ -219,6 +222,7 @@ def excerpt_for(event: ConversationEvent, *, context: tuple[str, ...] = ()) -> E
         recorded_at=event.recorded_at,
         event_dates=event_dates(text, local_time(event.occurred_at, event.utc_offset_minutes)),
         context=context,
+        visibility=event.visibility,
     )
 
 

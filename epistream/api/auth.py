@@ -40,6 +40,7 @@ from schemas.common import ActorRef
 from schemas.enums import ActorType, PrincipalKind, Scope
 from schemas.errors import AuthError, PermissionDenied, ValidationFailed
 from schemas.roles import actor_type_for_channel
+from schemas.visibility import GroupName, readable_by
 
 
 class Permission(StrEnum):
@@ -72,6 +73,10 @@ class ApiKey(BaseModel):
     expires_at: datetime | None = None
     #: A revoked key is refused (``key_revoked``) but kept in the file, so its id stays taken.
     revoked: bool = False
+    #: The groups its holder belongs to (TRUST-FACTS §6): besides the owners it is allowed for, it reads
+    #: other owners' records shared with the tenant or with one of these exact groups, never their private
+    #: ones (``schemas.visibility``).
+    groups: frozenset[GroupName] = frozenset()
 
     @model_validator(mode="before")
     @classmethod
@@ -115,6 +120,11 @@ class ApiKey(BaseModel):
             return True
         key = scope.value if scope_id is None else f"{scope.value}:{scope_id}"
         return key in self.scopes or (scope_id is not None and f"{scope.value}:*" in self.scopes)
+
+    def readable(self, owner_id: str) -> frozenset[str] | None:
+        """What it may read of ``owner_id``'s memory: everything (None) when allowed for the owner, else
+        the owner's shared records and those of its groups."""
+        return None if self.owner_allowed(owner_id) else readable_by(self.groups)
 
     def check_owner(self, owner_id: str) -> None:
         if not self.owner_allowed(owner_id):

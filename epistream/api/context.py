@@ -32,6 +32,7 @@ from schemas.errors import AuthError, EpistreamError, NodeNotFound, RateLimited,
 from schemas.nodes import MemoryNode
 from schemas.retrieval import RetrievalReceipt
 from schemas.settings import Settings
+from schemas.visibility import is_visible
 
 #: Namespace of command ids derived from an Idempotency-Key (stable across restarts).
 COMMAND_NAMESPACE = uuid.UUID("5d7c3a8e-2f61-4c1b-9a57-6b0e4f3c2d19")
@@ -97,6 +98,14 @@ class ApiState:
         key.check_owner(owner)
         return owner
 
+    def reader_for(self, key: ApiKey, owner_id: str | None) -> tuple[str, frozenset[str] | None]:
+        """The owner a read names and what the key may read of it (``ApiKey.readable``): a key not allowed
+        for that owner reads its shared and group records only, instead of being refused."""
+        owner = owner_id or key.default_owner()
+        if owner is None:
+            raise ValidationFailed("owner_id is required for this key", code="owner_required", field="owner_id")
+        return owner, key.readable(owner)
+
     def scope_for(self, key: ApiKey, scope: Scope | None, scope_id: str | None) -> tuple[Scope | None, str | None]:
         if scope is None and scope_id is None:
             default = key.default_scope()
@@ -108,7 +117,8 @@ class ApiState:
     async def visible_node(self, key: ApiKey, node_id: str) -> MemoryNode:
         """The node if this key may see it; otherwise the same 404 whether it exists or not."""
         node = await self.gate.read(self.runner.node, node_id, tenant_id=key.tenant_id)
-        if node is None or not key.owner_allowed(node.owner_id) or not key.scope_allowed(node.scope, node.scope_id):
+        if (node is None or not is_visible(node.visibility, key.readable(node.owner_id))
+                or not key.scope_allowed(node.scope, node.scope_id)):  # fmt: skip
             raise NodeNotFound("node not found")
         return node
 

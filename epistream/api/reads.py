@@ -73,7 +73,7 @@ async def retrieve(state: State, key: Key, body: RetrieveBody, idempotency_key: 
 ] = None) -> Response:
     received_at = state.clock()
     key.require(Permission.READ)
-    owner = state.owner_for(key, body.owner_id)
+    owner, readable = state.reader_for(key, body.owner_id)
     scope, scope_id = state.scope_for(key, body.scope, body.scope_id)
     cap = state.settings.api_max_limit
     if body.limit > cap:
@@ -96,6 +96,7 @@ async def retrieve(state: State, key: Key, body: RetrieveBody, idempotency_key: 
         reference_time=body.reference_time,
         debug=body.debug,
         sources=body.sources,
+        readable=readable,
     )
     response, payload = await state.gate.read(
         _retrieve_json, state, request, key.id, received_at,
@@ -129,7 +130,8 @@ async def get_retrieval(state: State, key: Key, receipt_id: Annotated[str, Path(
         or receipt.tenant_id != key.tenant_id
         # A receipt is its creator's; an admin key of the tenant may read any it may act for (audit).
         or (receipt.actor_id != key.id and not key.has(Permission.ADMIN))
-        or not key.owner_allowed(receipt.owner_id)
+        # a cross-owner read's receipt holds only what its creator could read
+        or (not key.owner_allowed(receipt.owner_id) and receipt.actor_id != key.id)
         or (key.scopes is not None and (receipt.scope is None or not key.scope_allowed(receipt.scope,
                                                                                        receipt.scope_id)))
     ):
@@ -150,7 +152,7 @@ async def get_world_context(
     ] = None,
 ) -> WorldContext:
     key.require(Permission.READ)
-    owner = state.owner_for(key, owner_id)
+    owner, readable = state.reader_for(key, owner_id)
     sc, sid = state.scope_for(key, scope, scope_id)
     if sid is not None and sc is None:
         raise ValidationFailed("scope_id requires scope", code="validation_failed", field="scope_id")
@@ -158,7 +160,7 @@ async def get_world_context(
     if at is not None and at.tzinfo is None:
         raise ValidationFailed("at must include a timezone", code="naive_timestamp", field="at")
     return await state.gate.read(state.runner.world, tenant_id=key.tenant_id, owner_id=owner, scope=ref, at=at,
-                                 task_id=continuation_task_id)
+                                 task_id=continuation_task_id, readable=readable)
 
 
 @router.get("/v1/nodes/{node_id}", response_model=MemoryNode, responses={**ERRORS, **NOT_FOUND}, tags=["nodes"])
@@ -185,7 +187,8 @@ async def get_provenance(
         raise ValidationFailed("limit exceeds the server's page cap", code="validation_failed", field="limit")
     node = await state.visible_node(key, node_id)
     prov = await state.gate.call(
-        state.runner.provenance, node_id, tenant_id=key.tenant_id, owner_id=node.owner_id, cursor=cursor, limit=limit
+        state.runner.provenance, node_id, tenant_id=key.tenant_id, owner_id=node.owner_id, cursor=cursor, limit=limit,
+        readable=key.readable(node.owner_id),
     )
     if prov is None:
         raise NodeNotFound("node not found")
@@ -195,13 +198,14 @@ async def get_provenance(
 @router.post("/v1/assertions/state", response_model=AssertionState, responses=ERRORS, tags=["retrieval"])
 async def assertion_state(state: State, key: Key, body: AssertionStateBody) -> AssertionState:
     key.require(Permission.READ)
-    owner = state.owner_for(key, body.owner_id)
+    owner, readable = state.reader_for(key, body.owner_id)
     sc, sid = state.scope_for(key, body.scope, body.scope_id)
     if sid is not None and sc is None:
         raise ValidationFailed("scope_id requires scope", code="validation_failed", field="scope_id")
     ref = ScopeRef(tenant_id=key.tenant_id, owner_id=owner, scope=sc, scope_id=sid) if sc is not None else None
     return await state.gate.read(
         state.runner.assertion,
+        readable=readable,
         tenant_id=key.tenant_id,
         owner_id=owner,
         subject=body.subject,

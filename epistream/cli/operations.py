@@ -129,13 +129,16 @@ def api_key(
     tenant: Tenant,
     permission: Annotated[list[str], typer.Option("--permission", help="read, write, assert, deprecate, admin")],
     owner: Annotated[list[str] | None, typer.Option("--owner", help="Restrict to these owners (repeatable).")] = None,
+    group: Annotated[list[str] | None, typer.Option(
+        "--group", help="A group the holder belongs to: it reads other owners' records shared with it (repeatable).",
+    )] = None,
     kind: Annotated[
         PrincipalKind,
         typer.Option(help="Who holds it: platform (relays conversations), human (a person), agent (a model)."),
     ] = PrincipalKind.PLATFORM,
 ) -> None:
     """Generate a new API key: prints the secret once and the hashed entry for the keys file."""
-    from epistream.api.auth import generate_key, hash_key_sha256
+    from epistream.api.auth import ApiKey, generate_key, hash_key_sha256
 
     secret = generate_key()
     entry: dict[str, Any] = {
@@ -146,8 +149,11 @@ def api_key(
     }
     if owner:
         entry["owners"] = owner
+    if group:
+        entry["groups"] = group
     if kind is not PrincipalKind.PLATFORM:
         entry["kind"] = kind.value
+    ApiKey.model_validate(entry)  # a bad permission or group name is refused here, not when the API loads the file
     print(json.dumps({"api_key": secret, "keys_file_entry": entry}, indent=2))
 
 

@@ -61,8 +61,10 @@ def stdio_principal(settings: Settings) -> tuple[ApiKey, str]:
     token = generate_key()
     owners = frozenset(o.strip() for o in settings.mcp_owners.split(",") if o.strip()) or None
     permissions = frozenset(Permission(p.strip()) for p in settings.mcp_permissions.split(",") if p.strip())
+    groups = frozenset(g.strip() for g in settings.mcp_groups.split(",") if g.strip())
     key = ApiKey(
         id=settings.mcp_actor_id, tenant_id=settings.mcp_tenant_id, permissions=permissions, owners=owners,
+        groups=groups,
         actor_type=PRINCIPAL_KINDS[settings.mcp_principal_kind], sha256=hash_key_sha256(token),
         kind=PrincipalKind(settings.mcp_principal_kind),  # its channel: an agent's writes are model suggestions
     )  # fmt: skip

@@ -149,8 +149,10 @@ def test_no_request_of_one_tenant_returns_another_tenants_memory(world: World) -
 
 def test_forged_owner_and_scope_are_denied(world: World) -> None:
     auth = world.keys.auth("a-o1")
-    r = world.client.post("/v1/retrieve", json={"query": "tea", "owner_id": "o2"}, headers=auth)
-    assert r.status_code == 403 and r.json()["error"]["code"] == "permission_denied"
+    # another owner of the tenant: only its shared records could be read (TRUST-FACTS §6); o2 shared none
+    r = world.client.post("/v1/retrieve", json={"query": f"I like {secret_marker(A, 'o2')} tea", "owner_id": "o2",
+                                                "mode": "explicit"}, headers=auth)  # fmt: skip
+    assert r.status_code == 200 and r.json()["items"] == []
     assert secret_marker(A, "o2") not in r.text
     r = world.client.post("/v1/retrieve", json={"query": "tea", "owner_id": "o1", "tenant_id": B}, headers=auth)
     assert r.status_code == 422

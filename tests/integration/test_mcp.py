@@ -113,9 +113,14 @@ def test_stdio_acts_as_the_configured_principal(tmp_path: Path) -> None:
             signals = [op for op in prov["operations"] if op["op_type"] == "REINFORCE"]
             assert [(op["actor_id"], op["actor_type"]) for op in signals] == [("assistant-1", "AI_AGENT")]
 
+            # another owner: only what bob shared could be read (TRUST-FACTS §6), and nothing may be written
             other = await client.call_tool("memory_recall", {"query": "where", "owner_id": "bob"})
-            assert other.is_error is True
-            assert _structured(other)["error"]["code"] == "permission_denied"
+            assert other.is_error is False and _structured(other)["items"] == []
+            write = await client.call_tool("memory_remember", {"messages": [BERLIN], "owner_id": "bob",
+                                                               "request_id": str(uuid.uuid4())})  # fmt: skip
+            refused = _structured(write)
+            assert (refused["accepted"], refused["rejected"]) == (0, 1)
+            assert refused["results"][0]["code"] == "permission_denied"
             denied = await client.call_tool("memory_deprecate", {"node_id": claim["node_id"]})
             assert denied.is_error is True
             assert _structured(denied)["error"] == {
