@@ -20,6 +20,7 @@ from engine.decay import effective
 from engine.filters import condition_state_of
 from engine.knowledge import decision_rationale, knowledge_kind
 from engine.normalize import normalize_predicate, normalize_text
+from engine.trust import is_established
 from engine.world_rules import proposal_reason, stale_reason
 from retrieval.policy import UNVERIFIED_THRESHOLD
 from retrieval.presentation import conflict_groups, is_live
@@ -141,7 +142,15 @@ def world_context(
             conflicts.append(WorldConflict(subject=node.subject, predicate=node.predicate,
                                            sides=(_claim(node, ref, reason="contested"),), node_ids=(node_id,)))
             in_conflict.add(node_id)
-    contested_keys = {subject_key(current[i]) for i in in_conflict}
+    # A question is contested, and its plain facts withheld, only by a conflict with established context in it:
+    # model suggestions contesting each other stay a conflict of proposals and never unsettle a person's fact.
+    contested_keys = {
+        subject_key(current[i])
+        for group in (*(g.order for g in groups), *((i,) for i in in_conflict if current[i].lifecycle
+                                                    is LifecycleState.CONTESTED))
+        if any(is_established(current[j]) for j in group)
+        for i in group
+    }  # fmt: skip
 
     facts: list[WorldClaim] = []
     proposals: list[WorldClaim] = []

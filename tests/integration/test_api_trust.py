@@ -132,3 +132,80 @@ def test_an_expired_fact_is_stale_until_a_human_key_revalidates_it(env: Env) -> 
     node = r.json()["node"]
     assert node["version"] == 2 and node["revalidation"]["evidence_quote"] == "still at B12"
     assert desk in {f["node_id"] for f in env.world("alice")["facts"]}
+
+
+# --- the trust-state acceptance tests (TRUST-FACTS §8), end to end over HTTP -----------------------------
+
+
+def _retrieve(env: Env, query: str, mode: str = "default") -> dict[str, Any]:
+    r = env.post("platform", "/v1/retrieve", {"query": query, "owner_id": "alice", "mode": mode})
+    assert r.status_code == 200, r.text
+    body: dict[str, Any] = r.json()
+    return body
+
+
+def test_candidates_never_enter_facts_only_context(env: Env) -> None:
+    """§8.1: what a model suggested (an agent's key, an assistant's turn, a hypothesis) is a proposal or
+    uncertain, never a fact, even when it matches one."""
+    user = [event("lives", "I live in Paris.", owner="alice"), event("maybe", "Maybe I will learn Rust.",
+                                                                      owner="alice", minutes=1)]  # fmt: skip
+    assert env.post("platform", "/v1/events", user).status_code == 200
+    said = event("said", "You live in Lisbon and you love sailing.", owner="alice", role="assistant", minutes=2)
+    agent = event("agent", "I love climbing.", owner="alice", minutes=3)  # role user, from an agent's key
+    same = event("same", "I live in Paris.", owner="alice", minutes=4)  # matches the user's fact
+    assert env.post("platform", "/v1/events", [said]).status_code == 200
+    assert env.post("bot", "/v1/events", [agent, same]).status_code == 200
+    nodes = node_by_event(env.runner, TENANT, "alice", "")
+    world = env.world("alice")
+    facts = {f["node_id"] for f in world["facts"]}
+    assert nodes["lives"] in facts  # two suggestions contesting each other do not unsettle it
+    for key in ("said", "agent", "same", "maybe"):
+        assert nodes[key] not in facts, key
+    proposals = {p["node_id"] for p in world["proposals"]}
+    assert nodes["agent"] in proposals and nodes["maybe"] in proposals
+    # the assistant's Lisbon and the agent's Paris contest each other: a conflict of suggestions, shown as one
+    contested = {i for c in world["conflicts"] for i in c["node_ids"]}
+    assert {nodes["said"], nodes["same"]} <= contested and nodes["lives"] not in contested
+
+
+def test_rejected_records_never_return_through_default_recall(env: Env) -> None:
+    """§8.3: a deprecated claim and the loser of a resolved contradiction stay out of DEFAULT retrieval
+    and the world view's facts; EXPLICIT shows them with the reason."""
+    said = [event("boat", "I own a boat.", owner="alice"), event("love", "I love olives.", owner="alice", minutes=1),
+            event("hate", "I hate olives.", owner="alice", minutes=2)]  # fmt: skip
+    assert env.post("platform", "/v1/events", said).status_code == 200
+    nodes = node_by_event(env.runner, TENANT, "alice", "")
+    assert env.post("alice", f"/v1/nodes/{nodes['boat']}/deprecate", {"reason": "sold it"}).status_code == 200
+    r = env.post("alice", "/v1/contradictions/resolve", {"winner_id": nodes["love"], "loser_id": nodes["hate"]})
+    assert r.status_code == 200 and r.json()["outcome"]["status"] == "applied", r.text
+    rejected = {nodes["boat"], nodes["hate"]}
+    for query in ("do I own a boat", "do I like olives", "I hate olives", "boat olives"):
+        shown = {i["node_id"] for i in _retrieve(env, query)["items"]}
+        assert not shown & rejected, (query, shown & rejected)
+    explicit = _retrieve(env, "boat olives hate own", mode="explicit")
+    assert rejected <= {i["node_id"] for i in explicit["items"]}
+    assert all(e["reason"] for e in explicit["excluded"] if e["node_id"] in rejected)
+    assert nodes["love"] in {i["node_id"] for i in _retrieve(env, "do I like olives")["items"]}
+    facts = {f["node_id"] for f in env.world("alice")["facts"]}
+    assert not facts & rejected
+
+
+def test_retrieval_feedback_changes_usefulness_not_truth_end_to_end(env: Env) -> None:
+    """§8.4: REFERENCED and IGNORED_REPEATEDLY move salience only; CONFIRMED moves confidence."""
+    assert env.post("platform", "/v1/events", [event("tea", "I drink green tea.", owner="alice")]).status_code == 200
+    tea = node_by_event(env.runner, TENANT, "alice", "")["tea"]
+    before = env.node(tea)
+    r = env.post("platform", f"/v1/nodes/{tea}/reinforce", {"signal": "REFERENCED", "session_id": "s1"})
+    assert r.status_code == 200, r.text
+    referenced = env.node(tea)
+    assert referenced["salience"] > before["salience"]
+    truth = ("confidence", "epistemic_type", "lifecycle", "evidence_kind")
+    assert {k: referenced.get(k) for k in truth} == {k: before.get(k) for k in truth}
+    r = env.post("platform", f"/v1/nodes/{tea}/penalize", {"signal": "IGNORED_REPEATEDLY", "session_id": "s2"})
+    assert r.status_code == 200, r.text
+    ignored = env.node(tea)
+    assert ignored["salience"] < referenced["salience"]
+    assert {k: ignored.get(k) for k in truth} == {k: before.get(k) for k in truth}
+    r = env.post("alice", f"/v1/nodes/{tea}/reinforce", {"signal": "CONFIRMED", "session_id": "s3"})
+    assert r.status_code == 200, r.text
+    assert env.node(tea)["confidence"] > before["confidence"]

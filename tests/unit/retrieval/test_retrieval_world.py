@@ -144,3 +144,24 @@ def test_reinforcement_restarts_the_ttl_clock_and_the_ttl_is_configurable() -> N
     assert _ids(_world([untouched]).stale) == ["task"]
     longer = DEFAULT_CONFIG.with_overrides(node_ttl_days={NodeType.TASK: 365.0})
     assert _ids(_world([untouched], config=longer).facts) == ["task"]
+
+
+def test_model_suggestions_contesting_each_other_never_unsettle_a_persons_fact() -> None:
+    from schemas.enums import EvidenceKind
+
+    kw = {"subject": "user", "predicate": "lives in"}
+    fact = make_node("fact", object="Paris", evidence_kind=EvidenceKind.HUMAN_STATEMENT, **kw)
+    a = make_node("a", object="Lisbon", epistemic_type=EpistemicType.INFERRED, source_type=SourceType.SYSTEM_INFERRED,
+                  evidence_kind=EvidenceKind.MODEL_SUGGESTION, lifecycle=LifecycleState.CONTESTED, **kw)  # fmt: skip
+    b = make_node("b", object="Paris", epistemic_type=EpistemicType.INFERRED, source_type=SourceType.SYSTEM_INFERRED,
+                  evidence_kind=EvidenceKind.MODEL_SUGGESTION, lifecycle=LifecycleState.CONTESTED, **kw)  # fmt: skip
+    world = _world([fact, a, b], [_edge("a", "b")])
+    assert _ids(world.facts) == ["fact"]
+    assert [set(c.node_ids) for c in world.conflicts] == [{"a", "b"}]
+    # a second person's statement contesting the fact does unsettle it
+    other = make_node("other", object="Berlin", evidence_kind=EvidenceKind.HUMAN_STATEMENT,
+                      lifecycle=LifecycleState.CONTESTED, **kw)  # fmt: skip
+    contested = _world([fact.model_copy(update={"lifecycle": LifecycleState.CONTESTED}), other],
+                       [_edge("fact", "other")])  # fmt: skip
+    assert _ids(contested.facts) == []
+    assert {i for c in contested.conflicts for i in c.node_ids} == {"fact", "other"}
