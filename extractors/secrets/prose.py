@@ -486,15 +486,19 @@ def prose(text: str) -> Iterator[Span]:
         if label == "code_list":
             yield from _code_list(text, kw_end)
             continue
+        found: tuple[int, int] | None = None
         if (label == "pin" and m.group(0).lower() in ("pin", "pins") and _PIN_VERB.match(text, kw_end)
                 and not _PIN_NOUN_BEFORE.search(text, max(0, kw_start - 12), kw_start)):
-            v = _after(text, kw_end, label)
-            if v is None or not re.fullmatch(r"\d{3,8}", text[v[0] : v[1]]):
+            found = _after(text, kw_end, label)
+            if found is None or not re.fullmatch(r"\d{3,8}", text[found[0] : found[1]]):
                 continue  # "we pin the base image by digest": the verb, not a code
+            if weak:
+                found = None  # looked for again below, named values only
         if label == "pin" and re.search(r"(?i)wi-?fi|wlan", m.group(0)):
             label = "password"  # a Wi-Fi "code" is a password, not a number
         kind = _KIND_OUT[label]
-        found = _after(text, kw_end, label, named_only=weak)
+        if found is None:
+            found = _after(text, kw_end, label, named_only=weak)
         if found is not None:
             yield found[0], found[1], kind
             if label in ("pin", "otp"):

@@ -89,3 +89,17 @@ def test_the_retrievers_recheck_applies_the_readers_visibilities() -> None:
     assert node_matches_filter(node, base.model_copy(update={"readable": readable_by(["ops"])}))
     assert not node_matches_filter(node, base.model_copy(update={"readable": readable_by(["hr"])}))
     assert not node_matches_filter(node, base.model_copy(update={"readable": readable_by([])}))
+
+
+def test_every_filter_built_from_a_request_carries_the_readers_visibilities() -> None:
+    from retrieval.policy import default_search_filter, explicit_search_filter, search_filter_for
+    from retrieval.service import excerpt_search_filter
+    from schemas.retrieval import RetrievalMode, RetrievalRequest
+
+    ops = readable_by(["ops"])
+    for mode in RetrievalMode:
+        request = RetrievalRequest(query="q", tenant_id="t", owner_id="o", mode=mode, readable=ops)
+        for flt in (explicit_search_filter(request), default_search_filter(request), search_filter_for(request),
+                    excerpt_search_filter(request)):  # fmt: skip
+            assert flt.readable == {"shared", "group:ops"}
+        assert explicit_search_filter(request.model_copy(update={"readable": None})).readable is None
