@@ -548,6 +548,17 @@ _QUESTION_START: Final = re.compile(
 )
 
 
+#: A statement closed by a tag that asks for agreement, not for information: "grafana moved to 3300, ok?",
+#: "i moved in march, right?", "die plz ist 10437, oder?", "c'est réglé, non ?". What it says is stated.
+_AGREEMENT_TAG: Final = re.compile(
+    r",\s*(?:ok|okay|k|right|yeah|yes|correct|innit|isn'?t\s+it|you\s+know|eh|ja|oder|gell|nicht\s+wahr|non|"
+    r"hein|n'est-ce\s+pas|verdad|vale|no|vero|giusto|s[iì])\s*\?+[\s!?.)]*$",
+    re.IGNORECASE,
+)
+
+
 def is_question(sentence: str) -> bool:
     s = sentence.rstrip()
-    return s.endswith("?") or _QUESTION_START.search(s) is not None
+    if _QUESTION_START.search(s) is not None:
+        return True
+    return s.endswith("?") and _AGREEMENT_TAG.search(s) is None

@@ -591,7 +591,9 @@ _GOT_DONE: Final = re.compile(
 _ING: Final = re.compile(r"^[a-z]{3,}[^aeiou\W]ing$")
 _GOT_THING: Final = re.compile(r"^(?:(?:a|an|my|our|the|two|three|\d+)\s|(?-i:[A-Z]))", I)
 _SEE_MYSELF: Final = re.compile(r"^(?:myself|ourselves)\s+(?=\w+ing\b)", I)
-_OBJECT_HEAD: Final = re.compile(r"^[\w\d$\u00a3\u20ac]", re.UNICODE)
+#: What a be-complement object may start with: a word, a currency, or an identifier's sign ("#0d1117", "@lena",
+#: "+44 20 7946 0958", "/etc/nginx", "~/.ssh").
+_OBJECT_HEAD: Final = re.compile(r"^(?:[\w\d$\u00a3\u20ac]|[#@~]\w|\+\d|~?/[\w.])", re.UNICODE)
 #: ", pescatarian now" after a negated update ("I'm not vegetarian anymore, pescatarian now"): the new value,
 #: stated without repeating subject and verb.
 _ELLIPTIC_NEW: Final = re.compile(

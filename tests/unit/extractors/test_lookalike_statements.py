@@ -247,3 +247,33 @@ def test_a_label_that_is_not_a_name_gives_no_value_claim(text: str) -> None:
 )
 def test_things_moved_and_past_values_keep_their_value(text: str, subject: str, predicate: str, obj: str) -> None:
     assert any(t[:3] == (subject, predicate, obj) for t in _triples(text)), _triples(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "subject", "obj"),
+    [
+        ("the sidebar bg is #1f2937 now", "sidebar bg", "#1f2937"),
+        ("the release tag is #stable", "release tag", "#stable"),
+        ("the on-call alias is @platform-oncall", "on-call alias", "@platform-oncall"),
+        ("the helpdesk line is +49 30 901820 btw", "helpdesk line", "+49 30 901820"),
+        ("the log dir is /var/log/caddy", "log dir", "/var/log/caddy"),
+        ("the deploy key path is ~/.ssh/deploy_ed25519", "deploy key path", "~/.ssh/deploy_ed25519"),
+    ],
+)
+def test_a_complement_that_starts_with_an_identifiers_sign_is_an_object(text: str, subject: str, obj: str) -> None:
+    assert any(t[0] == subject and t[2] == obj for t in _triples(text)), _triples(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "obj"),
+    [
+        ("grafana moved to 3300 because 3000 clashes with the node app, ok?", "3300"),
+        ("i moved to lisbon in march, right?", "lisbon"),
+    ],
+)
+def test_a_statement_closed_by_an_agreement_tag_is_stated(text: str, obj: str) -> None:
+    assert any((t[2] or "").lower() == obj for t in _triples(text)), _triples(text)
+
+
+def test_a_real_question_closed_by_a_tag_is_still_a_question() -> None:
+    assert _triples("do you live in lisbon, right?") == []

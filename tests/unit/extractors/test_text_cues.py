@@ -131,6 +131,19 @@ def test_uncertainty_ignores_names_and_polite_requests(text: str, expected: bool
         ("I live in Berlin.", False),
         ("What I love is tea.", False),
         ("Can't wait for Friday", False),
+        # a statement closed by a tag asking for agreement states what it says
+        ("grafana moved to 3300 since 3000 clashes with the node app, ok?", False),
+        ("i moved in march, right?", False),
+        ("die plz ist 10437, oder?", False),
+        ("c'est réglé pour jeudi, non ?", False),
+        ("el vuelo sale a las 6, vale?", False),
+        ("the deploy is friday, yeah??", False),
+        # ... but not a question that opens as one, nor a tag word that is the question itself
+        ("do you live in berlin, right?", True),
+        ("is it ok?", True),
+        ("ok?", True),
+        ("the deploy is friday or monday?", True),
+        ("the deploy is friday, or monday?", True),
     ],
 )
 def test_questions(text: str, expected: bool) -> None:
