@@ -155,7 +155,7 @@ async def _handle(state: ApiState, key: ApiKey, spec: CommandSpec, body: _Comman
     fields = _command_fields(spec, body)
     for permission in _permissions(spec, fields):
         key.require(permission)
-    nodes = [await state.visible_node(key, targets[name]) for name in spec.targets]
+    nodes = [await state.actionable_node(key, targets[name]) for name in spec.targets]
     return await run_command(state, key, spec, nodes[0], body, idempotency_key, wait_s, {**targets, **fields})
 
 

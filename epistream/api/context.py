@@ -122,6 +122,13 @@ class ApiState:
             raise NodeNotFound("node not found")
         return node
 
+    async def actionable_node(self, key: ApiKey, node_id: str) -> MemoryNode:
+        """The node if this key may command it: one it may see, of an owner it may act for. A node shared
+        with the key from another owner is readable, never its to reinforce, retire or correct (403)."""
+        node = await self.visible_node(key, node_id)
+        key.check_owner(node.owner_id)
+        return node
+
 
 def _receipt_writer(
     runner: EmbeddedRunner, gate: RunnerGate, metrics: ApiMetrics, queue_size: int, given: ReceiptSink | None

@@ -81,7 +81,7 @@ def _events(owner: str) -> list[dict[str, Any]]:
 def _build(runner: EmbeddedRunner, settings: Any) -> Iterator[World]:
     keys = Keys()
     for name, (owners, groups) in KEYS.items():
-        perms = ALL if name == "admin" else frozenset({Permission.READ, Permission.WRITE})
+        perms = ALL if name == "admin" else frozenset(set(Permission) - {Permission.ADMIN})
         keys.add(name, T, perms, owners=owners, groups=frozenset(groups))
     with make_client(runner, keys, settings) as client:
         ids: dict[tuple[str, str], str] = {}
@@ -247,3 +247,20 @@ def test_visibility_survives_the_rebuild_of_the_excerpts_from_the_raw_events(wor
     assert {e: rebuilt[e].visibility for e in ("o1-private", "o1-shared", "o1-group:ops", "o1-job2")} == {
         "o1-private": "private", "o1-shared": "shared", "o1-group:ops": "group:ops", "o1-job2": None}
     assert marker("o1", "private") not in " ".join(str(t) for t in rebuilt["o1-shared"].metadata.get("context", []))
+
+
+@pytest.mark.parametrize(("route", "body"), [("reinforce", {"signal": "CONFIRMED"}), ("deprecate", {}),
+                                             ("penalize", {"signal": "CORRECTED"})])  # fmt: skip
+def test_a_record_shared_with_a_key_is_readable_never_commandable_by_it(world: World, route: str,
+                                                                        body: dict[str, Any]) -> None:  # fmt: skip
+    shared = world.ids[("o2", "shared")]
+    before = world.runner.node(shared, tenant_id=T)
+    assert world.client.get(f"/v1/nodes/{shared}", headers=world.keys.auth("k1-ops")).status_code == 200
+    r = world.client.post(f"/v1/nodes/{shared}/{route}", json=body, headers=world.keys.auth("k1-ops"))
+    assert r.status_code == 403 and r.json()["error"]["code"] == "permission_denied", r.text
+    # a private node of another owner: the same 404 as a node that does not exist
+    private = world.ids[("o2", "private")]
+    r = world.client.post(f"/v1/nodes/{private}/{route}", json=body, headers=world.keys.auth("k1-ops"))
+    assert r.status_code == 404, r.text
+    after = world.runner.node(shared, tenant_id=T)
+    assert before is not None and after is not None and after.version == before.version
