@@ -46,6 +46,7 @@ from engine.reducer import Reducer
 from engine.replay import verify_replay
 from engine.results import ApplyResult
 from engine.store import InMemoryStateStore
+from engine.visibility import readable_operations, readable_view
 from epistream.clock import clock_for
 from epistream.config import load_settings
 from extractors.base import Extractor, engine_config_for, get_extractor
@@ -308,17 +309,6 @@ def _chunks(items: Iterable[Any], size: int, first: int | None = None) -> Iterat
             batch, limit = [], size
     if batch:
         yield batch
-
-
-def _readable(
-    nodes: Sequence[MemoryNode], edges: Sequence[Edge], readable: frozenset[str] | None
-) -> tuple[list[MemoryNode], list[Edge]]:
-    """The nodes a reader of ``readable`` may see (``schemas.visibility``), and the edges between them."""
-    if readable is None:
-        return list(nodes), list(edges)
-    kept = [n for n in nodes if is_visible(n.visibility, readable)]
-    ids = {n.node_id for n in kept}
-    return kept, [e for e in edges if e.source_id in ids and e.target_id in ids]
 
 
 def _in_scope(nodes: list[MemoryNode], scope: ScopeRef | None) -> list[MemoryNode]:
@@ -987,7 +977,7 @@ class EmbeddedRunner:
                 if held is None or n.version > held.version:
                     merged[n.node_id] = n
             nodes = list(merged.values())
-        nodes, edges = _readable(nodes, edges, readable)
+        nodes, edges = readable_view(nodes, edges, readable)
         view = world_context(
             nodes,
             edges,
@@ -1037,9 +1027,7 @@ class EmbeddedRunner:
         node = next((op.after for op in reversed(ops) if op.after is not None and op.after.node_id == node_id), None)
         if node is None or not is_visible(node.visibility, readable):
             return None
-        if readable is not None:  # an operation that shows another node (an edge's other end) the reader may not see
-            ops = [op for op in ops if all(is_visible(n.visibility, readable) for n in (op.before, op.after)
-                                           if n is not None)]  # fmt: skip
+        ops = readable_operations(ops, readable)
         events = [e.model_dump(mode="json") for e in self.log.get_events(list(node.evidence_refs), tenant_id, owner_id)
                   if is_visible(e.visibility, readable)]  # fmt: skip
         return get_provenance(
@@ -1067,7 +1055,7 @@ class EmbeddedRunner:
         readable: frozenset[str] | None = None,
     ) -> AssertionState:
         nodes = self.nodes_of(scope, tenant_id=tenant_id, owner_id=owner_id)
-        nodes, owned = _readable(nodes, self.edges_of_owner(tenant_id=tenant_id, owner_id=owner_id), readable)
+        nodes, owned = readable_view(nodes, self.edges_of_owner(tenant_id=tenant_id, owner_id=owner_id), readable)
         edges = [e for e in owned if e.edge_type is EdgeType.CONTRADICTS]
         return assertion_state(
             nodes,

@@ -146,11 +146,10 @@ def world_context(
     # model suggestions contesting each other stay a conflict of proposals and never unsettle a person's fact.
     contested_keys = {
         subject_key(current[i])
-        for group in (*(g.order for g in groups), *((i,) for i in in_conflict if current[i].lifecycle
-                                                    is LifecycleState.CONTESTED))
-        if any(is_established(current[j]) for j in group)
-        for i in group
-    }  # fmt: skip
+        for c in conflicts
+        if any(is_established(current[j]) for j in c.node_ids)
+        for i in c.node_ids
+    }
 
     facts: list[WorldClaim] = []
     proposals: list[WorldClaim] = []

@@ -46,3 +46,11 @@ def readable_by(groups: Iterable[str]) -> frozenset[str]:
 def is_visible(value: str | None, readable: frozenset[str] | None) -> bool:
     """Whether a record of visibility ``value`` is readable through ``readable`` (None: everything)."""
     return readable is None or visibility_of(value) in readable
+
+
+def may_find_by(turn: str | None, message: str | None) -> bool:
+    """Whether a message may be found by an earlier turn of its session (its excerpt's context): every turn for a
+    private message; for a shared or group one, only turns its readers may also read (its own visibility, or
+    shared), never a private turn or another group's."""
+    seen = visibility_of(message)
+    return seen == PRIVATE or visibility_of(turn) in (seen, SHARED)

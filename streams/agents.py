@@ -32,7 +32,7 @@ from schemas.excerpts import Excerpt, excerpt_id_for
 from schemas.nodes import MemoryNode
 from schemas.operations import Operation
 from schemas.records import DeadLetter
-from schemas.visibility import PRIVATE, SHARED, visibility_of
+from schemas.visibility import may_find_by, visibility_of
 from sinks.documents import excerpt_document
 
 if TYPE_CHECKING:
@@ -189,10 +189,9 @@ class ConversationContext:
             return excerpt_for(event)
         key = (event.tenant_id, event.owner_id, event.scope.value, event.scope_id or "", session)
         recent = self._recent.pop(key, None) or deque(maxlen=self.turns)
-        seen = visibility_of(event.visibility)
-        # a shared or group message is found by the turns its readers may also read, never by private ones
-        excerpt = excerpt_for(event, context=tuple(t for v, t in recent if seen == PRIVATE or v in (seen, SHARED)))
-        recent.append((seen, f"{event.speaker}: {excerpt.text}" if event.speaker else excerpt.text))
+        excerpt = excerpt_for(event, context=tuple(t for v, t in recent if may_find_by(v, event.visibility)))
+        recent.append((visibility_of(event.visibility), f"{event.speaker}: {excerpt.text}" if event.speaker
+                       else excerpt.text))  # fmt: skip
         self._recent[key] = recent
         while len(self._recent) > self.sessions:
             self._recent.popitem(last=False)

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
@@ -24,6 +25,8 @@ from test_api_support import ALL, Keys, Permission, event, make_client, open_run
 from test_opensearch_support import drop_alias, load_services
 
 from epistream.runner import EmbeddedRunner
+from schemas.errors import InvalidEvent
+from schemas.events import ConversationEvent, parse_event
 from schemas.search import SearchFilter
 from schemas.visibility import readable_by, visibility_of
 from streams.agents import excerpt_documents
@@ -207,23 +210,14 @@ def test_writes_stay_partitioned_per_owner(world: World) -> None:
 
 
 def test_an_unknown_visibility_is_refused() -> None:
-    from schemas.errors import InvalidEvent
-    from schemas.events import ConversationEvent, parse_event
-
     base = event("v-1", "I like tea.", owner="o1") | {"tenant_id": T}
-    assert parse_event(orjson_dumps(base | {"visibility": "group:ops"})).visibility == "group:ops"
+    assert parse_event(orjson.dumps(base | {"visibility": "group:ops"})).visibility == "group:ops"
     for bad in ("public", "group:", "group:a b", "Shared"):
         with pytest.raises(InvalidEvent) as err:
-            parse_event(orjson_dumps(base | {"visibility": bad}))
+            parse_event(orjson.dumps(base | {"visibility": bad}))
         assert err.value.code == "invalid_visibility"
         assert err.value.message == "visibility: not private, shared or group:<name>"  # the value is not echoed
     assert ConversationEvent.model_validate(base).visibility is None
-
-
-def orjson_dumps(value: Any) -> bytes:
-    import orjson
-
-    return orjson.dumps(value)
 
 
 @pytest.mark.parametrize("channel", ["lexical", "vector"])

@@ -103,3 +103,36 @@ def test_every_filter_built_from_a_request_carries_the_readers_visibilities() ->
                     excerpt_search_filter(request)):  # fmt: skip
             assert flt.readable == {"shared", "group:ops"}
         assert explicit_search_filter(request.model_copy(update={"readable": None})).readable is None
+
+
+def test_a_readers_view_keeps_its_nodes_and_only_the_edges_between_them() -> None:
+    from engine.visibility import readable_operations, readable_view
+
+    store, shared_id = _store_with("shared")
+    res = apply(store, extraction(claim("user", "lives in", "Rome"), event=event_ref("ev-p", occurred=T0)))
+    [private_id] = res.outcome.created_node_ids
+    nodes = list(store.iter_nodes())
+    edges = list(store.iter_edges())
+    assert any({e.source_id, e.target_id} == {shared_id, private_id} for e in edges)  # the two contradict
+    kept, kept_edges = readable_view(nodes, edges, readable_by([]))
+    assert [n.node_id for n in kept] == [shared_id] and kept_edges == []
+    assert readable_view(nodes, edges, None) == (nodes, edges)
+    ops = res.operations
+    assert readable_operations(ops, None) == list(ops)
+    assert all(private_id not in {n.node_id for n in (op.before, op.after) if n is not None}
+               for op in readable_operations(ops, readable_by([])))  # fmt: skip
+    assert len(readable_operations(ops, readable_by([]))) < len(ops)
+
+
+@pytest.mark.parametrize(
+    ("turn", "message", "found"),
+    [(None, None, True), ("shared", None, True), ("group:hr", "private", True),
+     (None, "shared", False), ("group:hr", "shared", False), ("shared", "shared", True),
+     ("shared", "group:ops", True), ("group:ops", "group:ops", True), ("group:hr", "group:ops", False),
+     ("private", "group:ops", False)],
+)  # fmt: skip
+def test_a_message_is_found_only_by_earlier_turns_its_readers_may_read(turn: str | None, message: str | None,
+                                                                        found: bool) -> None:  # fmt: skip
+    from schemas.visibility import may_find_by
+
+    assert may_find_by(turn, message) is found
