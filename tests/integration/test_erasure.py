@@ -4,6 +4,7 @@ the erased person is readable anywhere, the log still verifies and replays, and 
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
@@ -61,12 +62,23 @@ def _text_of_every_table(runner: EmbeddedRunner) -> str:
 
 
 def _files_holding(roots: list[Path], needles: tuple[str, ...]) -> list[str]:
-    found = []
-    for root in roots:
-        for path in sorted(p for p in root.rglob("*") if p.is_file()):
-            data = path.read_bytes()
-            found += [f"{path}: {n}" for n in needles if n.encode() in data or n.lower().encode() in data]
-    return found
+    """Files whose bytes hold a needle; a scan that saw a file vanish (a background merge renaming
+    its temporary part into place) starts over, so every byte on disk at the end has been read."""
+    for _ in range(20):
+        found: list[str] = []
+        vanished = False
+        for root in roots:
+            for path in sorted(p for p in root.rglob("*") if p.is_file()):
+                try:
+                    data = path.read_bytes()
+                except FileNotFoundError:
+                    vanished = True
+                    continue
+                found += [f"{path}: {n}" for n in needles if n.encode() in data or n.lower().encode() in data]
+        if not vanished:
+            return found
+        time.sleep(0.2)
+    raise AssertionError("the data directory kept changing under twenty scans")
 
 
 @pytest.fixture
