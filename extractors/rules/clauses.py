@@ -243,6 +243,7 @@ _DISCOURSE: Final = re.compile(
     r"^(?:(?:well|so|also|actually|honestly|btw|by the way|oh|and|but|anyway|plus|fyi|ok|okay|yeah|yes|"
     r"no(?!\s+(?:more|longer|one|-one)\b)|nope|nah|"
     r"sure|then|just so you know|for the record|fun fact|to be honest|tbh|however|though|whereas|although|while|"
+    r"heads up|psa|"
     r"omg|ngl|lowkey|highkey|tbf|to be fair|truth be told|real talk|fr|srsly|seriously|"
     r"(?:please\s+)?(?:remember|note|keep in mind)(?:\s+that)?|"
     r"(?P<now>now|these days|nowadays|currently|recently|lately))\b[,:]?\s*)+",
@@ -273,14 +274,15 @@ _LABEL_STOP: Final = re.compile(
     I,
 )
 _LEAD_LABEL: Final = re.compile(
-    r"^[^:;,.!?]{1,40}:\s+(?=(?-i:I|[Ww]e|[Mm]y|[Oo]ur)(?:'|\s)|(?:(?-i:[Tt]he)\s+)?(?-i:[a-z][\w-]*)\s+(?:are|is)\s)|"
+    r"^[^:;,.!?]{1,40}:\s+(?=(?-i:I|[Ww]e|[Mm]y|[Oo]ur)(?:'|\s)|(?:(?-i:[Tt]he)\s+)?(?-i:[a-z][\w-]*)\s+(?:are|is)\s|"
+    r"(?-i:[Aa]ll)\s+(?:the|my|our)\s)|"
     r"^(?:[\w'-]+\s+){0,2}(?!re:)[\w'-]+:\s+(?=(?-i:[Tt]he)\s|[\w-]+\s+(?:must|should|are|is|have\s+to|has\s+to)\s)"
 )
 #: A short leading time/setting phrase directly before a first-person subject ("In winter I swim ...").
 _LEAD_PHRASE: Final = re.compile(
     r"^(?:for|from|in|on|by|since|until|after|during|over|this|next|last|every|each|starting|as\s+of)\s+"
     r"(?:(?!(?:I|we|you|he|she|they|it|if|case)\b)[\w$'-]+\s+){0,2}(?!(?:I|we|you|he|she|they|it|if|case)\b)"
-    r"[\w$'-]+,?\s+(?=(?-i:I|[Ww]e)(?:'|\s))",
+    r"[\w$'-]+,?\s+(?=(?-i:[Ii]|[Ww]e)(?:'|\s))",
     I,
 )
 _LEAD_PHRASE_INITIALS: Final = frozenset("FfIiOoBbSsUuAaDdTtNnLlEe")

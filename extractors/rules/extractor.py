@@ -15,6 +15,7 @@ from typing import Any, Final
 from engine.attributes import DEFAULT_REGISTRY, AttributeRegistry, TenantAttributes
 from extractors.rules.assistant import propose_assistant
 from extractors.rules.clauses import Mode, segments
+from extractors.rules.labelled import labelled_values
 from extractors.rules.lexicon import sarcastic
 from extractors.rules.proto import Proposal, Proto
 from extractors.rules.system import SystemParser
@@ -35,6 +36,10 @@ from schemas.roles import default_epistemic_type
 
 EXTRACTOR_VERSION: Final = "1.0.0"
 _RETIRING_TYPES: Final = frozenset({EpistemicType.ASSERTED, EpistemicType.OBSERVED})
+#: Lower-case copulas: a title keeps its capitals ("This Is Us"), a misread clause does not.
+_DANGLING: Final = frozenset({"is", "are", "was", "were", "am", "isn't", "aren't"})
+#: The predicates whose objects the list reading fills ("uses X, Y and Z").
+_LIST_PREDICATES: Final = frozenset({"uses", "likes", "has", "owns", "plays", "speaks", "knows"})
 
 
 class RuleExtractor:
@@ -151,6 +156,11 @@ class RuleExtractor:
                 protos = parser.segment(strip_marker(seg.text) if correction else seg.text, seg.conditional)
             if event.role is not Role.SYSTEM:
                 mark(protos, seg.text, words, correction=correction, plain=plain)
+                protos.extend(labelled_values(seg.text, parser.subject_of_labels(), protos))
+                # an object holding a lower-case copula ("using Zotero, citation style is apa") is a clause
+                # the list reading took for an item; reported content keeps its clause (tool and system)
+                protos = [p for p in protos if p.predicate not in _LIST_PREDICATES
+                          or _DANGLING.isdisjoint((p.object or "").split())]
             out.extend(Proposal(p, seg.quote, seg.condition, seg.uncertain) for p in protos)
         return out
 

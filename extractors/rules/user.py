@@ -697,6 +697,11 @@ class StatementParser(ClauseParser):
         self._last = protos[-1] if protos else None
         return protos
 
+    def subject_of_labels(self) -> str:
+        """Whose a labelled value is ("laptop serial C02…"): the speaker's, or in a project the team's,
+        as "our" would say (:mod:`extractors.rules.labelled`)."""
+        return self._we()
+
     # -- "my X is Y"
     def _attribute(self, t: str) -> Proto | None:
         fav = _BARE_FAVOURITE.match(t)
@@ -1465,6 +1470,15 @@ _DONT: Final = frozenset({"don't", "can't", "cannot", "haven't"})
 _NOT_AN_ERRAND_NEXT: Final = re.compile(r"^\S+\s+(?:me|us|you|it|this|that|these|those|a\s+look)\b", I)
 
 
+#: Verbs whose past form is their base form: with a past time ("reset my pin today") a dropped-"I" report.
+_SAME_PAST: Final = frozenset({"reset", "set", "put", "cut", "hit", "quit", "shut", "upset", "cast", "read", "spread"})
+_PAST_TIME: Final = re.compile(
+    r"\b(?:yesterday|today|this (?:morning|afternoon|week)|last (?:night|week|month|year|time)|earlier|"
+    r"ago|on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b",
+    re.I,
+)
+
+
 class UserParser(StatementParser):
     """A user's, a human's or a participant's clauses: statements, plus what only the speaker's own
     messages hold: subjectless negations ("Not a fan of horror films", "No more coffee for me"),
@@ -1480,6 +1494,9 @@ class UserParser(StatementParser):
         """
         written = self._dropped(t)
         if written is t:
+            w0 = t.split(None, 1)[0].lower() if t.split() else ""
+            if w0 in _SAME_PAST and _PAST_TIME.search(t):
+                return "I " + t  # "reset my bank pin at the branch today": a past form, not an instruction
             return t
         if t[:1] in "dDcChH" and written.startswith("I ") and t.split(None, 1)[0].lower() in _DONT:
             return written  # "dont own a car": a negated habit, which no instruction has

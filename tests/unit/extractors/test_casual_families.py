@@ -311,3 +311,30 @@ def test_casual_experiences_become_claims_with_their_place(text: str, predicate:
 )
 def test_past_states_and_hedged_or_negated_outings_are_no_experience(text: str) -> None:
     assert not [t for t in _spo(text) if t[1].startswith(("had", "tried", "did"))], _spo(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "triple"),
+    [
+        # an opener before the clause: "heads up", a label and a colon before "all the ..."
+        ("heads up the print server only accepts 40 pages per job", ("print server", "accept", "40 pages")),
+        ("note for later: all the tax receipts live in Dropbox now", ("tax receipts", "lives_in", "Dropbox")),
+        # a setting phrase before a lowercase "i"
+        ("for the marathon i'm using Strava as the training log", ("user", "uses", "Strava")),
+        # a verb whose past is its base form, with a past time: the speaker's report, not an instruction
+        ("cut my hair short yesterday, feels weird", ("user", "cut", "hair short")),
+    ],
+)
+def test_openers_labels_and_lowercase_i_leave_the_clause_readable(text: str, triple: tuple[str, str, str]) -> None:
+    got = [(c.subject, c.predicate, c.object) for c in _claims(text)]
+    assert triple in got, got
+
+
+def test_a_same_form_verb_without_a_past_time_is_not_read_as_the_speakers_past() -> None:
+    got = _claims("reset my router password please")
+    assert [c for c in got if c.subject == "user" and c.predicate == "reset"] == []
+
+
+def test_an_object_ending_in_a_copula_is_a_misread_clause_and_is_dropped() -> None:
+    got = [c.object or "" for c in _claims("i'm using Zotero for the references, citation style is apa")]
+    assert "Zotero" in got and not any("is" in o.split() for o in got), got
