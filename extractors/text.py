@@ -311,9 +311,8 @@ def _condition_marker_ok(text: str, m: re.Match[str]) -> bool:
     if word in ("if", "when", "whenever") and _EMPHASIS_BEFORE.search(before) is not None:
         return False
     if word == "if":
-        if m.start() >= 5 and text[m.start() - 5 : m.start()].lower() == "only ":
-            return False  # part of "only if", already reported
-        # Only a bare "if" can open an indirect question ("see if ..."); "ask only if", "know unless" are conditions.
+        # Only a bare "if" can open an indirect question ("see if ..."); "ask only if", "know unless" are
+        # conditions ("only if" is a marker of its own, so "commonly if" is a bare "if").
         return _NOT_A_CONDITION_BEFORE.search(before) is None
     if word in ("when", "whenever"):
         if word == "when" and _NOT_A_WHEN_BEFORE.search(before) is not None:

@@ -211,3 +211,26 @@ def test_every_clause_form_opens_a_speech_act_clause() -> None:
             assert m is not None, (f.form, construction)
             assert speech_act_cue(m.group("cue")) == f.cue
 
+
+
+@pytest.mark.parametrize(
+    ("text", "conditions"),
+    [
+        # an emphasis before the marker names a circumstance, not a condition
+        ("I cycle a lot, especially if the sun is out.", []),
+        ("I cycle a lot, particularly whenever the sun is out.", []),
+        ("I cycle a lot, especially when the sun is out.", []),
+        # a gerund after "whenever" names a circumstance too
+        ("I brake hard whenever going downhill.", []),
+        ("I brake hard whenever I go downhill.", ["whenever I go downhill"]),
+        # "only if" is one marker, reported once
+        ("We stay in only if it rains.", ["only if it rains"]),
+        # "provided" as a verb, with its preposition after it, is no condition; as a conjunction it is
+        ("The keys, provided for free, are in the box.", []),
+        ("The keys, provided you ask, are yours.", ["provided you ask"]),
+        # case does not matter
+        ("WHENEVER it rains I read.", ["WHENEVER it rains I read"]),
+    ],
+)
+def test_which_markers_open_a_condition(text: str, conditions: list[str]) -> None:
+    assert [text[a:b] for a, b in find_conditions(text)] == conditions

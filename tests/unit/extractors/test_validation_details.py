@@ -251,3 +251,102 @@ def test_a_date_at_either_end_of_the_claim_text_is_kept(content: str) -> None:
     claim = _claim(predicate="moved_to", object="Rome", evidence_quote=content[:-1])
     (c,) = validate_claims(_event(content), [claim]).accepted
     assert c.event_dates == ("2026-02-28",)
+
+
+def _claim_text(content: str, quote: str, subject: str = "Ana", **event: Any) -> str | None:
+    claim = _claim(subject=subject, predicate="lives_in", object="Rome", evidence_quote=quote)
+    (c,) = validate_claims(_event(content, **event), [claim]).accepted
+    return c.claim_text
+
+
+def test_the_claim_text_run_stays_inside_the_quotes_paragraphs() -> None:
+    content = "Ana lives in Rome.\n\nAna is my friend. Rome is her home."
+    assert _claim_text(content, "Ana is my friend. Rome is her home.") == "Ana is my friend. Rome is her home."
+
+
+def test_the_last_run_of_a_paragraph_is_looked_at() -> None:
+    content = "I like tea. Ana is my friend. Rome is her home."
+    assert _claim_text(content, "Ana is my friend. Rome is her home.") == "Ana is my friend. Rome is her home."
+
+
+def test_a_run_is_four_sentences_at_most_else_the_quotes_sentences_are_the_claim_text() -> None:
+    content = "Ana is my friend. She is kind. She is fun. She is smart. Rome is her home. It is sunny."
+    assert _claim_text(content, content.rstrip(".")) == content
+
+
+def test_the_speaker_is_mentioned_by_i_in_a_run_of_sentences() -> None:
+    content = "I moved in May. Rome is home now. The weather is nice."
+    got = _claim_text(content, content.rstrip("."), subject="Dana", role="participant", speaker="Dana")
+    assert got == "I moved in May. Rome is home now."
+
+
+def test_of_two_runs_of_the_same_length_the_one_holding_the_quote_wins() -> None:
+    content = "Ana is here. Rome is nice. I like tea. Ana is here. Rome is great."
+    assert _claim_text(content, "Ana is here. Rome is great") == "Ana is here. Rome is great."
+
+
+@pytest.mark.parametrize(
+    "field",
+    [
+        {"subject": "[REDACTED:password]"},
+        {"object": "[REDACTED:api_key]"},
+        {"epistemic_type": "CONDITIONAL", "condition": "if [REDACTED:pin] works"},
+        {"temporal_intent": "UPDATE", "replaces_object": "[REDACTED:password]"},
+        {"object": "4 digits", "quantity": {"value": "4", "unit": "1", "source_text": "[REDACTED:pin]"}},
+    ],
+)  # fmt: skip
+def test_a_placeholder_in_any_claim_field_is_refused_as_a_masked_secret(field: dict[str, Any]) -> None:
+    code, detail, _ = _one_refusal(validate_claims(_event("I use Postgres."), [_claim(**field)]))
+    assert (code, detail) == (reasons.SECRET_VALUE, "value is a secret masked at admission")
+
+
+@pytest.mark.parametrize(
+    ("subject", "event", "content", "claim_text"),
+    [
+        # the tool speaks in every sentence of its output: the one naming the object is enough
+        ("tool", {"role": "tool"}, "Report follows. Rome is sunny. Done.", "Rome is sunny."),
+        # the speaker is named in the run, the object one sentence later
+        ("user", {"role": "participant", "speaker": "Dana"}, "Dana here. Rome is home now. The weather is nice.",
+         "Dana here. Rome is home now."),
+        # a relative of the speaker is mentioned by the relation alone
+        ("Dana's sister", {"role": "participant", "speaker": "Dana"}, "My sister is great. Rome is her home. Ok.",
+         "My sister is great. Rome is her home."),
+    ],
+)  # fmt: skip
+def test_who_counts_as_mentioned_in_a_run_of_sentences(
+    subject: str, event: dict[str, Any], content: str, claim_text: str
+) -> None:
+    assert _claim_text(content, content.rstrip("."), subject=subject, **event) == claim_text
+
+
+def test_the_source_texts_memory_keeps_each_text_apart() -> None:
+    from extractors.validation import SourceText
+
+    ctx = SourceText("If it rains I read. Do you read?")
+    assert ctx.conditions("If it rains I read.") == [(0, 18)]
+    assert ctx.conditions("I read.") == []
+    assert ctx.question("Do you read?") is True
+    assert ctx.question("I read.") is False
+
+
+def test_a_refused_claim_is_kept_in_its_json_form() -> None:
+    import json
+
+    from schemas.claims import Claim
+
+    claim = Claim.model_validate({**_claim(object=KEY), "node_type": "FACT"})
+    _, _, kept = _one_refusal(validate_claims(_event("I use Postgres."), [claim]))
+    assert type(kept["node_type"]) is str and type(kept["epistemic_type"]) is str
+    assert json.loads(json.dumps(kept)) == kept
+
+
+def test_dates_resolve_in_the_senders_local_time() -> None:
+    # 23:30 UTC is already the next day for a sender two hours ahead: their "yesterday" is 1 March
+    event = ConversationEvent(
+        event_id="ev-1", tenant_id="t1", owner_id="o1", scope="personal", role="user",
+        content="I moved to Rome yesterday.", occurred_at=datetime(2026, 3, 1, 23, 30, tzinfo=UTC),
+        utc_offset_minutes=120,
+    )  # fmt: skip
+    claim = _claim(predicate="moved_to", object="Rome", evidence_quote="I moved to Rome yesterday")
+    (c,) = validate_claims(event, [claim]).accepted
+    assert c.event_dates == ("2026-03-01",)
