@@ -190,6 +190,10 @@ def segments(ctx: SourceText) -> Iterator[Segment]:
 CLAUSE_SPLIT: Final = re.compile(
     r",?\s+(?=(?:because|since)\s+(?:I|we|my|our|the|it|it's|its|he|she|they|you|there|(?-i:[A-Z][a-z]))\b)|"
     r",\s+(?:so\s+|then\s+)?(?=(?:and\s+)?(?:I|we|my|our|you|your)\b)|"
+    # "..., and in my free time I restore rugs", "..., yet at work I'm stuck with Windows": a setting
+    # phrase opens the next clause, whose own subject follows it
+    r",?\s+(?:and\s+|but\s+|yet\s+)?(?=(?:in|at|on|for|during|after|before|over)\s+(?:[\w'-]+\s+){0,3}"
+    r"(?-i:I|[Ww]e|i)(?:'|\s))|"
     r"\s+[-\u2013\u2014]+\s+(?:so\s+|and\s+)?(?=(?:I|we|my|our)\b)|"
     r",?\s+and\s+(?=(?:I|we|my|our|you|your|(?-i:[A-Z][a-z]+))\s|(?:I|we|you)'(?:m|re|ve|d|ll)\s)|"
     r",?\s+and\s+(?=(?:don't|doesn't|do not|never|also|now|loves?|likes?|hates?|uses?|works?|lives?|prefers?|"
@@ -243,7 +247,7 @@ _DISCOURSE: Final = re.compile(
     r"^(?:(?:well|so|also|actually|honestly|btw|by the way|oh|and|but|anyway|plus|fyi|ok|okay|yeah|yes|"
     r"no(?!\s+(?:more|longer|one|-one)\b)|nope|nah|"
     r"sure|then|just so you know|for the record|fun fact|to be honest|tbh|however|though|whereas|although|while|"
-    r"heads up|psa|"
+    r"heads up|psa|yet|"
     r"omg|ngl|lowkey|highkey|tbf|to be fair|truth be told|real talk|fr|srsly|seriously|"
     r"(?:please\s+)?(?:remember|note|keep in mind)(?:\s+that)?|"
     r"(?P<now>now|these days|nowadays|currently|recently|lately))\b[,:]?\s*)+",
@@ -280,7 +284,7 @@ _LEAD_LABEL: Final = re.compile(
 )
 #: A short leading time/setting phrase directly before a first-person subject ("In winter I swim ...").
 _LEAD_PHRASE: Final = re.compile(
-    r"^(?:for|from|in|on|by|since|until|after|during|over|this|next|last|every|each|starting|as\s+of)\s+"
+    r"^(?:for|from|in|on|at|by|since|until|after|during|over|this|next|last|every|each|starting|as\s+of)\s+"
     r"(?:(?!(?:I|we|you|he|she|they|it|if|case)\b)[\w$'-]+\s+){0,2}(?!(?:I|we|you|he|she|they|it|if|case)\b)"
     r"[\w$'-]+,?\s+(?=(?-i:[Ii]|[Ww]e)(?:'|\s))",
     I,
@@ -294,7 +298,7 @@ ANYMORE: Final = re.compile(r"\b(?:anymore|any more|these days|nowadays)\b", I)
 # --- auxiliaries ----------------------------------------------------------------------------------
 
 _AUX: Final = re.compile(
-    r"\s*(?P<a>'m not|'m|'re|'s|'ve|be|'ll|'d|n't|am|is|are|was|were|been|being|do|does|did|"
+    r"\s*(?P<a>'m not|'m|'re|'s|'ve|be|'ll|'d|n't|am|is|are|was|were|been|being|do|does|did|both|"
     r"will|shall|would|should|can|could|may|might|must|not|never|no longer|also|still|really|actually|"
     r"currently|now|just|only|usually|generally|mostly|totally|absolutely|definitely|certainly|truly|"
     r"honestly|already|recently|finally|officially|even|always|probably|maybe|perhaps|possibly|sometimes|"

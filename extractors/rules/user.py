@@ -1128,9 +1128,12 @@ class StatementParser(ClauseParser):
         if kind == "ing":
             return []
         if lemma == "have" and kind == "past" and not f.perfect:
+            done = []
             if subject == self._owner() and not (f.neg or f.modal or f.would):
-                return self._experience(subject, after, f)
-            return []  # "I had a dog": a past state, not a current one
+                done = self._experience(subject, after, f)
+            if not done and not (f.neg or f.modal or f.would or f.hedge):
+                done = self._dated_event(subject, after, f)
+            return done  # else "I had a dog": a past state, not a current one
         if system and kind == "past":
             return []
         third_party = subject.lower() not in ("user", "assistant") and subject != self._owner()
@@ -1199,6 +1202,18 @@ class StatementParser(ClauseParser):
         if thing is None or place is None:
             return []
         p = _mk(subject, "had", f"{thing} {m.group('prep').lower()} {place}", NodeType.FACT, f)
+        return [p] if p else []
+
+    def _dated_event(self, subject: str, after: str, f: Flags) -> list[Proto]:
+        """What happened to someone, said with "had" and when: "my father had bypass surgery last year", "had a
+        fall in 2023". The date makes it an event of the past rather than a state that no longer holds."""
+        m = _HAD_WHEN.match(after)
+        if m is None:
+            return []
+        thing, _ = clean_object(m.group("thing"))
+        if thing is None:
+            return []
+        p = _mk(subject, "had", thing, NodeType.FACT, f)
         return [p] if p else []
 
     def _guess(self, subject: str, word: str, f: Flags) -> tuple[str, str] | None:
@@ -1358,6 +1373,12 @@ class StatementParser(ClauseParser):
             p.quantity = Quantity(value=n, unit="years", source_text=n)
             return [p]
         first = rest.split()[0].lower().rstrip(".,!") if rest.split() else ""
+        stuck = _STUCK_WITH.match(rest)
+        if stuck is not None:
+            # "at work I'm stuck with Windows 11": what someone has to use is what they use
+            obj, _ = clean_object(stuck.group("obj"))
+            p = _mk(subject, "uses", obj, NodeType.FACT, f) if obj else None
+            return [p] if p else []
         if subject in (self._owner(), "user"):
             measured = self._one_value(rest, first)
             if measured is not None:
@@ -1470,6 +1491,18 @@ _DONT: Final = frozenset({"don't", "can't", "cannot", "haven't"})
 _NOT_AN_ERRAND_NEXT: Final = re.compile(r"^\S+\s+(?:me|us|you|it|this|that|these|those|a\s+look)\b", I)
 
 
+#: "stuck with Windows", "forced to use Teams": what someone has to use.
+_STUCK_WITH: Final = re.compile(
+    r"^(?:stuck\s+(?:with|on|using)|forced\s+to\s+use|made\s+to\s+use)\s+(?P<obj>\S.*)$", re.I
+)
+#: "had <something> <when>": an event of the past, dated ("had surgery last year", "had a baby in 2022").
+_HAD_WHEN: Final = re.compile(
+    r"^(?P<thing>(?:(?:a|an|the|some|my|his|her|their|our)\s+)?[\w'-]+(?:\s+[\w'-]+){0,3}?)\s+"
+    r"(?=(?:last\s+(?:year|month|week|night|summer|winter|spring|fall|autumn|time)|in\s+(?:19|20)\d\d|yesterday|"
+    r"(?:\d+|a|an|two|three|few)\s+(?:days?|weeks?|months?|years?)\s+ago|this\s+(?:morning|week|month|year)|"
+    r"on\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b)",
+    re.I,
+)
 #: Verbs whose past form is their base form: with a past time ("reset my pin today") a dropped-"I" report.
 _SAME_PAST: Final = frozenset({"reset", "set", "put", "cut", "hit", "quit", "shut", "upset", "cast", "read", "spread"})
 _PAST_TIME: Final = re.compile(

@@ -338,3 +338,32 @@ def test_a_same_form_verb_without_a_past_time_is_not_read_as_the_speakers_past()
 def test_an_object_ending_in_a_copula_is_a_misread_clause_and_is_dropped() -> None:
     got = [c.object or "" for c in _claims("i'm using Zotero for the references, citation style is apa")]
     assert "Zotero" in got and not any("is" in o.split() for o in got), got
+
+
+@pytest.mark.parametrize(
+    ("text", "triple"),
+    [
+        # "had" with a date is an event of the past, for the speaker and for a relative
+        ("my mum had hip surgery last year, she's fine now", ("user's mum", "had", "hip surgery")),
+        ("I had a car accident in 2021", ("user", "had", "car accident")),
+        # what someone is stuck with is what they use
+        ("on the work laptop we're stuck with Outlook", ("user", "uses", "Outlook")),
+        # a setting phrase after a comma opens the next clause
+        ("I teach piano for a living, and at weekends I referee rugby", ("user", "referee", "rugby")),
+        ("I run Arch at home, yet at the office I'm stuck on macOS", ("user", "uses", "macOS")),
+        # "we both ..." is "we ..."
+        ("my partner and I are nurses and we both play hockey", ("user", "plays", "hockey")),
+    ],
+)
+def test_dated_events_stuck_with_setting_phrases_and_we_both(text: str, triple: tuple[str, str, str]) -> None:
+    got = [(c.subject, c.predicate, c.object) for c in _claims(text)]
+    assert triple in got, got
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I had a dog.", "I didn't have surgery last year.", "maybe I had covid last week", "I'm stuck in traffic"],
+)
+def test_an_undated_or_negated_had_and_stuck_in_state_no_event_or_use(text: str) -> None:
+    stated = [c for c in _claims(text) if c.predicate in ("had", "uses")]
+    assert all(c.polarity.value == "negative" or c.epistemic_type.value == "HYPOTHETICAL" for c in stated), stated
