@@ -1376,9 +1376,9 @@ class StatementParser(ClauseParser):
         stuck = _STUCK_WITH.match(rest)
         if stuck is not None:
             # "at work I'm stuck with Windows 11": what someone has to use is what they use
-            obj, _ = clean_object(stuck.group("obj"))
-            p = _mk(subject, "uses", obj, NodeType.FACT, f) if obj else None
-            return [p] if p else []
+            used, _ = clean_object(stuck.group("obj"))
+            made = _mk(subject, "uses", used, NodeType.FACT, f) if used else None
+            return [made] if made else []
         if subject in (self._owner(), "user"):
             measured = self._one_value(rest, first)
             if measured is not None:
