@@ -40,7 +40,7 @@ _PASSPHRASE_WORDS: Final = (
 )
 _CODE_WORDS: Final = (
     r"(?:(?:bank\s+)?card\s+|sim\s+|phone\s+|debit\s+|credit\s+|atm\s+)?pin(?:\s+(?:code|number))?|"
-    r"pin-(?:code|nummer|nr\.?|number)|puk|geheimnummer|code\s+confidentiel|"
+    r"pin-(?:code|nummer|nr\.?|number)|puk|geheimnummer|code\s+confidentiel|(?:karten|bank|handy|sim|ec)-?pin|"
     r"(?:(?:door|gate|locker|lockbox|lock\s+box|key\s+box|keybox|alarm|disarm|access|entry|security|pickup|"
     r"pick-up|garage|building|keypad|safe|bike(?:\s+lock)?|padlock|lock|unlock|house|front\s+door|back\s+door|"
     r"intercom|buzzer|wifi|wi-fi|gym|office)\s+)+code|"
@@ -428,6 +428,15 @@ _CODE_THEN_LABEL: Final = re.compile(
 )
 
 
+#: A code, then what it is as an afterthought: "it's 4471 for the card, the pin i mean", "2580 — the door code".
+_CODE_AFTERTHOUGHT: Final = re.compile(
+    r"(?i)(?<![\w.,:/-])(?P<v>\d{4,8})(?![\w.,:/-]\d)[^\n.;?!\d]{0,40}?(?:,|\s[-\u2013\u2014])\s*"
+    r"(?:(?:the|my|our|your|his|her|their)\s+)(?:[\w'’-]+\s+){0,2}?"
+    r"(?:pin|passcode|pin\s+code|pin\s+number|door\s+code|combination|combo|password)\b"
+    r"(?=\s*(?:$|[,.;!?)]|\s+(?:i|we)\s+mean\b|\s+(?:btw|lol|fyi)\b))"
+)
+
+
 #: A code a speaker says to use as one: "use 4471 as the pin on the blue card", "enter 8812 for the door code".
 _CODE_AS: Final = re.compile(
     r"(?i)\b(?:use|used|using|try|tried|enter|entered|type|typed|punch\s+in|key\s+in|put\s+in)\s+"
@@ -476,6 +485,8 @@ def prose(text: str) -> Iterator[Span]:
     for m in _CODE_THEN_LABEL.finditer(text):
         yield m.start("v"), m.end("v"), "pin"
     for m in _CODE_AS.finditer(text):
+        yield m.start("v"), m.end("v"), "pin"
+    for m in _CODE_AFTERTHOUGHT.finditer(text):
         yield m.start("v"), m.end("v"), "pin"
     for m in _KEYWORD.finditer(text):
         label = _label_of(m)

@@ -134,6 +134,10 @@ FAMILIES = [
     ("pin", "the code for tom's locker is 4410 if he asks", "4410"),
     ("pin", "use 4471 as the pin on the blue card", "4471"),
     ("pin", "enter 8812 for the door code, it sticks a bit", "8812"),
+    ("pin", "its 6093 for the visa, the pin i mean", "6093"),
+    ("pin", "5127 \u2014 the garage door code", "5127"),
+    ("pin", "Kartenpin ist 3318, nicht vergessen", "3318"),
+    ("pin", "die Bank-PIN ist 7720", "7720"),
     ("otp", "Your one-time code is 493027. Do not share it.", "493027"),
     ("otp", "G-582913 is your Google verification code", "582913"),
     ("otp", "2fa backup codes: 8311-4420 5592-0183 7740-2261", "5592-0183"),
@@ -218,6 +222,10 @@ LOOKALIKES = [
     ("use 2000 for the deposit", "2000"),
     ("i used 1234 as an example pin in the docs", "1234"),
     ("we used 3 as the default pin length", "3"),
+    ("we moved in 2019, the house i mean", "2019"),
+    ("call 5550 for the office, the reception desk", "5550"),
+    ("it was 2014, my password manager era", "2014"),
+    ("ordered 1200 units, the pin header kind", "1200"),
     ("tom's card is the blue one", "blue one"),
 ]
 
