@@ -144,3 +144,41 @@ def test_a_revalidations_evidence_quote_is_masked_before_it_is_sealed() -> None:
     masked = mask_command(command)
     assert "ghp_Xy7" not in masked.model_dump_json() and masked.evidence_quote is not None
     assert masked.expires_at == command.expires_at
+
+
+def test_every_text_of_an_attachment_is_masked_and_a_clean_one_kept_as_it_is() -> None:
+    key = "ghp_Qm2Rk9Lp4Zt6Wv1Bn8Cd3Fg5Hj0Kl2Mq4Nx7"
+    event = _event(content="screenshots attached", attachments=[
+        {"kind": "image", "caption": f"the token {key} in settings", "alt_text": "a settings page"},
+        {"kind": "image", "alt_text": f"a terminal showing {key}"},
+        {"kind": "file", "name": f"{key}.txt"},
+        {"kind": "link", "caption": "our docs"},
+    ])  # fmt: skip
+    masked = mask_event(event)
+    assert key not in masked.model_dump_json()
+    first, second, third, fourth = masked.attachments
+    assert first.caption == "the token [REDACTED:github_token] in settings" and first.alt_text == "a settings page"
+    assert second.alt_text == "a terminal showing [REDACTED:github_token]" and second.caption is None
+    assert third.name is not None and third.name.startswith("[REDACTED:") and third.kind == "file"
+    assert fourth == event.attachments[3]
+
+
+def test_a_secret_said_in_the_message_is_masked_where_an_attachment_repeats_it_bare() -> None:
+    event = _event(content="my wifi password is Copper-Kettle-77", attachments=[{"caption": "Copper-Kettle-77"}])
+    masked = mask_event(event)
+    assert "Copper-Kettle-77" not in masked.model_dump_json()
+    assert masked.source_sha256 == hashlib.sha256(event.content.encode()).hexdigest()
+
+
+def test_a_speaker_holding_a_secret_is_masked_when_the_content_is_clean() -> None:
+    event = _event(content="build finished", speaker="ci (password: Hunter2-Tango!)")
+    masked = mask_event(event)
+    assert masked.content == "build finished" and masked.source_sha256 is None
+    assert "Hunter2-Tango!" not in (masked.speaker or "") and (masked.speaker or "").startswith("ci (password: ")
+
+
+def test_the_longer_of_two_overlapping_known_secrets_is_masked_whole() -> None:
+    event = _event(content="password: Maple-Fox-19 and the vault passphrase: Maple-Fox-19-river-stone",
+                   metadata={"note": "Maple-Fox-19-river-stone"})  # fmt: skip
+    masked = mask_event(event)
+    assert "river-stone" not in json.dumps(masked.metadata) and "Maple-Fox" not in json.dumps(masked.metadata)
