@@ -43,6 +43,14 @@ _FORMS: Final = (
                 rf"\s+(?:dans|avec|sur)\s+{_PRODUCT}{_END}", I), "uses"),
     (re.compile(rf"^(?:yo\s+)?(?:guardo|almaceno|gestiono)\s+(?:todas\s+)?mis\s+{_PASSWORDS}"
                 rf"\s+(?:en|con)\s+{_PRODUCT}{_END}", I), "uses"),
+    # Wir haben jetzt alle Zugangsdaten in X; J'ai migré de Y vers X; Las contraseñas del trabajo las guardo en X
+    (re.compile(rf"^(?:wir|ich)\s+(?:haben|habe|hab)\s+(?:jetzt\s+|nun\s+|seit\s+\w+\s+)?(?:alle\s+)?"
+                rf"(?:unsere\s+|meine\s+)?{_PASSWORDS}\s+(?:in|bei|im)\s+{_PRODUCT}{_END}", I), "uses"),
+    (re.compile(rf"^j(?:['\u2019]\s?|e\s+)(?:ai|suis)\s+(?:enfin\s+|finalement\s+|d[ée]j[àa]\s+)?"
+                rf"(?:migr[ée]|pass[ée]|chang[ée])\s+(?:de\s+[\w.+-]+(?:\s+[\w.+-]+)?\s+)?(?:vers|[àa]|pour|sur)\s+"
+                rf"{_PRODUCT}{_END}", I), "uses"),
+    (re.compile(rf"^(?:las|mis)\s+{_PASSWORDS}(?:\s+(?:del?|de\s+la)\s+\w+)?\s+las\s+(?:guardo|tengo|gestiono|"
+                rf"almaceno)\s+en\s+{_PRODUCT}{_END}", I), "uses"),
     # Mein Passwortmanager ist X; Mon gestionnaire de mots de passe est X; Mi gestor de contraseñas es X
     (re.compile(rf"^(?:mein|mon|mi)\s+{_MANAGER}\s+(?:ist|est|c'est|es)\s+{_PRODUCT}{_END}", I), "password_manager"),
 )
@@ -55,23 +63,36 @@ _NOT_PLAIN: Final = re.compile(
     I,
 )
 
+_CLAUSE_END: Final = re.compile(r"[,;.!]|\s[-\u2013\u2014]\s")
 #: First words of the clauses above (a cheap test before the patterns).
 _OPENERS: Final = frozenset({
     "ich", "nutze", "benutze", "verwende", "je", "yo", "uso", "utilizo", "guardo", "almaceno", "gestiono", "mein",
-    "mon", "mi",
+    "mon", "mi", "wir", "las", "mis",
 })
+#: What may open a message before its clause: a short label with a colon ("kurze info:"), a filler
+#: word with a comma ("bon,", "pues,", "also,").
+_LEAD: Final = re.compile(
+    r"^(?:[\w'-]+(?:\s+[\w'-]+){0,2}\s*:\s+|(?:bon|alors|bref|donc|also|ok|okay|übrigens|pues|bueno|vale|"
+    r"btw|fyi)\s*,?\s+)+",
+    I,
+)
 
 
 def foreign_statement(text: str, owner: str) -> list[Proto]:
     """The claims of one clause in German, French or Spanish (see the module docstring); [] otherwise."""
-    t = text.strip()
+    t = _LEAD.sub("", text.strip(), count=1)
     first = t.split(" ", 1)[0].lower() if t else ""
     if first not in _OPENERS and not first.startswith(("j'", "j\u2019")):
         return []
-    if _NOT_PLAIN.search(t) is not None:
+    if "?" in t:
         return []
     for pattern, predicate in _FORMS:
         m = pattern.match(t)
         if m is not None:
+            # the clause read, to its end: a negation or hedge in a later clause ("…, no me preguntes por
+            # qué") is that clause's own
+            end = _CLAUSE_END.search(t, m.end())
+            if _NOT_PLAIN.search(t[: end.start() if end else len(t)]) is not None:
+                return []
             return [Proto(owner, predicate, m.group("obj"), NodeType.FACT)]
     return []

@@ -40,6 +40,10 @@ def _triples(content: str) -> list[tuple[str, str, str | None, str, str]]:
         ("Utilizo LastPass para el trabajo.", "uses", "LastPass"),
         ("Guardo todas mis contraseñas en Keeper.", "uses", "Keeper"),
         ("Mi administrador de contraseñas es RoboForm.", "password_manager", "RoboForm"),
+        # after a label or a filler, the object-first Spanish form, a migration, and a later clause's negation
+        ("zur info: wir haben jetzt alle passwörter in Enpass, fragt mich nicht wo", "uses", "Enpass"),
+        ("bref, j'ai finalement migré de 1Password vers Proton Pass", "uses", "Proton Pass"),
+        ("mis contraseñas de casa las guardo en KeePassXC, no en el navegador", "uses", "KeePassXC"),
     ],
 )
 def test_the_tool_a_speaker_names_in_german_french_or_spanish_is_kept(text: str, predicate: str, obj: str) -> None:
@@ -56,6 +60,8 @@ def test_the_tool_a_speaker_names_in_german_french_or_spanish_is_kept(text: str,
         "No uso LastPass.",
         "¿Uso LastPass para el trabajo?",
         "Quizás uso LastPass.",
+        "wir haben keine passwörter in Enpass",
+        "j'ai migré de Bitwarden vers quoi?",
     ],
 )
 def test_a_negated_hedged_conditional_or_asked_foreign_clause_yields_no_use(text: str) -> None:
