@@ -350,3 +350,14 @@ def test_dates_resolve_in_the_senders_local_time() -> None:
     claim = _claim(predicate="moved_to", object="Rome", evidence_quote="I moved to Rome yesterday")
     (c,) = validate_claims(event, [claim]).accepted
     assert c.event_dates == ("2026-03-01",)
+
+
+def test_proposals_beyond_the_claim_cap_are_refused_once_with_their_count() -> None:
+    from extractors.validation import MAX_CLAIMS_PER_EVENT
+
+    content = "I use Postgres."
+    out = validate_claims(_event(content), [_claim() for _ in range(MAX_CLAIMS_PER_EVENT + 3)])
+    assert len(out.accepted) == MAX_CLAIMS_PER_EVENT
+    [cap] = [r for r in out.rejected if r.claim.get("dropped") is not None]
+    assert cap.claim == {"dropped": 3}
+    assert cap.detail == f"3 proposals beyond the first {MAX_CLAIMS_PER_EVENT} accepted claims were not kept"
