@@ -192,8 +192,8 @@ CLAUSE_SPLIT: Final = re.compile(
     r",\s+(?:so\s+|then\s+)?(?=(?:and\s+)?(?:I|we|my|our|you|your)\b)|"
     # "..., and in my free time I restore rugs", "..., yet at work I'm stuck with Windows": a setting
     # phrase opens the next clause, whose own subject follows it
-    r",?\s+(?:and\s+|but\s+|yet\s+)?(?=(?:in|at|on|for|during|after|before|over)\s+(?:[\w'-]+\s+){0,3}"
-    r"(?-i:I|[Ww]e|i)(?:'|\s))|"
+    r",\s+(?:and\s+|but\s+|yet\s+)?(?=(?:in|at|on|for|during|after|before|over)\s+"
+    r"(?:(?!(?:and|but|or|so)\s)[\w'-]+\s+){0,3}(?-i:I|[Ww]e|i)(?:'|\s))|"
     r"\s+[-\u2013\u2014]+\s+(?:so\s+|and\s+)?(?=(?:I|we|my|our)\b)|"
     r",?\s+and\s+(?=(?:I|we|my|our|you|your|(?-i:[A-Z][a-z]+))\s|(?:I|we|you)'(?:m|re|ve|d|ll)\s)|"
     r",?\s+and\s+(?=(?:don't|doesn't|do not|never|also|now|loves?|likes?|hates?|uses?|works?|lives?|prefers?|"

@@ -367,3 +367,14 @@ def test_dated_events_stuck_with_setting_phrases_and_we_both(text: str, triple: 
 def test_an_undated_or_negated_had_and_stuck_in_state_no_event_or_use(text: str) -> None:
     stated = [c for c in _claims(text) if c.predicate in ("had", "uses")]
     assert all(c.polarity.value == "negative" or c.epistemic_type.value == "HYPOTHETICAL" for c in stated), stated
+
+
+@pytest.mark.parametrize(
+    ("text", "triples"),
+    [
+        ("I live in Porto and I work at Farfetch.", {("user", "lives_in", "Porto"), ("user", "works_at", "Farfetch")}),
+        ("we live in Graz and we both teach", {("user", "lives_in", "Graz")}),
+    ],
+)
+def test_a_place_phrase_inside_a_clause_is_not_a_new_clause(text: str, triples: set[tuple[str, str, str]]) -> None:
+    assert triples <= {(c.subject, c.predicate, c.object) for c in _claims(text)}
