@@ -357,17 +357,22 @@ GENERIC_PREDICATES: Final = {
 # --- tool output keys -----------------------------------------------------------------------------
 
 TOOL_SKIP_KEYS: Final = _words(
-    """timestamp time ts took elapsed duration duration_ms latency latency_ms request_id trace_id span_id
-    level log_level http_status status_code url endpoint method headers progress eta pct percent_done
+    """timestamp time ts took duration_ms latency latency_ms request_id trace_id span_id
+    level log_level http_status status_code url endpoint method headers progress pct percent_done
     percent_complete attempt retry retries"""
 )
 #: Keys that only name what was asked about (the query, not the result): never a claim of their own.
 TOOL_QUERY_KEYS: Final = _words(
-    """city town country location place job branch domain host hostname number amount mount service event
+    """city town country location place job branch domain host hostname number mount service event
     query q search term input repo repository project user username account path file filename endpoint_name
     from to source target page limit offset id uuid episode episode_id substance drug patient patient_id customer
     customer_id user_id order_id record record_id item item_id sku subject entity"""
 )
+#: Keys that name an input only when the tool also reports a result of its own ("currency.convert amount=250
+#: GBP result=291.50 EUR"); in a record without one they are its fields ("amount: KES 184,500").
+TOOL_INPUT_KEYS: Final = _words("amount")
+#: Keys whose presence says the other fields were the tool's inputs.
+TOOL_OUTPUT_KEYS: Final = _words("result results output converted answer")
 #: Bare acknowledgements ({"ok": true}) carry no result.
 TOOL_ACK_KEYS: Final = _words("ok success succeeded acknowledged ack done")
 ENVELOPE_KEYS: Final = _words("from to cc bcc date sent sender reply-to received")

@@ -18,6 +18,8 @@ from extractors.rules.lexicon import (
     ENVELOPE_KEYS,
     RESULT_KEYS,
     TOOL_ACK_KEYS,
+    TOOL_INPUT_KEYS,
+    TOOL_OUTPUT_KEYS,
     TOOL_QUERY_KEYS,
     TOOL_SKIP_KEYS,
 )
@@ -34,10 +36,17 @@ I: Final = re.IGNORECASE  # noqa: E741 - reads like a regex flag
 _FORWARDED: Final = r"(?:forwarded|fwd)\s+(?:e-?mail|mail|promo(?:tion)?|message|newsletter|offer|tip|flyer)\b"
 _RELAY: Final = re.compile(
     r"^\s*(?P<src>[\w .\-/]{1,60}?)\s*\((?P<paren>[^()\n]{0,120}?\b(?:unverified|unofficial|third[- ]party|"
-    r"external|forwarded|scraped|user[- ]generated)\b[^()\n]{0,80})\)\s*:\s*(?P<body>.+)$|"
+    r"external|forwarded|scraped|user[- ]generated|forum|blog|fan|community|reddit|comments?|reviews?)\b"
+    r"[^()\n]{0,80})\)\s*:\s*(?P<body>.+)$|"
     r"^\s*(?P<src2>(?:forwarded email|scraped[_ ]page|web[_ ]search(?: result)?|rss(?: item)?|review[_ ]site|"
     r"news\.fetch))\s*(?:\((?P<paren2>[^()\n]{0,120})\))?\s*:\s*(?P<body2>.+)$|"
     r"^\s*(?P<src3>[\w.\-/]{1,40})\s+" + _FORWARDED + r"[^:\n]{0,60}:\s*(?P<body3>\S.*)$",
+    I,
+)
+#: A search rank, not a source ("top result", "first hit", "result 2").
+_RANK_SOURCE: Final = re.compile(
+    r"^(?:(?:top|first|second|third|best|#?\d+(?:st|nd|rd|th)?)\s+)?"
+    r"(?:result|hit|match|snippet|item|answer)s?(?:\s+#?\d+)?$",
     I,
 )
 #: The first line of a relayed message spread over several lines ("mail.forward (forwarded email)").
@@ -59,7 +68,14 @@ _RELAY_STATEMENT: Final = re.compile(r"\"(?P<q>[^\"\n]{3,300})\"|\u201c(?P<q2>[^
 #: A command-style first line: a dotted or underscored tool name, then its arguments ("ci.build_status build=482").
 _COMMAND_HEAD: Final = re.compile(r"^\s*[a-z][\w-]*(?:[._][\w-]+)+\s+[A-Za-z_][\w.\-]*=")
 _ID_KEY: Final = re.compile(r"(?:^|_)(?:id|uuid|version|phone|zip|postcode|year|date|sha|hash|port)$")
-_KV_EQ: Final = re.compile(r"(?P<key>[A-Za-z_][\w.\-]{0,40})=(?P<val>\"[^\"\n]*\"|[^\s,;]+)")
+#: A value runs to a space, comma or semicolon, except a thousands comma ("lowest_price=¥1,380,000"); a
+#: day word takes the time after it ("eta=today 18:00") and an amount its currency code ("result=291.50 EUR").
+_KV_EQ: Final = re.compile(
+    r"(?P<key>[A-Za-z_][\w.\-]{0,40})=(?P<val>\"[^\"\n]*\"|"
+    r"(?:today|tonight|tomorrow|yesterday)\s+\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]m\b)?|"
+    r"[+-]?\d[\d,]*(?:\.\d+)?\s(?-i:[A-Z]{3})(?![\w=])|(?:[^\s,;]|,(?=\d{3}(?!\d)))+)",
+    I,
+)
 _KV_COLON: Final = re.compile(r"^\s*(?:[-*]\s+)?(?P<key>[A-Za-z][\w .\-/]{0,40}?)\s*:\s+(?P<val>\S.*?)\s*$")
 _LOGLIKE: Final = re.compile(
     r"^\s*(?:\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|\[?(?:DEBUG|INFO|WARN|WARNING|ERROR|TRACE|FATAL)\b)"
@@ -69,11 +85,16 @@ _TOOL_NUMBER: Final = re.compile(r"^(?P<n>[+-]?\d+(?:\.\d+)?)\s*(?P<u>[A-Za-z%\u
 #: Progress bars ("[=====>   ] 50%", "████░░ 80%") and step counters ("step 3/5", "Downloading... 3/10").
 _PROGRESS_LINE: Final = re.compile(
     r"[\[|][=#>\-.\u2588\u2591\u2592\u2593 ]{3,}[\]|]|[\u2588\u2591\u2592\u2593]{3,}|"
-    r"\d\s*(?:[KMGT]i?B|[kMG]?bytes|[kMG]?b)/s(?:ec)?\b|\beta[=:]?\s*\d|^\s*(?:rsync|wget|curl|scp|pip|npm)\b|"
+    r"\d\s*(?:[KMGT]i?B|[kMG]?bytes|[kMG]?b)/s(?:ec)?\b|\beta[=:]?\s*(?:\d+:\d{2}:\d{2}|\d+\s*(?:s|sec|m|min)\b)|^\s*(?:rsync|wget|curl|scp|pip|npm)\b|"
     r"\b(?:sent|received|transferred|copied|downloaded|uploaded)\s+[\d,.]+\s*(?:[KMGT]i?B|bytes|files)\b|"
     r"^\s*(?:step|stage|batch|chunk|page)\s+\d+\s*/\s*\d+|^\s*\w+ing\b[^=:\n]*?(?:\.{2,}|\u2026)\s*\d+\s*(?:/\s*\d+|%)",
     I,
 )
+#: A key naming a reference ("patient_ref", "order_no"): what the record is, like a bare noun.
+_REF_KEY: Final = re.compile(r"_(?:ref|no|number|code|id)$")
+_CODE_VALUE: Final = re.compile(r"^#?(?=[\w\-./]*\d)(?=[\w\-./]*[A-Za-z])[A-Za-z0-9][\w\-./]*$")
+#: The tool reports a result of its own, so the other fields it echoes were its inputs.
+_OUTPUT_FIELD: Final = re.compile(r"(?:^|[\s{,\"])(?:" + "|".join(sorted(TOOL_OUTPUT_KEYS)) + r")\"?\s*[=:]", I)
 _MEASURE_VALUE: Final = re.compile(r"^[+-]?\d[\d,]*(?:\.\d+)?\s*(?:%|[A-Za-z/\u00b0]{1,5})?$")
 
 
@@ -85,7 +106,13 @@ def _is_selector(key: str, value: str) -> bool:
     value. Later pairs are results even when they look like codes (``region=eu-west-1``).
     """
     k = key.lower()
-    return k.isalpha() and k not in RESULT_KEYS and _MEASURE_VALUE.match(value) is None
+    named = k.isalpha() or _REF_KEY.search(k) is not None
+    return named and k not in RESULT_KEYS and _MEASURE_VALUE.match(value) is None
+
+
+def _is_code(value: str) -> bool:
+    """A record code: letters and digits in one token ("KOR201", "S-1042", "RTM-88213")."""
+    return _CODE_VALUE.match(value) is not None
 
 
 def _line_spans(text: str) -> list[tuple[int, int]]:
@@ -117,6 +144,13 @@ def propose_tool(event: ConversationEvent) -> list[Proposal]:
         if hm is not None:
             _relay_lines(out, hm.group("src") or hm.group("src2"), content, lines, head)
             return out
+    for ls, le in lines[1:]:
+        later = _RELAY.match(content[ls:le])
+        if later is not None:  # "web_search(...)" then "top result (unofficial fan page): ..."
+            _relay(out, later)
+    if out:
+        return out
+    inputs = _OUTPUT_FIELD.search(content) is not None
     stripped = content.strip()
     if stripped.startswith("{"):
         try:
@@ -124,17 +158,25 @@ def propose_tool(event: ConversationEvent) -> list[Proposal]:
         except ValueError:
             data = None
         if isinstance(data, dict):
+            scalars = [k for k, v in data.items() if not isinstance(v, dict | list) and v is not None]
             for key, value in data.items():
                 if isinstance(value, dict | list) or value is None:
                     continue
+                if (key == scalars[0] and len(scalars) > 2 and isinstance(value, str) and _is_code(value)
+                        and _is_selector(key, value)):  # fmt: skip
+                    continue  # {"shipment": "RTM-88213", "status": ...}: the record's code, not a result
                 lit = json.dumps(value, ensure_ascii=False)
                 m = re.search(re.escape(json.dumps(key, ensure_ascii=False)) + r"\s*:\s*" + re.escape(lit), content)
                 if m is None:
                     continue
                 val = value if isinstance(value, str) else lit
-                _pair(out, subject, key, str(val), m.group())
+                _pair(out, subject, key, str(val), m.group(), inputs=inputs)
             return out
     multi = len([1 for ls, le in lines if content[ls:le].strip()]) > 1
+    # a bare first line names the tool, and the "key: value" lines under it are one record's fields
+    record = multi and head is not None and not _KV_EQ.search(content, head[0], head[1]) and \
+        _KV_COLON.match(content, head[0], head[1]) is None
+    fields, fields_left = 0, sum(1 for ls, le in lines if _KV_COLON.match(content[ls:le]))
     for ls, le in lines:
         line = content[ls:le]
         if not line.strip() or _LOGLIKE.search(line) or _FORMATTING.match(line):
@@ -145,17 +187,26 @@ def propose_tool(event: ConversationEvent) -> list[Proposal]:
         if pairs:
             # "ci.build_status build=482" over "key: value" lines: the header names the record queried
             header = multi and head is not None and ls == head[0] and _COMMAND_HEAD.match(line) is not None
+            selected = False
             for i, pm in enumerate(pairs):
                 key, val = pm.group("key"), pm.group("val").strip('"')
                 if i == 0 and len(pairs) > 1 and _is_selector(key, val):
+                    selected = True
                     continue
+                if selected and i == 1 and len(pairs) > 2 and _is_code(val) and _is_selector(key, val):
+                    continue  # "student=S-1042 course=KOR201 midterm=87": both name the record
                 if header and (_ID_KEY.search(key.lower()) or (key.isalpha() and key.lower() not in RESULT_KEYS)):
                     continue
-                _pair(out, subject, key, val, pm.group())
+                _pair(out, subject, key, val, pm.group(), inputs=inputs)
             continue
         cm = _KV_COLON.match(line)
         if cm is not None:
-            _pair(out, subject, cm.group("key"), cm.group("val"), line.strip())
+            key, val = cm.group("key"), cm.group("val")
+            if record and not fields and fields_left > 2 and _is_selector(key.strip(), val):
+                fields += 1
+                continue  # "invoice_lookup" then "invoice: INV-20931": the record the fields are of
+            fields += 1
+            _pair(out, subject, key, val, line.strip(), inputs=inputs)
     return out
 
 
@@ -167,6 +218,8 @@ def _relay(out: list[Proposal], m: re.Match[str]) -> None:
     own triple, because nothing vouches for it.
     """
     src = (m.group("src") or m.group("src2") or m.group("src3") or "source").strip()
+    if m.group("paren") and _RANK_SOURCE.match(src):  # "top result (unofficial fan page)": the page says it
+        src = m.group("paren").strip()
     body = m.group("body") or m.group("body2") or m.group("body3") or ""
     statements = [q.group("q") or q.group("q2") for q in _RELAY_STATEMENT.finditer(body)] or [body]
     for st in statements:
@@ -210,10 +263,12 @@ def _relay_statement(out: list[Proposal], src: str, statement: str, quote: str |
     out.append(Proposal(proto, quote or text, None, False, SourceType.EXTERNAL_DOCUMENT))
 
 
-def _pair(out: list[Proposal], subject: str, key: str, value: str, quote: str) -> None:
+def _pair(out: list[Proposal], subject: str, key: str, value: str, quote: str, *, inputs: bool = False) -> None:
     pred = snake(key)
     value = value.strip()
     if not pred or not value or pred in TOOL_SKIP_KEYS or len(value) > 200:
+        return
+    if inputs and pred in TOOL_INPUT_KEYS:
         return
     if pred in TOOL_QUERY_KEYS or (pred in TOOL_ACK_KEYS and value.lower() in ("true", "false", "yes", "1")):
         return

@@ -1363,3 +1363,55 @@ def test_multi_line_forwarded_email_gives_its_body_not_its_envelope(event: Event
     c = one(event, text, role="tool", speaker="mail")
     assert (c.subject, c.object, c.epistemic_type) == ("mail.forward", "Tents are half price today",
                                                       EpistemicType.UNVERIFIED)
+
+
+# --- tool results: values, inputs and record codes -------------------------------------------------
+
+
+def test_tool_value_keeps_its_thousands_commas(event: EventFactory) -> None:
+    cs = claims(event, "flights.search cheapest_fare=₩1,240,000 stops=1", role="tool", speaker="flights")
+    assert [(c.predicate, c.object) for c in cs] == [("cheapest_fare", "₩1,240,000"), ("stops", "1")]
+
+
+def test_tool_value_comma_without_three_digits_still_ends_the_value(event: EventFactory) -> None:
+    cs = claims(event, "stock.check sku_count=12,warehouse=north", role="tool", speaker="stock")
+    assert ("sku_count", "12") in [(c.predicate, c.object) for c in cs]
+
+
+def test_tool_eta_and_duration_are_results_but_a_countdown_is_progress(event: EventFactory) -> None:
+    cs = claims(event, "courier.track parcel=PX-4410 eta=tomorrow 09:30", role="tool", speaker="courier")
+    assert [(c.predicate, c.object) for c in cs] == [("eta", "tomorrow 09:30")]
+    run = claims(event, "workout.log distance_km=8.4 duration=0:47:10", role="tool", speaker="watch")
+    assert ("duration", "0:47:10") in [(c.predicate, c.object) for c in run]
+    assert claims(event, "backup.upload 41% eta 00:03:20", role="tool", speaker="backup") == []
+
+
+def test_amount_is_an_input_only_when_the_tool_reports_a_result(event: EventFactory) -> None:
+    conv = claims(event, "fx.convert amount=90 CHF result=101.20 USD", role="tool", speaker="fx")
+    assert [(c.predicate, c.object) for c in conv] == [("result", "101.20 USD")]
+    rec = claims(event, "payroll.lookup\nemployee: E-5521\namount: NGN 412,000\npaid_on: 2026-11-28",
+                 role="tool", speaker="payroll")
+    assert [(c.predicate, c.object) for c in rec] == [("amount", "NGN 412,000"), ("paid_on", "2026-11-28")]
+
+
+def test_a_records_reference_codes_are_not_results(event: EventFactory) -> None:
+    cs = claims(event, "grades.get pupil=P-7731 module=MAT110 final=74", role="tool", speaker="grades")
+    assert [(c.predicate, c.object) for c in cs] == [("final", "74")]
+    js = claims(event, '{"booking": "BK-90412", "status": "confirmed", "seats": 2}', role="tool", speaker="air")
+    assert [(c.predicate, c.object) for c in js] == [("status", "confirmed"), ("seats", "2")]
+    ref = claims(event, "lab.result sample_ref=LR-338 glucose_mgdl=96", role="tool", speaker="lab")
+    assert [c.predicate for c in ref] == ["glucose_mgdl"]
+
+
+def test_the_record_named_under_a_bare_header_is_not_a_field(event: EventFactory) -> None:
+    text = "ticket_lookup\nticket: HD-7781\npriority: high\nassignee: Ravi\nstate: waiting on customer"
+    cs = claims(event, text, role="tool", speaker="helpdesk")
+    assert [c.predicate for c in cs] == ["priority", "assignee", "state"]
+
+
+def test_a_relayed_source_on_a_later_line_is_unverified(event: EventFactory) -> None:
+    text = 'web_search("best time to visit kyoto")\nfirst hit (travel forum): late november for the maples.'
+    c = one(event, text, role="tool", speaker="search")
+    assert c.epistemic_type is EpistemicType.UNVERIFIED
+    assert "late november" in c.object
+    assert "travel forum" in c.subject, "a search rank is not the source; the forum is"
