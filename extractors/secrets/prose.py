@@ -40,6 +40,7 @@ _PASSPHRASE_WORDS: Final = (
 )
 _CODE_WORDS: Final = (
     r"(?:(?:bank\s+)?card\s+|sim\s+|phone\s+|debit\s+|credit\s+|atm\s+)?pin(?:\s+(?:code|number))?|"
+    r"(?:card['’]?s\s+)?secret\s+number|"
     r"pin-(?:code|nummer|nr\.?|number)|puk|geheimnummer|code\s+confidentiel|(?:karten|bank|handy|sim|ec)-?pin|"
     r"(?:(?:door|gate|locker|lockbox|lock\s+box|key\s+box|keybox|alarm|disarm|access|entry|security|pickup|"
     r"pick-up|garage|building|keypad|safe|bike(?:\s+lock)?|padlock|lock|unlock|house|front\s+door|back\s+door|"
@@ -188,7 +189,8 @@ _MORE_CODES: Final = re.compile(
     r"(?i)[ \t]*(?:,|&|/|\band\b|\bor\b|\bund\b|\bet\b|\by\b)[ \t]*(?P<v>\d{3,8})(?![\w-])"
 )
 _CHANGED_TO: Final = re.compile(r"(?i)\b(?:changed|set|reset|updated|switched|geändert|changé|cambiado|cambiata)\b")
-_TO: Final = re.compile(r"(?i)\s+(?:to|auf|en|a|à|in)\s+")
+#: "changed the pin to …", "set the pin on the new card as …": an optional complement, then the value's word.
+_TO: Final = re.compile(r"(?i)(?:\s+(?:for|on|of|at)\s[^\n:=.!?()]{0,40}?)?\s+(?:to|as|auf|en|a|à|in)\s+")
 _DIRECT: Final = re.compile(r"[ \t]*(?:#|no\.?|nr\.?)?[ \t]*")
 _PAREN: Final = re.compile(r"[^\n()`]{0,60}?[(`]\s*")
 _APPOSITIVE: Final = re.compile(rf"(?i)(?:\s+(?:{_PREP})\s+[^\n,]{{0,40}}?|\s+[^\n,.:;]{{1,40}}?)?,\s*")
@@ -428,11 +430,12 @@ _CODE_THEN_LABEL: Final = re.compile(
 )
 
 
-#: A code, then what it is as an afterthought: "it's 4471 for the card, the pin i mean", "2580 — the door code".
+#: A code, then what it is as an afterthought: "it's 4471 for the card, the pin i mean", "2580 — the door code",
+#: "type 3321 at the atm, that's the pin".
 _CODE_AFTERTHOUGHT: Final = re.compile(
     r"(?i)(?<![\w.,:/-])(?P<v>\d{4,8})(?![\w.,:/-]\d)[^\n.;?!\d]{0,40}?(?:,|\s[-\u2013\u2014])\s*"
-    r"(?:(?:the|my|our|your|his|her|their)\s+)(?:[\w'’-]+\s+){0,2}?"
-    r"(?:pin|passcode|pin\s+code|pin\s+number|door\s+code|combination|combo|password)\b"
+    r"(?:(?:that['’]?s|that\s+is|which\s+is|this\s+is)\s+)?(?:(?:the|my|our|your|his|her|their)\s+)"
+    r"(?:[\w'’-]+\s+){0,2}?(?:pin|passcode|pin\s+code|pin\s+number|door\s+code|combination|combo|password)\b"
     r"(?=\s*(?:$|[,.;!?)]|\s+(?:i|we)\s+mean\b|\s+(?:btw|lol|fyi)\b))"
 )
 

@@ -162,3 +162,32 @@ def test_a_mac_address_a_shared_document_id_and_the_verb_pin_are_not_secrets(tex
 )
 def test_a_pin_with_a_relative_clause_or_after_a_verb_like_start_is_still_masked(text: str, code: str) -> None:
     assert code not in mask_text(text), mask_text(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ("type 6610 at the cash machine, that's the pin", "6610"),
+        ("it's 2947 for the blue card, which is the pin", "2947"),
+        ("my card's secret number is 3185", "3185"),
+        ("the bank's secret number: 7092", "7092"),
+        ("I set the pin on the replacement card as 5813", "5813"),
+        ("changed the passcode for the tablet to 440922", "440922"),
+    ],
+)
+def test_a_pin_named_after_it_by_a_secret_number_or_set_as_is_masked(text: str, code: str) -> None:
+    assert code not in mask_text(text), mask_text(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the last four digits of my card are 4421",
+        "set the meeting for friday as 1400 works",
+        "i set my alarm for 0630 to wake up",
+        "the secret to a good crust is 72 hours of proofing",
+        "got 3321 steps at the gym, that's the record",
+    ],
+)
+def test_numbers_near_set_or_secret_that_are_not_codes_stay(text: str) -> None:
+    assert mask_text(text) == text
