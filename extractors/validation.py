@@ -128,7 +128,15 @@ _ATTRIBUTION_CUE: Final = re.compile(
     rf"^(?:{ASSISTANT_ACK})?"
     r"(?:you|your\s+[\w-]+(?:\s+[\w-]+)?)\s+(?!(?:could|should|might|may|can|would|will|must|"
     r"need|want|'ll|'d|'re|are|were|have to|got)\b)|"
-    rf"^{ASSISTANT_ACK}{ACK_YOU_ARE}|^{ACK_THIRD_PARTY}",
+    rf"^{ASSISTANT_ACK}{ACK_YOU_ARE}|^{ACK_THIRD_PARTY}|"
+    # after an acknowledgement, what the user has done or wants ("Got it — you've been vegetarian for years",
+    # "Noted, you want to learn Yoruba"), not how-to advice ("ok, you want to preheat the oven first")
+    rf"^{ASSISTANT_ACK}you(?:'ve|\s+have)\s+(?!(?:to|got\s+to)\b)|"
+    rf"^{ASSISTANT_ACK}you\s+(?:want|plan|hope|intend)\s+to\s+(?!(?:make\s+sure|check|double-check|avoid|keep|"
+    r"use|be|start\s+by|preheat|wait|call|ask|look|consider)\b)|"
+    # "OK, so restoring rugs is your weekend hobby", "sounds like the e-bike is your main way in"
+    rf"^(?:{ASSISTANT_ACK}|(?:sounds|seems|looks)\s+like\s+)(?![^.!?]*\b(?:best|safest|easiest|option|bet|"
+    r"should|could|might|may|can|would|recommend|suggest)\b)[^.!?]{1,60}?\b(?:is|are|was|were)\s+your\b",
     re.IGNORECASE,
 )
 _RECOMMENDATION_REQUEST: Final = re.compile(

@@ -333,6 +333,36 @@ def test_assistant_acknowledged_attribution_is_admitted(event: EventFactory, con
     assert c.epistemic_type is EpistemicType.INFERRED
 
 
+@pytest.mark.parametrize(
+    ("content", "obj"),
+    [
+        ("Got it — you've lived in Lisbon since 2019.", "Lisbon"),
+        ("Noted, you want to learn Welsh before the trip.", "Welsh"),
+        ("Ok, so pottery is your thing on Sundays.", "pottery"),
+        ("Sounds like the tram is your usual way to work.", "tram"),
+    ],
+)
+def test_acknowledged_restatements_in_other_shapes_are_admitted(event: EventFactory, content: str, obj: str) -> None:
+    out = run(event, content, claim(object=obj, evidence_quote=content.rstrip(".")), role="assistant")
+    (c,) = out.accepted
+    assert c.epistemic_type is EpistemicType.INFERRED
+
+
+@pytest.mark.parametrize(
+    ("content", "obj"),
+    [
+        ("Ok, you want to preheat the oven first.", "oven"),
+        ("Got it — you've to book the ferry early.", "ferry"),
+        ("Sure, the best option is your local pharmacy.", "pharmacy"),
+        ("Ok, so the fix could be your router settings.", "router"),
+    ],
+)
+def test_acknowledged_advice_in_restatement_shapes_is_not_admitted(event: EventFactory, content: str,
+                                                                   obj: str) -> None:
+    out = run(event, content, claim(object=obj, evidence_quote=content.rstrip(".")), role="assistant")
+    assert reject_code(out) == reasons.ROLE_NOT_ADMITTED
+
+
 def test_acknowledged_advice_is_still_not_an_attribution(event: EventFactory) -> None:
     content = "Understood, you could live in Berlin."
     out = run(event, content, claim(epistemic_type="HYPOTHETICAL", evidence_quote=content), role="assistant")
