@@ -623,7 +623,12 @@ _OBJ_CUT: Final = re.compile(
 _DET: Final = re.compile(r"^(?:(?P<no>no)|the|a|an|my|our|your|his|her|their|its|some|any|this|that|these|those)\s+", I)
 LEAD_PREP: Final = re.compile(r"^(?:to|into|in|at|on|for|with|from|about)\s+", I)
 _LIST_SPLIT: Final = re.compile(r",\s*(?:and\s+|or\s+)?|\s+(?:and|or|&)\s+", I)
-_EMPLOYER_PP: Final = re.compile(r"\s(?:at|from|with)\s+(?-i:[A-Z])\S*")
+#: "job at Figma", and in lowercase chat "job at canva", "offer from stripe" (not "job at night").
+_EMPLOYER_PP: Final = re.compile(
+    r"\s(?:(?:at|from|with)\s+(?-i:[A-Z])\S*|(?:at|from)\s+(?!(?:the|a|an|my|our|your|his|her|their|its|home|work|"
+    r"school|uni|night|nights|least|most|all|last|first|some|any|this|that|once|times|weekends?|noon|midnight|"
+    r"dawn|dusk|lunch|dinner|breakfast|short|long|around|about|least)\b)(?-i:[a-z])[\w&.-]+)"
+)
 #: A preposition before an identifier ("workers from ami-08d4ac5b", "completions at 2,048 tokens").
 _ID_PP: Final = re.compile(
     r"\s(?:over\s+to|over|to|at|from|with|in|on|via)\s+(?:the\s+)?(?:(?=[\w.:/@-]*[a-z])(?=[\w.:/@-]*\d)[\w][\w.:/@-]{4,}"
@@ -695,6 +700,9 @@ def object_list(text: str) -> list[tuple[str, bool]]:
         r",\s+(?=(?:it|that|this|i|we|so|which|they|he|she|you|but|though)\b)|"
         # "meat daily, not vegetarian in any way": a negated clause, not an item
         r",\s+(?=(?:not|could|would|can|might|should|will|gonna)\s)|"
+        # "coriander, tastes like soap": a clause about the item with its subject dropped, not another item
+        r",\s+(?=(?:is|was|has|does|tastes|smells|looks|sounds|feels|seems|reminds|makes|gives|keeps|costs|"
+        r"takes|gets)\s)|"
         # "kombucha, the ginger one is great": a clause of its own, not an item
         r",\s+(?=(?:the|my|our|his|her|their)\s+[\w'-]+(?:\s+[\w'-]+)?\s+(?:is|are|was|were)\b)",
         raw,

@@ -434,7 +434,7 @@ def _instead_of(text: str) -> str | None:
     return old
 
 
-_PREFERENCE_ATTR: Final = re.compile(r"\b(?:favou?rite|preferred|fave)\b", I)
+_PREFERENCE_ATTR: Final = re.compile(r"\b(?:favou?rite|preferred|fave?)\b", I)
 #: "my go-to favourite drink", "my all-time favourite band": the favourite is the attribute (``favorite_drink``).
 _FAVOURITE_LEAD: Final = re.compile(
     r"^(?:go_to|all_time|absolute|personal|number_one|top|ultimate|current|usual|very|big)_(?=(?:favou?rite|fave)_)"

@@ -1415,3 +1415,25 @@ def test_a_relayed_source_on_a_later_line_is_unverified(event: EventFactory) -> 
     assert c.epistemic_type is EpistemicType.UNVERIFIED
     assert "late november" in c.object
     assert "travel forum" in c.subject, "a search rank is not the source; the forum is"
+
+
+# --- lowercase chat: favourites, dropped-subject descriptions, employers -------------------------
+
+
+def test_chat_fav_is_a_favourite_preference(event: EventFactory) -> None:
+    c = one(event, "my fav podcast is darknet diaries tbh")
+    assert (c.node_type, c.predicate, c.object) == (NodeType.PREFERENCE, "favorite_podcast", "darknet diaries")
+
+
+def test_a_description_after_a_comma_is_not_another_liked_item(event: EventFactory) -> None:
+    cs = claims(event, "i really like porto, reminds me of home")
+    assert [(c.predicate, c.object) for c in cs] == [("likes", "porto")]
+    items = claims(event, "i like gin, rum and mezcal")
+    assert [c.object for c in items] == ["gin", "rum", "mezcal"]
+
+
+def test_a_lowercase_employer_after_job_or_offer_stays_in_the_object(event: EventFactory) -> None:
+    c = one(event, "got an internship offer from atlassian!!")
+    assert c.object is not None and "atlassian" in c.object
+    night = one(event, "i have a job at night so mornings are rough")
+    assert night.object == "job"
