@@ -1538,6 +1538,15 @@ class UserParser(StatementParser):
         return written
 
     def _dropped(self, t: str) -> str:
+        lead = _SUBJECTLESS_LEAD.match(t)
+        if lead is not None and t[lead.end() :].strip() and not t[lead.end() :].lower().startswith("back"):
+            # "just got a new bike", "finally adopted a dog": the adverb stands where the "I" was dropped
+            rest = t[lead.end() :]
+            written = self._dropped(rest)
+            if written is not rest and written.startswith(("I ", "I'm ", "I've ")):
+                head, tail = written.split(" ", 1)
+                return f"{head} {t[: lead.end()]}{tail}"
+            return t
         words = t.split(None, 2)
         w0 = words[0].lower().rstrip(",")
         w1 = words[1].lower() if len(words) > 1 else ""

@@ -1437,3 +1437,11 @@ def test_a_lowercase_employer_after_job_or_offer_stays_in_the_object(event: Even
     assert c.object is not None and "atlassian" in c.object
     night = one(event, "i have a job at night so mornings are rough")
     assert night.object == "job"
+
+
+def test_an_adverb_where_the_i_was_dropped_still_gives_the_speakers_fact(event: EventFactory) -> None:
+    c = one(event, "just got a new kayak, so hyped")
+    assert (c.subject, c.object) == ("user", "new kayak")
+    assert one(event, "finally adopted a cat from the shelter").subject == "user"
+    assert claims(event, "just checking in") == []
+    assert claims(event, "just wondering if you can help") == []
