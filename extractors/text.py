@@ -189,7 +189,9 @@ def sentence_spans(text: str, para: Span) -> Iterator[Span]:
     chunk = text[para.start : para.end]
     for m in _SENT_END.finditer(chunk):
         end = para.start + m.end()
-        if m.group() != "\n" and _ABBREV.search(text, max(pos, end - 8), para.start + m.start() + 1):
+        dot = para.start + m.start()
+        # the longest abbreviation ("approx") is six letters before its dot; closing marks after it do not count
+        if m.group() != "\n" and _ABBREV.search(text, max(pos, dot - 6), dot + 1):
             continue
         sp = _trimmed(text, pos, end)
         if sp is not None:

@@ -491,9 +491,7 @@ def _shortest_run(ctx: SourceText, claim: Claim, idxs: list[int], speaker: str |
     for length in range(1, min(len(pool), 4) + 1):
         best: list[int] | None = None
         for k in range(len(pool) - length + 1):
-            run = pool[k : k + length]
-            if run[-1] - run[0] != length - 1:
-                continue
+            run = pool[k : k + length]  # always consecutive: the quote's paragraphs are, so the pool is
             joined = ctx.run_text(run)
             if not _sentence_mentions_subject(joined, claim.subject, speaker):
                 continue
