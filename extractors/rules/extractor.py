@@ -14,13 +14,21 @@ from typing import Any, Final
 
 from engine.attributes import DEFAULT_REGISTRY, AttributeRegistry, TenantAttributes
 from extractors.rules.assistant import propose_assistant
-from extractors.rules.clauses import Mode, segments
+from extractors.rules.clauses import Mode, Segment, segments
 from extractors.rules.labelled import labelled_values
 from extractors.rules.lexicon import sarcastic
 from extractors.rules.proto import Proposal, Proto
 from extractors.rules.system import SystemParser
 from extractors.rules.tool import propose_tool
-from extractors.rules.updates import correcting, correction_clause, mark, only_actually, strip_marker, update_words
+from extractors.rules.updates import (
+    correcting,
+    correction_clause,
+    mark,
+    not_value,
+    only_actually,
+    strip_marker,
+    update_words,
+)
 from extractors.rules.user import StatementParser, UserParser
 from extractors.validation import (
     DEFAULT_GROUNDING_METHOD,
@@ -151,7 +159,9 @@ class RuleExtractor:
         for seg in segments(ctx):
             protos: list[Proto] = []
             if correction and not (seg.conditional or seg.uncertain):
-                protos = correction_clause(seg.text, parser.mode.first_person)
+                protos = _statement_not_value(parser, seg)
+                if not protos:
+                    protos = correction_clause(seg.text, parser.mode.first_person)
             if not protos:
                 protos = parser.segment(strip_marker(seg.text) if correction else seg.text, seg.conditional)
             if event.role is not Role.SYSTEM:
@@ -166,6 +176,21 @@ class RuleExtractor:
 
     def _registry(self, tenant_id: str) -> AttributeRegistry:
         return self.tenant_attributes.get(tenant_id, self.attributes)
+
+
+def _statement_not_value(parser: StatementParser, seg: Segment) -> list[Proto]:
+    """A correcting statement in a full clause, with the value it replaces ("my postcode is EH6 7QB, not
+    EH7"): the statement grammar reads the clause, and each claim whose object is not the old value itself
+    replaces it."""
+    found = not_value(seg.text)
+    if found is None:
+        return []
+    stmt, old = found
+    protos = parser.segment(stmt, seg.conditional)
+    for p in protos:
+        if p.object is not None and old.lower() not in p.object.lower():
+            p.replaces = old
+    return protos if any(p.replaces is not None for p in protos) else []
 
 
 def _parser(event: ConversationEvent) -> StatementParser:

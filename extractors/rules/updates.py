@@ -278,7 +278,7 @@ _CORRECTING: Final = re.compile(
     r"i\s+meant|i\s+mean(?=\s+(?:the\s+)?(?-i:[A-Z0-9]))|meant\s+to\s+say|my\s+bad|my\s+mistake|my\s+error|"
     r"i\s+(?:had|got)\s+(?:that|it|this)\s+(?:wrong|mixed\s+up|backwards)|i\s+was\s+wrong|i\s+misspoke|misspoke|"
     r"mis-?typed|typo(?:\s+earlier)?|wrong\s+(?:date|day|time|number|name)|(?:that|it)\s+was\s+a\s+typo|"
-    r"no\s+wait|wait\s+no|ignore\s+(?:that|what\s+i\s+said|my\s+last)|disregard\s+(?:that|what\s+i\s+said|my\s+last)|"
+    r"no,?\s+wait|wait,?\s+no|ignore\s+(?:that|what\s+i\s+said|my\s+last)|disregard\s+(?:that|what\s+i\s+said|my\s+last)|"
     r"i\s+(?:mixed|muddled|got)\s+(?:it|them|that|those)\s+(?:up|mixed\s+up|muddled\s+up)|"
     r"(?:that|this)\s+(?:was|is)\s+(?:wrong|incorrect|a\s+mistake)|wrong\s+(?:one|year|month|address)|"
     r"sorry,?\s+(?:it'?s|it\s+(?:is|was)|i\s+meant|make\s+that|i'?m\s+(?=\d)|(?:she|he|they)'?(?:s|re)\s+(?=\d)|"
@@ -624,8 +624,14 @@ ACTIVITY_VERBS: Final = frozenset({
 
 
 def correcting(text: str) -> bool:
-    """Whether a message corrects the speaker's earlier claim ("Correction: ...", "I meant ...", "Actually ...")."""
-    return _CORRECTING.search(text) is not None or _ACTUALLY_FIRST.match(text) is not None
+    """Whether a message corrects the speaker's earlier claim ("Correction: ...", "I meant ...", "Actually ...",
+    "Sorry, I work at Initech, not Globex", "Not 3.8 — we're on 3.11")."""
+    if _CORRECTING.search(text) is not None or _ACTUALLY_FIRST.match(text) is not None:
+        return True
+    first = text.strip().rstrip(".!")
+    if _NOT_HEAD.match(first) is not None:
+        return True
+    return _APOLOGY_FIRST.match(first) is not None and _NOT_TAIL.match(_MARKER_LEAD.sub("", first)) is not None
 
 
 def strip_marker(segment: str) -> str:
@@ -638,6 +644,44 @@ _CLAUSE_NOT_VALUE: Final = re.compile(
     r"^\s*(?:i|we|you|they|he|she|it|from|in|at|on|to|with|for|of|by)\s*$|\s(?:is|are|was|were|'s|'re|have|has)\s|^\s*(?:my|our)\s+\w+\s+(?:is|are|'s)\b",
     I,
 )
+#: What follows "not" without being a value ("not my fault", "not sure", "not using Slack anymore").
+_NOT_OLD_STOP: Final = (
+    r"(?!(?:\w+ing|any\s*more|yet|really|sure|quite|much|bad|great|so|too|very|even|all|at\s+all|a\s+fan|for|"
+    r"a\s+big\s+deal|everyone|everything|anything|anyone|today|now|always|ever|that|this|my|our|your|his|their|me|"
+    r"you|him|her|them|us|only|just|necessarily|exactly|entirely)\b)"
+)
+#: "my niece is called Aoife, not Eva", "I have two cats, not three": a statement, then the value it replaces.
+_NOT_TAIL: Final = re.compile(
+    r"^(?P<stmt>.*\S)\s*,?\s+(?:and\s+)?not\s+" + _NOT_OLD_STOP + r"(?:the\s+|a\s+|an\s+|on\s+|in\s+|at\s+)?"
+    r"(?P<old>(?:[\w'’.&+#:€$£-]|,(?=\d{3}))+(?:\s+[\w'’.&+#:-]+){0,3}?)\s*$",
+    I,
+)
+#: "Sorry, ...", "Oops, ...": an apology that opens a message, which a "not X" tail makes a correction.
+_APOLOGY_FIRST: Final = re.compile(r"^\W*(?:sorry|oops|whoops|apologies|my apologies)\b", I)
+#: "Not Python 3.8 — we're actually on 3.11": the value replaced first, then the statement.
+_NOT_HEAD: Final = re.compile(
+    r"^not\s+" + _NOT_OLD_STOP + r"(?P<old>[\w'’.&+#:€$£-]+(?:\s+[\w'’.&+#:-]+){0,3}?)\s*(?:[,;:]|\s[-–—]+)\s+"
+    r"(?P<stmt>\S.*)$",
+    I,
+)
+#: A statement the correction grammar reads better than the statement grammar: "it's Y", "I meant Y".
+_PRONOUN_VALUE: Final = re.compile(r"^(?:i\s+meant?|meant|it|it's|its|that|that's|she|he|they|she's|he's)\b", I)
+
+
+def not_value(segment: str) -> tuple[str, str] | None:
+    """(statement, replaced value) of a correcting segment that states the new value in a full clause and
+    names the old one with "not" ("my flight lands at 14:20, not 16:20"; "not 3.8 — we're on 3.11"), or None
+    when the segment is not of that shape or its statement is one the correction grammar reads."""
+    text = strip_marker(segment).rstrip(".!")
+    m = _NOT_TAIL.match(text) or _NOT_HEAD.match(text)
+    if m is None:
+        return None
+    stmt, old = m.group("stmt").strip(" ,;:-–—"), _obj(m.group("old"))
+    if old is None or not stmt or _PRONOUN_VALUE.match(stmt) is not None:
+        return None
+    return stmt, old
+
+
 def correction_clause(segment: str, owner: str) -> list[Proto]:
     """The corrected value of one segment of a correcting message, when it is said without a clause the
     statement grammar reads: "I said X but I meant Y", "I meant Y, not X", "it's Y", "she's 7"; "X is fine"

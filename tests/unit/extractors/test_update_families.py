@@ -118,6 +118,12 @@ def test_a_negative_update_supersedes_the_positive_claim(first: str, second: str
         ("My train arrives at 17:20, so pick me up then.", "my bad, it gets in at 17:50, the 17:20 was cancelled"),
         ("I'm a project manager at a charity.", "Correction, I'm a programme manager, not a project manager."),
         ("Actually the dinner is on Friday at 8.", "scratch that, the dinner is on Saturday at 8"),
+        # a full clause with the new value, then the old one after "not"
+        ("My flight lands at 09:40, so no rush.", "I got that wrong, my flight lands at 11:05, not 09:40."),
+        ("my cousin is called Siobhan", "my bad, my cousin is called Sinead, not Siobhan"),
+        ("Our office is in Dalston.", "Oops, our office is in Hackney, not Dalston."),
+        ("We use Jenkins for CI.", "Sorry, we use GitLab CI, not Jenkins."),
+        ("We're on Java 8 for the billing service.", "Not Java 8 — we're on Java 17."),
     ],
 )
 def test_a_correction_supersedes_what_it_corrects(first: str, second: str) -> None:
@@ -175,6 +181,37 @@ def test_corrections_are_recognised_and_plain_statements_are_not() -> None:
         assert correcting(text), text
     for text in ("I actually love this", "I live in Lyon", "The meeting moved to 3pm"):
         assert not correcting(text), text
+
+
+@pytest.mark.parametrize(
+    ("text", "correcting_"),
+    [
+        ("Sorry, I work at Hooli, not Pied Piper.", True),  # an apology, then a value and the one it replaces
+        ("Not Java 8 — we're on Java 17.", True),  # the replaced value first
+        ("Wait, no — my son is allergic to kiwi, not mango.", True),
+        ("No, wait: the venue is Hall B.", True),
+        ("Not using Slack anymore, we're on Discord now.", False),  # a negated activity, not a replaced value
+        ("Sorry, I can't make it.", False),
+        ("Not sure, maybe Tuesday.", False),
+        ("Sorry I'm late, not my fault.", False),
+    ],
+)
+def test_an_apology_or_a_leading_not_with_a_replaced_value_is_a_correction(text: str, correcting_: bool) -> None:
+    assert correcting(text) is correcting_
+
+
+@pytest.mark.parametrize(
+    ("text", "obj", "replaced"),
+    [
+        ("I got that wrong, my flight lands at 11:05, not 09:40.", "11:05", "09:40"),
+        ("Oops, our office is in Hackney, not Dalston.", "Hackney", "Dalston"),
+        ("Correction: the deposit is €2,400, not €2,100.", "€2,400", "€2,100"),
+        ("Not Java 8 — we're on Java 17.", "Java 17", "Java 8"),
+    ],
+)
+def test_a_correction_in_a_full_clause_names_the_value_it_replaces(text: str, obj: str, replaced: str) -> None:
+    claims = EXTRACTOR.extract(_event(1, text)).claims
+    assert [(c.object, c.replaces_object) for c in claims] == [(obj, replaced)]
 
 
 def test_a_deployments_attribute_file_reaches_the_extractor_and_the_engine(tmp_path: Path) -> None:
