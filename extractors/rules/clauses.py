@@ -188,7 +188,10 @@ def segments(ctx: SourceText) -> Iterator[Segment]:
 
 #: Where a segment splits into clauses: before a new subject, or before "and" + a second verb.
 CLAUSE_SPLIT: Final = re.compile(
-    r",?\s+(?=(?:because|since)\s+(?:I|we|my|our|the|it|it's|its|he|she|they|you|there|(?-i:[A-Z][a-z]))\b)|"
+    r",?\s+(?=(?:because|since)\s+(?:I|we|my|our|the|it|it's|its|he|she|they|you|there|(?-i:[A-Z][a-z]))\b|"
+    # "because parking near the hospital costs a fortune": "because" opens a clause whatever its subject
+    r"because\s+(?!of\b)(?-i:[a-z])[\w'-]+\s+(?:[\w'-]+\s+){0,3}?(?:is|are|was|were|has|have|had|costs?|gets?|"
+    r"takes?|makes?|needs?|wants?|knows?|goes|keeps?|starts?|ends?|closes?|opens?|runs?|works?|lives?|comes?|[a-z]+ed)\b)|"
     r",\s+(?:so\s+|then\s+)?(?=(?:and\s+)?(?:I|we|my|our|you|your)\b)|"
     # "..., and in my free time I restore rugs", "..., yet at work I'm stuck with Windows": a setting
     # phrase opens the next clause, whose own subject follows it
@@ -214,7 +217,8 @@ _AND_VERB: Final = re.compile(r",?\s+and\s+(?:then\s+)?(?P<w>[a-z]+)\b", I)
 
 #: A reason clause's own opener ("because I love baking"): the reason is a proposition of its own.
 REASON_OPENER: Final = re.compile(
-    r"^(?:because|since)\s+(?=(?:I|we|my|our|the|it|it's|its|he|she|they|you|there|(?-i:[A-Z][a-z]))\b)", I
+    r"^(?:because|since)\s+(?=(?:I|we|my|our|the|it|it's|its|he|she|they|you|there|(?-i:[A-Z][a-z]))\b)|"
+    r"^because\s+(?!of\b)(?=(?-i:[a-z]))", I
 )
 #: "because it gives me palpitations": "it" is the previous clause's object.
 REASON_IT: Final = re.compile(r"^(?:it|it's|its)(?=\s|$)", I)
@@ -698,6 +702,8 @@ def object_list(text: str) -> list[tuple[str, bool]]:
         r"[;()!?\"]|:(?!\d)|\.(?:\s|$)|\s[-\u2013\u2014]+\s|\s(?:because|since|but|although|though|while|whereas|"
         r"if|unless|provided|as long as|only if|when|which|who|so|especially|except)\b|"
         r",\s+(?=(?:it|that|this|i|we|so|which|they|he|she|you|but|though)\b)|"
+        # "a dog and she hates the vet", "a meeting and then lunch": a clause or a sequence, not another item
+        r",?\s+and\s+(?=(?:it|it's|its|that|this|i|i'm|we|we're|they|they're|he|he's|she|she's|you|then|so|now)\b)|"
         # "meat daily, not vegetarian in any way": a negated clause, not an item
         r",\s+(?=(?:not|could|would|can|might|should|will|gonna)\s)|"
         # "coriander, tastes like soap": a clause about the item with its subject dropped, not another item

@@ -183,6 +183,12 @@ VERBS: Final = (
     _v(r"(?:drop|ditch|dropped|ditched)", "uses", lexneg=True, update=True, past_ok=True),
     _v(r"(?:called|named)", "name", needs_be=True),
     _v(r"allergic\s+to", "allergic_to", needs_be=True, listy=True),
+    # "heading to Kyoto for a conference": a trip, not an errand ("heading to bed", "heading to the gym")
+    _v(r"(?:heading|headed)\s+(?:off\s+|over\s+|out\s+|back\s+)?to(?=\s)(?!\s+(?:bed|sleep|work|class|school|lunch|"
+       r"dinner|breakfast|church|a\s+meeting|(?:the|my)\s+(?:office|gym|shops?|store|pub|bar|loo|toilet|bathroom|"
+       r"kitchen|meeting|doctors?|dentists?|station|airport|car|room|bed))\b)", "go_to"),
+    # "I'm back from Chiloé", "just got home from Oslo": a return from a place (not where the speaker is from)
+    _v(r"(?:(?:just\s+)?(?:back|home)\s+from)", "back_from", needs_be=True),
     _v(r"(?:from|originally from)", "is_from", needs_be=True),
     _v(r"(?:come|comes)\s+from", "is_from"),
     _v(r"born\s+in", "born_in", needs_be=True, past_ok=True),
@@ -193,7 +199,7 @@ VERBS: Final = (
     _v(r"(?:drink|drinks)", "drinks", listy=True),
     _v(r"(?:play|plays)", "plays", listy=True),
     _v(r"(?:drive|drives)", "drives"),
-    _v(r"(?:own|owns|have|has)", "has"),
+    _v(r"(?:own|owns|have|has)", "has", listy=True),
     # chat "i got no tattoos": not having them (not "got no reply")
     _v(r"got(?=\s+(?:no|zero)\s+(?!(?:reply|replies|response|answer|idea|clue|time|sleep|choice|chance|luck|"
        r"signal|service|news|word|sense|patience|energy|help)\b))", "has", past_ok=True),
@@ -284,6 +290,7 @@ _IRREGULAR: Final = {
     "seen": "see", "left": "leave", "leaving": "leave", "lives": "live", "ate": "eat", "eaten": "eat",
     "quit": "quit", "seeing": "see",
     "had": "have", "got": "get", "spent": "spend", "sat": "sit",
+    "travelling": "travel",
     "drank": "drink", "drunk": "drink", "drove": "drive", "driven": "drive", "spoke": "speak", "spoken": "speak",
 }
 NOT_A_VERB: Final = _words(
@@ -420,7 +427,7 @@ ERRAND_VERBS: Final = _words(
 #: Adjectives and states whose opening a user's message is a dropped "I'm" ("Allergic to shellfish").
 DROPPED_IM_WORDS: Final = _words(
     "allergic intolerant vegan vegetarian pescatarian married single divorced engaged pregnant back off "
-    "obsessed hooked retired unemployed self-employed freelance based originally currently fluent colourblind "
+    "obsessed hooked retired unemployed self-employed freelance based originally currently fluent colourblind heading "
     "colour-blind "
     "color-blind asthmatic diabetic coeliac celiac left-handed right-handed"
 )

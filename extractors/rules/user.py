@@ -1539,7 +1539,8 @@ class UserParser(StatementParser):
 
     def _dropped(self, t: str) -> str:
         lead = _SUBJECTLESS_LEAD.match(t)
-        if lead is not None and t[lead.end() :].strip() and not t[lead.end() :].lower().startswith("back"):
+        after = t[lead.end() :].lower() if lead is not None else ""
+        if lead is not None and after.strip() and (not after.startswith("back") or after.startswith("back from")):
             # "just got a new bike", "finally adopted a dog": the adverb stands where the "I" was dropped
             rest = t[lead.end() :]
             written = self._dropped(rest)

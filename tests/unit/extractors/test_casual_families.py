@@ -378,3 +378,37 @@ def test_an_undated_or_negated_had_and_stuck_in_state_no_event_or_use(text: str)
 )
 def test_a_place_phrase_inside_a_clause_is_not_a_new_clause(text: str, triples: set[tuple[str, str, str]]) -> None:
     assert triples <= {(c.subject, c.predicate, c.object) for c in _claims(text)}
+
+
+@pytest.mark.parametrize(
+    ("text", "objects"),
+    [
+        ("I have a dog and two cats.", ["dog", "two cats"]),
+        ("We own a Kindle, a Kobo and an old iPad.", ["Kindle", "Kobo", "old iPad"]),
+        ("we have a rabbit called Pip and a hamster called Nibbles", ["rabbit called Pip", "hamster called Nibbles"]),
+        # a clause or a sequence after "and" is not another thing the speaker has
+        ("We have a greyhound and she hates thunder.", ["greyhound"]),
+        ("I have a dentist appointment and then a haircut.", ["dentist appointment"]),
+    ],
+)
+def test_everything_the_speaker_has_is_a_claim_of_its_own(text: str, objects: list[str]) -> None:
+    claims = _claims(text)
+    assert [(c.predicate, c.object) for c in claims] == [("has", o) for o in objects]
+
+
+@pytest.mark.parametrize(
+    ("text", "triple"),
+    [
+        ("Heading to Tbilisi for a wedding next month.", ("user", "go_to", "Tbilisi")),
+        ("we're heading to the Dolomites in august", ("user", "go_to", "Dolomites")),
+        ("Just back from Tromsø, saw the lights!", ("user", "back_from", "Tromsø")),
+        ("I'm home from Dakar since Sunday.", ("user", "back_from", "Dakar")),
+    ],
+)
+def test_a_trip_with_or_without_its_subject_is_a_claim(text: str, triple: tuple[str, str, str]) -> None:
+    assert (triple) in [(c.subject, c.predicate, c.object) for c in _claims(text)]
+
+
+@pytest.mark.parametrize("text", ["Heading to bed, night all.", "heading to the gym then work", "Heading out now."])
+def test_heading_to_an_errand_is_no_claim(text: str) -> None:
+    assert _claims(text) == []
