@@ -640,6 +640,14 @@ _ID_PP: Final = re.compile(
     r"kb|ms))(?=[\s,.;!?)]|$)",
     I,
 )
+#: "prop for Ponsonby", "a store on Mannerheimintie", "a studio in the River Arts District": a phrase naming a
+#: place, team or organisation after a common noun is part of what the object is. Dates and times are not.
+_NAMED_PP: Final = re.compile(
+    r"\s(?:for|at|on|in|from)\s+(?:the\s+)?(?!(?:January|February|March|April|May|June|July|August|September|"
+    r"October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|Monday|Tuesday|Wednesday|Thursday|"
+    r"Friday|Saturday|Sunday|Mondays|Tuesdays|Wednesdays|Thursdays|Fridays|Saturdays|Sundays|Christmas|Easter|"
+    r"I|I'm)\b)(?-i:[A-Z])[\w'&.-]*(?:\s+(?-i:[A-Z])[\w'&.-]*){0,3}(?=[\s,.;!?)]|$)"
+)
 _CLAUSE_LEVEL_END: Final = re.compile(
     r"[;()!?\",]|:(?!\d)|\.(?:\s|$)|\s[-\u2013\u2014]+\s|\s(?:because|since|but|although|though|while|whereas|"
     r"if|unless|provided|as long as|only if|when|which|who|so|and|or|especially|except|instead of|rather than)\b",
@@ -681,6 +689,11 @@ def clean_object(text: str, *, keep_lists: bool = False) -> tuple[str | None, bo
         elif idp is not None and head.strip():
             # "launched the workers from ami-08d4ac5b634553e16": the identifier is the fact worth keeping
             t = t[: idp.end()]
+        elif (
+            (named := _NAMED_PP.match(t, cut.start())) is not None and head.strip()[:1].islower()
+            and len(t[: named.end()].split()) <= 6
+        ):
+            t = t[: named.end()]  # "prop for Ponsonby": the named place, team or organisation stays
         else:
             t = head
     t = t.strip().rstrip(".!?,;:'\"")

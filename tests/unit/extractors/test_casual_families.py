@@ -412,3 +412,19 @@ def test_a_trip_with_or_without_its_subject_is_a_claim(text: str, triple: tuple[
 @pytest.mark.parametrize("text", ["Heading to bed, night all.", "heading to the gym then work", "Heading out now."])
 def test_heading_to_an_errand_is_no_claim(text: str) -> None:
     assert _claims(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "obj"),
+    [
+        ("I play hooker for Old Belvedere.", "hooker for Old Belvedere"),  # the team is part of what is played
+        ("I coach a netball team in Dunedin.", "netball team in Dunedin"),
+        ("I volunteer at a food bank in Govan.", "food bank in Govan"),
+        ("I moved to Leeds in March.", "Leeds"),  # a date is no part of the place
+        ("I started a pottery class on Tuesdays.", "pottery class"),
+        ("I work at Initech in London.", "Initech"),  # a name keeps its own object; the city is another matter
+        ("We rejected the proposal to rewrite the billing gateway in Go.", "proposal to rewrite the billing gateway"),
+    ],
+)
+def test_a_named_place_or_team_after_a_common_noun_stays_in_the_object(text: str, obj: str) -> None:
+    assert [c.object for c in _claims(text)][:1] == [obj]

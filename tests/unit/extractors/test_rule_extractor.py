@@ -619,7 +619,7 @@ def test_obligations_are_asserted_tasks_but_need_is_a_speech_act(event: EventFac
 
 def test_assistant_direct_and_reported_attributions(event: EventFactory) -> None:
     c = one(event, "According to you, your sister Lena teaches chemistry in Graz.", role="assistant")
-    assert c.subject == "user's sister" and c.object == "chemistry" and c.epistemic_type is EpistemicType.INFERRED
+    assert (c.subject, c.object, c.epistemic_type) == ("user's sister", "chemistry in Graz", EpistemicType.INFERRED)
     d = one(event, "Noted. You prefer aisle seats.", role="assistant")
     assert (d.node_type, d.object) == (NodeType.PREFERENCE, "aisle seats")
     e = one(event, "Since you don't eat pork, I picked the lamb.", role="assistant")
@@ -886,7 +886,7 @@ def test_subjectless_not_using_and_comma_we_clause(event: EventFactory) -> None:
     ("text", "obj", "polarity"),
     [
         ("I suspect our router is faulty.", "faulty", Polarity.POSITIVE),
-        ("We'll likely host the reunion in Napier.", "reunion", Polarity.POSITIVE),
+        ("We'll likely host the reunion in Napier.", "reunion in Napier", Polarity.POSITIVE),
         ("I'm leaning towards the Fujifilm X-T5.", "Fujifilm X-T5", Polarity.POSITIVE),
         ("It could be that Sam is allergic to shellfish.", "shellfish", Polarity.POSITIVE),
         ("Chances are we'll host Christmas this year.", "Christmas", Polarity.POSITIVE),
