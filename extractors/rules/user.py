@@ -596,6 +596,14 @@ _SEE_MYSELF: Final = re.compile(r"^(?:myself|ourselves)\s+(?=\w+ing\b)", I)
 _OBJECT_HEAD: Final = re.compile(r"^(?:[\w\d$\u00a3\u20ac]|[#@~]\w|\+\d|~?/[\w.])", re.UNICODE)
 #: ", pescatarian now" after a negated update ("I'm not vegetarian anymore, pescatarian now"): the new value,
 #: stated without repeating subject and verb.
+#: "We don't have a garden, just a small balcony": after a negated clause, what holds instead.
+_JUST_INSTEAD: Final = re.compile(
+    r",\s+(?:but\s+)?(?:just|only|merely|simply)\s+"
+    # idioms, not a value: "only child", "just so you know", "just kidding", "just in case"
+    r"(?!(?:so|saying|sayin|kidding|joking|in\s+case|child|once|for\s+now|now|then|because|cause|cos|wondering|"
+    r"curious|asking|checking)\b)(?P<y>(?:(?!\b(?:is|are|was|were|am|be|fine)\b)[^,;]){1,40}?)\s*$", I
+)
+_NEGATED: Final = re.compile(r"\b(?:not|never|no)\b|n't\b|\bdont\b|\bcant\b", I)
 _ELLIPTIC_NEW: Final = re.compile(
     r",\s+(?:(?:but|and)\s+)?(?!(?:I|we|my|our|you|your|he|she|they|it|this|that|there|always|never|please|"
     r"don't|do)\b)"
@@ -657,6 +665,9 @@ class StatementParser(ClauseParser):
                 elliptic = _ELLIPTIC_NEW.search(seg)
         if elliptic is not None:
             seg = seg[: elliptic.start()]
+        contrast = _JUST_INSTEAD.search(seg) if "," in seg and _NEGATED.search(seg) else None
+        if contrast is not None:
+            seg = seg[: contrast.start()]
         parts = CLAUSE_SPLIT.split(seg)
         if _INSTR_PAIR_START.match(seg) and "," in seg:
             parts = _INSTR_PAIR_SPLIT.split(seg)
@@ -694,6 +705,13 @@ class StatementParser(ClauseParser):
             if new is not None:
                 old = protos[-1]
                 protos.append(Proto(old.subject, old.predicate, new, old.node_type, hedge=old.hedge, update=True))
+        if (contrast is not None and protos and protos[-1].negative and not protos[-1].hedge
+                and protos[-1].node_type is not NodeType.INSTRUCTION):
+            # "we aren't married, just engaged": what holds instead, with the same predicate
+            new, _ = clean_object(contrast.group("y"))
+            old = protos[-1]
+            if new is not None and (old.object or "").lower() != new.lower():
+                protos.append(Proto(old.subject, old.predicate, new, old.node_type))
         self._last = protos[-1] if protos else None
         return protos
 

@@ -428,3 +428,23 @@ def test_heading_to_an_errand_is_no_claim(text: str) -> None:
 )
 def test_a_named_place_or_team_after_a_common_noun_stays_in_the_object(text: str, obj: str) -> None:
     assert [c.object for c in _claims(text)][:1] == [obj]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("We aren't engaged, just dating.", [("is", "engaged", "negative"), ("is", "dating", "positive")]),
+        ("i dont own a car, just a scooter", [("has", "car", "negative"), ("has", "scooter", "positive")]),
+        ("I don't speak Greek, only a bit of Italian.",
+         [("speaks", "Greek", "negative"), ("speaks", "bit of Italian", "positive")]),
+        # what follows is a clause or an instruction's aside, not a value that holds instead
+        ("I don't eat pork, just so you know.", [("eats", "pork", "negative")]),
+    ],
+)  # fmt: skip
+def test_after_a_negation_just_y_is_what_holds_instead(text: str, expected: list[tuple[str, str, str]]) -> None:
+    assert [(c.predicate, c.object, c.polarity.value) for c in _claims(text)] == expected
+
+
+def test_an_instruction_with_just_keeps_its_one_reading() -> None:
+    claims = _claims("Don't call me Dr. Okafor, just Chidi is fine.")
+    assert [(c.node_type.value, c.polarity.value) for c in claims] == [("INSTRUCTION", "negative")]
