@@ -590,12 +590,11 @@ _GOT_DONE: Final = re.compile(
 )
 _ING: Final = re.compile(r"^[a-z]{3,}[^aeiou\W]ing$")
 _GOT_THING: Final = re.compile(r"^(?:(?:a|an|my|our|the|two|three|\d+)\s|(?-i:[A-Z]))", I)
+_GETTING_MORE: Final = re.compile(r"^(?:new|extra|another|solar|fibre|fiber)\s+(?-i:[a-z])", I)
 _SEE_MYSELF: Final = re.compile(r"^(?:myself|ourselves)\s+(?=\w+ing\b)", I)
 #: What a be-complement object may start with: a word, a currency, or an identifier's sign ("#0d1117", "@lena",
 #: "+44 20 7946 0958", "/etc/nginx", "~/.ssh").
 _OBJECT_HEAD: Final = re.compile(r"^(?:[\w\d$\u00a3\u20ac]|[#@~]\w|\+\d|~?/[\w.])", re.UNICODE)
-#: ", pescatarian now" after a negated update ("I'm not vegetarian anymore, pescatarian now"): the new value,
-#: stated without repeating subject and verb.
 #: "We don't have a garden, just a small balcony": after a negated clause, what holds instead.
 _JUST_INSTEAD: Final = re.compile(
     r",\s+(?:but\s+)?(?:just|only|merely|simply)\s+"
@@ -604,6 +603,8 @@ _JUST_INSTEAD: Final = re.compile(
     r"curious|asking|checking)\b)(?P<y>(?:(?!\b(?:is|are|was|were|am|be|fine)\b)[^,;]){1,40}?)\s*$", I
 )
 _NEGATED: Final = re.compile(r"\b(?:not|never|no)\b|n't\b|\bdont\b|\bcant\b", I)
+#: ", pescatarian now" after a negated update ("I'm not vegetarian anymore, pescatarian now"): the new value,
+#: stated without repeating subject and verb.
 _ELLIPTIC_NEW: Final = re.compile(
     r",\s+(?:(?:but|and)\s+)?(?!(?:I|we|my|our|you|your|he|she|they|it|this|that|there|always|never|please|"
     r"don't|do)\b)"
@@ -1080,6 +1081,10 @@ class StatementParser(ClauseParser):
             vf = VERB_FORM.get(w0)
             if vf is not None and vf[1] == "ing":
                 return self._generic_verb(subject, vf[0], after, f)
+            if w0 == "getting" and (_GOT_THING.match(after) is not None or _GETTING_MORE.match(after) is not None):
+                # "the building is getting new windows", "we're getting a puppy": a thing to come (never "getting
+                # tired", "getting there")
+                return self._generic_verb(subject, "get", after, f)
             if w0 in NOT_GUESSED_ING:
                 return []  # "I'm hoping so", "I'm wondering about X", "I'm asking for a friend": talk, not a state
             if vf is None and _ING.match(w0) and after and w0 not in NOT_GUESSED:
@@ -1264,7 +1269,7 @@ class StatementParser(ClauseParser):
                 obj, _ = clean_object(gm.group("np"))
                 p = _mk(subject, snake("got", gm.group("pp")), obj, NodeType.FACT, f) if obj else None
                 return [p] if p else []
-            if lemma == "get" and _GOT_THING.match(after) is None:
+            if lemma == "get" and _GOT_THING.match(after) is None and _GETTING_MORE.match(after) is None:
                 return []  # "I got distracted", "got home late": a state or a trip, not a thing obtained
         part = ""
         aw = after.split()

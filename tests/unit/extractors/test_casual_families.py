@@ -448,3 +448,21 @@ def test_after_a_negation_just_y_is_what_holds_instead(text: str, expected: list
 def test_an_instruction_with_just_keeps_its_one_reading() -> None:
     claims = _claims("Don't call me Dr. Okafor, just Chidi is fine.")
     assert [(c.node_type.value, c.polarity.value) for c in claims] == [("INSTRUCTION", "negative")]
+
+
+@pytest.mark.parametrize(
+    ("text", "triple", "etype"),
+    [
+        ("The office is getting new desks in June.", ("office", "get", "new desks"), "ASSERTED"),
+        ("we're getting a second cat next month", ("user", "get", "second cat"), "ASSERTED"),
+        ("My neighbour says the street is getting fibre broadband.", ("street", "get", "fibre broadband"),
+         "UNVERIFIED"),
+    ],
+)  # fmt: skip
+def test_getting_a_thing_is_a_claim(text: str, triple: tuple[str, str, str], etype: str) -> None:
+    assert [((c.subject, c.predicate, c.object), c.epistemic_type.value) for c in _claims(text)] == [(triple, etype)]
+
+
+@pytest.mark.parametrize("text", ["I'm getting tired of this.", "getting there slowly", "I'm getting more anxious."])
+def test_getting_into_a_state_is_no_claim(text: str) -> None:
+    assert _claims(text) == []
