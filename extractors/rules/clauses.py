@@ -317,6 +317,28 @@ _AUX: Final = re.compile(
 )
 
 
+#: "do"/"did" followed by what it does (a determiner, a number or a word that is no verb) is the main verb; an
+#: emphasis or a question's "do" is followed by a verb ("I do love it", "I did go").
+_NEXT_WORD: Final = re.compile(r"\s+([\w'-]+)")
+_NOT_DONE: Final = frozenset(re.findall(
+    r"\S+",
+    "not never you it that this so too both all also still really actually just always usually sometimes often now "
+    "kind sort pretty and or but with to for in on at of what which whatever anything nothing something everything "
+    "me him her them us we they i he she there here well",
+))
+
+
+def _does_a_thing(rest: str, pos: int) -> bool:
+    m = _NEXT_WORD.match(rest, pos)
+    if m is None:
+        return False
+    w = m.group(1).lower()
+    if w in DET_NEXT or w[:1].isdigit():
+        return True
+    return (w not in VERB_FORM and w not in NOT_GUESSED and w not in _NOT_DONE and w not in NP_STOP
+            and not w.endswith(("n't", "ly")) and _AUX.match(rest, pos) is None)
+
+
 @dataclass
 class Flags:
     neg: bool = False
@@ -342,6 +364,8 @@ def consume_aux(rest: str) -> tuple[str, Flags]:
         if m is None:
             break
         a = m.group("a").lower()
+        if a in ("do", "does", "did") and _does_a_thing(rest, m.end()):
+            break  # "I do aqua jogging", "I did a half marathon": "do" is the verb, not an emphasis
         if a == "be" and not (f.modal or f.should or f.must):
             break  # "I'll be in Paris" stays a future; only "might/could/should be X" is a hedged copula
         if a in NEG_AUX:
@@ -620,7 +644,7 @@ _OBJ_CUT: Final = re.compile(
     r"these days|anymore|any more|at the moment|right now|currently|too|as well|a lot|so much|very much|"
     r"really|lately|recently|again|every|each|tomorrow|today|tonight|yesterday|next|last|this|by|around|almost|"
     r"and|either|anyway|though|honestly|to be honest|as|yet|along|later|someday|soon|together|fluently|remotely|per|"
-    r"once|overnight)\b|"
+    r"once|twice|overnight)\b|"
     r"\.$",
     I,
 )

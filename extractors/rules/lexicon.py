@@ -277,7 +277,7 @@ _GENERIC_VERBS: Final = _words(
     eat drink drive switch join dislike adore avoid volunteer wake walk watch wear win write bring cover cancel close
     expect finish hold host rebuild renovate run sign sponsor host target translate block back bike help quit
     belong smoke vape listen bind expose resolve forward rotate mount revert merge sit pull push encrypt
-    redirect""")
+    redirect do""")
 _IRREGULAR: Final = {
     "went": "go", "gone": "go", "goes": "go", "took": "take", "taken": "take", "bought": "buy", "sold": "sell",
     "built": "build", "ran": "run", "kept": "keep", "brought": "bring", "flew": "fly", "flown": "fly",
@@ -290,7 +290,7 @@ _IRREGULAR: Final = {
     "seen": "see", "left": "leave", "leaving": "leave", "lives": "live", "ate": "eat", "eaten": "eat",
     "quit": "quit", "seeing": "see",
     "had": "have", "got": "get", "spent": "spend", "sat": "sit",
-    "travelling": "travel",
+    "travelling": "travel", "did": "do",
     "drank": "drink", "drunk": "drink", "drove": "drive", "driven": "drive", "spoke": "speak", "spoken": "speak",
 }
 NOT_A_VERB: Final = _words(

@@ -261,8 +261,25 @@ def test_a_favourite_ranked_with_an_infinitive_is_the_favourite_of_its_category(
 
 def test_having_read_a_book_is_a_claim_and_having_read_that_is_hearsay() -> None:
     assert [(c.epistemic_type.value, c.predicate, c.object) for c in _claims("I've read Middlemarch twice.")] == [
-        ("ASSERTED", "read", "Middlemarch twice")]
+        ("ASSERTED", "read", "Middlemarch")]
     assert [c.epistemic_type.value for c in _claims("I've read that the ferry stops in October.")] == ["UNVERIFIED"]
+
+
+@pytest.mark.parametrize(
+    ("text", "obj"),
+    [("I do yoga twice a week", "yoga"), ("we do the school run on fridays", "school run"),
+     ("we do aqua jogging at the pool", "aqua jogging")],
+)
+def test_do_with_a_thing_after_it_is_the_main_verb(text: str, obj: str) -> None:
+    got = [(c.predicate, c.object) for c in _claims(text)]
+    assert ("do", obj) in got, got
+    # the past is an outing, as 'did the Tongariro Crossing' always was
+    assert [(c.predicate, c.object) for c in _claims("I did a half marathon in may")] == [("did", "half marathon")]
+
+
+@pytest.mark.parametrize("text", ["I do love it", "I do think so", "I did go, in the end", "do you know?"])
+def test_an_emphatic_or_question_do_is_no_claim_of_doing(text: str) -> None:
+    assert not [c for c in _claims(text) if c.predicate == "do"]
 
 
 @pytest.mark.parametrize(
