@@ -198,7 +198,9 @@ CLAUSE_SPLIT: Final = re.compile(
     r",\s+(?:and\s+|but\s+|yet\s+)?(?=(?:in|at|on|for|during|after|before|over)\s+"
     r"(?:(?!(?:and|but|or|so)\s)[\w'-]+\s+){0,3}(?-i:I|[Ww]e|i)(?:'|\s))|"
     r"\s+[-\u2013\u2014]+\s+(?:so\s+|and\s+)?(?=(?:I|we|my|our)\b)|"
-    r",?\s+and\s+(?=(?:I|we|my|our|you|your|(?-i:[A-Z][a-z]+))\s|(?:I|we|you)'(?:m|re|ve|d|ll)\s)|"
+    # "and Tom works at X" opens a clause; "Italian at home and English at work" is another item
+    r",?\s+and\s+(?=(?:I|we|my|our|you|your|(?-i:[A-Z][a-z]+)(?!\s+(?:at|in|on|with|for|from)\s))\s|"
+    r"(?:I|we|you)'(?:m|re|ve|d|ll)\s)|"
     r",?\s+and\s+(?=(?:don't|doesn't|do not|never|also|now|loves?|likes?|hates?|uses?|works?|lives?|prefers?|"
     r"speaks?|have|has|owns?|joined|left|moved|switched|enjoys?|dislikes?|can't stand|runs?|plays?|studies|"
     r"study|drinks?|eats?|ditched|dropped|sold|cancell?ed|quit|gave\s+up|got\s+rid\s+of|stopped|swapped|"
@@ -642,6 +644,8 @@ _OBJ_CUT: Final = re.compile(
     r"when|whenever|but|although|though|while|whereas|if|unless|provided|as long as|only if|except|until|till|"
     r"before|after|then|with|for|in|at|on|from|during|via|instead of|rather than|over|than|now|nowadays|"
     r"these days|anymore|any more|at the moment|right now|currently|too|as well|a lot|so much|very much|"
+    r"most (?:days|mornings|evenings|nights|weekends|weeks|of the time)|"
+    r"(?:the|that) same (?:day|week|month|year|time|night|morning|evening|summer|winter)|"
     r"really|lately|recently|again|every|each|tomorrow|today|tonight|yesterday|next|last|this|by|around|almost|"
     r"and|either|anyway|though|honestly|to be honest|as|yet|along|later|someday|soon|together|fluently|remotely|per|"
     r"once|twice|overnight)\b|"
@@ -672,6 +676,13 @@ _NAMED_PP: Final = re.compile(
     r"Friday|Saturday|Sunday|Mondays|Tuesdays|Wednesdays|Thursdays|Fridays|Saturdays|Sundays|Christmas|Easter|"
     r"I|I'm)\b)(?-i:[A-Z])[\w'&.-]*(?:\s+(?-i:[A-Z])[\w'&.-]*){0,3}(?=[\s,.;!?)]|$)"
 )
+#: "a PhD in glaciology", "a diploma in nursing": the field is what the qualification is.
+_FIELD_PP: Final = re.compile(r"\sin\s+(?!(?:the|a|an|my|our)\b|\d)", I)
+_QUALIFICATION: Final = frozenset(re.findall(
+    r"\S+",
+    "phd phds doctorate degree degrees masters master's bachelors bachelor's diploma certificate certification "
+    "major minor msc bsc mba apprenticeship qualification",
+))
 _CLAUSE_LEVEL_END: Final = re.compile(
     r"[;()!?\",]|:(?!\d)|\.(?:\s|$)|\s[-\u2013\u2014]+\s|\s(?:because|since|but|although|though|while|whereas|"
     r"if|unless|provided|as long as|only if|when|which|who|so|and|or|especially|except|instead of|rather than)\b",
@@ -709,6 +720,10 @@ def clean_object(text: str, *, keep_lists: bool = False) -> tuple[str | None, bo
         if pp is not None and head.split() and head.split()[-1].lower() in KEEP_PP_HEAD:
             # "job at Figma", "offer from Stripe": the organisation is the point of the object
             nxt = _OBJ_CUT.search(t, pp.end())
+            t = t[: nxt.start()] if nxt else t
+        elif (field := _FIELD_PP.match(t, cut.start())) is not None and head.split() and \
+                head.split()[-1].lower() in _QUALIFICATION:
+            nxt = _OBJ_CUT.search(t, field.end())
             t = t[: nxt.start()] if nxt else t
         elif idp is not None and head.strip():
             # "launched the workers from ami-08d4ac5b634553e16": the identifier is the fact worth keeping

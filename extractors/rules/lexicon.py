@@ -277,7 +277,7 @@ _GENERIC_VERBS: Final = _words(
     eat drink drive switch join dislike adore avoid volunteer wake walk watch wear win write bring cover cancel close
     expect finish hold host rebuild renovate run sign sponsor host target translate block back bike help quit
     belong smoke vape listen bind expose resolve forward rotate mount revert merge sit pull push encrypt
-    redirect do""")
+    redirect do save cost come""")
 _IRREGULAR: Final = {
     "went": "go", "gone": "go", "goes": "go", "took": "take", "taken": "take", "bought": "buy", "sold": "sell",
     "built": "build", "ran": "run", "kept": "keep", "brought": "bring", "flew": "fly", "flown": "fly",
@@ -290,7 +290,7 @@ _IRREGULAR: Final = {
     "seen": "see", "left": "leave", "leaving": "leave", "lives": "live", "ate": "eat", "eaten": "eat",
     "quit": "quit", "seeing": "see",
     "had": "have", "got": "get", "spent": "spend", "sat": "sit",
-    "travelling": "travel", "did": "do",
+    "travelling": "travel", "did": "do", "came": "come",
     "drank": "drink", "drunk": "drink", "drove": "drive", "driven": "drive", "spoke": "speak", "spoken": "speak",
 }
 NOT_A_VERB: Final = _words(
@@ -299,6 +299,13 @@ NOT_A_VERB: Final = _words(
 )
 PREPS: Final = _words("to into in at on for with from about by off of through via after before during")
 PARTICLES: Final = _words("up out off back over down away")
+#: Verbs that only state a fact with one of their particles: "I look after my dad", "we're looking for a flat",
+#: "I get up at 4:30" (never "I look tired", "got home late"). form -> (lemma, the particles that make it a verb).
+PHRASAL_VERBS: Final = {
+    **{f: ("look", ("after", "for")) for f in ("look", "looks", "looked", "looking")},
+    **{f: ("get", ("up",)) for f in ("get", "gets", "got", "getting")},
+    **{f: ("wake", ("up",)) for f in ("wake", "wakes", "woke", "waking")},
+}
 #: Lower-case words that follow a subject without being its verb (adverbs, pronouns, fillers, mental verbs
 #: whose "object" is a thought, not a thing): the morphological verb guess never takes them.
 NOT_GUESSED: Final = NOT_A_VERB | _words(

@@ -59,6 +59,7 @@ from extractors.rules.lexicon import (
     NOT_GUESSED_ING,
     PARTICLES,
     PAST_FORMS,
+    PHRASAL_VERBS,
     PREPS,
     RELATION,
     STATIVE_FUTURE,
@@ -618,6 +619,9 @@ _ELLIPTIC_NEW: Final = re.compile(
 # --- the statement grammar ------------------------------------------------------------------------
 
 
+_FIRST_PERSON_LEAD: Final = re.compile(r"^(?:I|we)\s", re.I)
+
+
 class StatementParser(ClauseParser):
     """What a clause states once its subject and auxiliaries are read: facts, preferences, decisions,
     tasks, updates and speech acts, for first-person and third-party subjects alike.
@@ -698,7 +702,8 @@ class StatementParser(ClauseParser):
                                   negative=am.group("bad") is not None)
                     protos.append(liked)
                 continue
-            for clause in split_and_verb(part):
+            # "I fly to Amman on the 3rd and come back on the 17th": after I/we a bare verb agrees
+            for clause in split_and_verb(part, base_ok=_FIRST_PERSON_LEAD.match(part) is not None):
                 got, subject = self.parse(clause, subject)
                 protos.extend(got)
         if elliptic is not None and protos and protos[-1].negative and protos[-1].update:
@@ -1077,6 +1082,10 @@ class StatementParser(ClauseParser):
         system = self.speaks_policy
         if system and (f.past or f.perfect):
             return []
+        phrasal = PHRASAL_VERBS.get(w0)
+        if phrasal is not None and after.split(None, 1)[:1] and after.split(None, 1)[0].lower() in phrasal[1] \
+                and f.be == w0.endswith("ing"):
+            return self._phrasal(subject, phrasal[0], after, f, w0)
         if f.be:
             vf = VERB_FORM.get(w0)
             if vf is not None and vf[1] == "ing":
@@ -1165,6 +1174,21 @@ class StatementParser(ClauseParser):
             if not head.endswith("s") or head.endswith("ss"):
                 return []  # "Tool call timed out": no agreement, not a clause
         return self._generic_verb(subject, lemma, after, f, habitual=kind == "s", kind=kind)
+
+    def _phrasal(self, subject: str, lemma: str, after: str, f: Flags, form: str) -> list[Proto]:
+        """A verb that is a fact only with its particle: "I look after my dad on Fridays" (look_after dad),
+        "we're looking for a flat in Brunswick", "I get up at 4:30" (get_up_at 4:30)."""
+        part, _, rest = after.partition(" ")
+        obj, prep = generic_object_prep(rest) if rest.strip() else (None, None)
+        if obj is None:
+            return []
+        if form.endswith(("ed", "ot", "oke")):
+            if lemma != "look":
+                return []  # "I woke up at 6 today": one morning, not a routine
+            f = replace(f, past=True)
+        pred = snake(lemma, part.lower(), prep or "")
+        p = _mk(subject, pred, obj, NodeType.FACT, f)
+        return [p] if p else []
 
     def _outing(self, subject: str, verb: str, after: str, f: Flags) -> list[Proto] | None:
         """Where the speaker went and what they did, said in the past: "tried the new pho place on Spadina",

@@ -483,3 +483,49 @@ def test_getting_a_thing_is_a_claim(text: str, triple: tuple[str, str, str], ety
 @pytest.mark.parametrize("text", ["I'm getting tired of this.", "getting there slowly", "I'm getting more anxious."])
 def test_getting_into_a_state_is_no_claim(text: str) -> None:
     assert _claims(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [("I look after my dad on Fridays.", ("look_after", "dad")),
+     ("we're looking for a flat in Brunswick", ("look_for", "flat in Brunswick")),
+     ("i get up at 4:30 most days", ("get_up_at", "4:30")),
+     ("I'm saving for a deposit", ("save_for", "deposit"))],
+)
+def test_a_verb_with_its_particle_is_a_fact(text: str, want: tuple[str, str]) -> None:
+    assert want in [(c.predicate, c.object) for c in _claims(text)]
+
+
+@pytest.mark.parametrize("text", ["I look tired", "I woke up at 6 today", "got up late"])
+def test_a_particle_verb_of_one_morning_or_a_look_is_no_fact(text: str) -> None:
+    assert _claims(text) == []
+
+
+def test_list_items_with_their_own_setting_are_all_kept() -> None:
+    got = [c.object for c in _claims("I speak Italian at home, Spanish at work and English with my clients.")]
+    assert got == ["Italian", "Spanish", "English"]
+    assert [c.object for c in _claims("I speak Italian at home and English at work")] == ["Italian", "English"]
+    # a capitalised name with its verb still opens a clause of its own
+    assert [(c.subject, c.object) for c in _claims("i have a cat and Tom has a dog")] == [
+        ("user", "cat"), ("Tom", "dog")]
+
+
+def test_a_bare_verb_after_and_shares_the_first_persons_subject() -> None:
+    got = [(c.predicate, c.object) for c in _claims("I fly to Amman on the 3rd and come back on the 17th.")]
+    assert got == [("fly_to", "Amman"), ("come_back_on", "17th")]
+    assert [c.object for c in _claims("I like tea and cake")] == ["tea", "cake"]
+
+
+def test_the_same_year_is_a_time_not_part_of_the_object() -> None:
+    got = [(c.predicate, c.object) for c in _claims("I quit smoking in 2019 and took up bouldering the same year.")]
+    assert ("take_up", "bouldering") in got
+
+
+@pytest.mark.parametrize(
+    ("text", "obj"),
+    [("I'm doing a PhD in glaciology at Edinburgh", "PhD in glaciology"),
+     ("i have a masters in data science", "masters in data science"),
+     ("I have a degree in 2019", "degree")],
+)
+def test_a_qualification_keeps_its_field_never_its_year(text: str, obj: str) -> None:
+    assert [c.object for c in _claims(text)] == [obj]
