@@ -106,10 +106,11 @@ _LEFT_FOR: Final = re.compile(
 _TURNED: Final = re.compile(r"^(?:just\s+|finally\s+|officially\s+)?turned\s+(?P<n>\d{1,3})(?=\s|[,.!;]|$)", I)
 #: "got married", "got engaged": the marital status changed.
 _GOT_STATUS: Final = re.compile(
-    r"^(?:just\s+|finally\s+|officially\s+)?(?:got|getting|been|became)\s+(?P<s>married|engaged|divorced|hitched|"
+    r"^(?:just\s+|finally\s+|officially\s+)?(?P<v>got|getting|been|became)\s+(?P<s>married|engaged|divorced|hitched|"
     r"separated)\b",
     I,
 )
+_GETTING_WHERE: Final = re.compile(r"\s+(?:in|at)\s+(?P<np>[^,.;!?]+)", I)
 #: "went blonde", "dyed my hair red", "have gone grey": the speaker's hair colour changed.
 _HAIR: Final = re.compile(
     r"^(?:went|gone|going|turned|dyed(?:\s+(?:my|our)\s+hair)?|coloured\s+my\s+hair|colored\s+my\s+hair)\s+"
@@ -453,8 +454,15 @@ def update_clause(
         return [Proto(subject, "age", m.group("n"), update=True)]
     m = _GOT_STATUS.match(t)
     if m is not None:
-        status = m.group("s").lower()
-        return [Proto(subject, "is", "married" if status == "hitched" else status, update=True)]
+        status = "married" if m.group("s").lower() == "hitched" else m.group("s").lower()
+        if m.group("v").lower() == "getting":
+            # "my sister's getting married in Tuscany next June": an event to come, not the status yet
+            where = _GETTING_WHERE.match(t, m.end())
+            place = _obj(where.group("np")) if where is not None else None
+            if place is not None:
+                return [Proto(subject, f"getting_{status}_in", place)]
+            return [Proto(subject, "getting", status)]
+        return [Proto(subject, "is", status, update=True)]
     m = _RENAMED.match(t)
     if m is not None:
         new, what = _obj(m.group("new")), _obj(m.group("what"))

@@ -529,3 +529,11 @@ def test_the_same_year_is_a_time_not_part_of_the_object() -> None:
 )
 def test_a_qualification_keeps_its_field_never_its_year(text: str, obj: str) -> None:
     assert [c.object for c in _claims(text)] == [obj]
+
+
+def test_getting_married_is_an_event_to_come_not_the_status_yet() -> None:
+    got = [(c.subject, c.predicate, c.object) for c in _claims("my sister's getting married in tuscany next june")]
+    assert got == [("user's sister", "getting_married_in", "tuscany")]
+    assert [(c.predicate, c.object) for c in _claims("I'm getting married next month")] == [("getting", "married")]
+    (done,) = _claims("we got married in 2019")
+    assert (done.predicate, done.object, done.replaces_object is None) == ("is", "married", True)
