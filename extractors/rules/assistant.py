@@ -102,8 +102,15 @@ def propose_assistant(seg: str) -> list[Proto]:
     return _assistant_one(seg)
 
 
+#: "you're opening a bakery because you love baking": the reason is a restated fact of its own.
+_RESTATE_REASON: Final = re.compile(r"\s+(?:because|since)\s+(?=you(?:'re|'ve|\s)|your\s)", I)
+
+
 def _restated(clause: str) -> list[Proto]:
     """Every fact of a restatement ("you keep bees, and you sell the honey"), the subject carried over."""
+    reasons = _RESTATE_REASON.split(clause)
+    if len(reasons) > 1:
+        return [p for part in reasons for p in _restated(part)]
     if " and " not in clause and "," not in clause:
         return _RESTATING.parse(clause, None)[0]
     protos: list[Proto] = []

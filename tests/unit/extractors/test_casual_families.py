@@ -537,3 +537,10 @@ def test_getting_married_is_an_event_to_come_not_the_status_yet() -> None:
     assert [(c.predicate, c.object) for c in _claims("I'm getting married next month")] == [("getting", "married")]
     (done,) = _claims("we got married in 2019")
     assert (done.predicate, done.object, done.replaces_object is None) == ("is", "married", True)
+
+
+def test_the_reason_in_an_assistant_restatement_is_restated_too() -> None:
+    got = [(c.node_type.value, c.epistemic_type.value, c.subject, c.predicate, c.object)
+           for c in _claims("So you're opening a bakery because you love baking — love it!", role="assistant")]
+    assert got == [("FACT", "INFERRED", "user", "open", "bakery"),
+                   ("PREFERENCE", "INFERRED", "user", "likes", "baking")]
