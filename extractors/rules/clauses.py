@@ -35,12 +35,14 @@ from extractors.rules.lexicon import (
     MODAL_NEXT,
     NAME_NOT_MODAL,
     NEG_AUX,
+    NOT_DONE,
     NOT_GUESSED,
     NP_STOP,
     PARTICLES,
     PAST_AUX,
     PERFECT_AUX,
     PREPS,
+    QUALIFICATIONS,
     RELATION,
     S_DROP_ES,
     SUBJ_STOP,
@@ -322,12 +324,6 @@ _AUX: Final = re.compile(
 #: "do"/"did" followed by what it does (a determiner, a number or a word that is no verb) is the main verb; an
 #: emphasis or a question's "do" is followed by a verb ("I do love it", "I did go").
 _NEXT_WORD: Final = re.compile(r"\s+([\w'-]+)")
-_NOT_DONE: Final = frozenset(re.findall(
-    r"\S+",
-    "not never you it that this so too both all also still really actually just always usually sometimes often now "
-    "kind sort pretty and or but with to for in on at of what which whatever anything nothing something everything "
-    "me him her them us we they i he she there here well",
-))
 
 
 def _does_a_thing(rest: str, pos: int) -> bool:
@@ -337,7 +333,7 @@ def _does_a_thing(rest: str, pos: int) -> bool:
     w = m.group(1).lower()
     if w in DET_NEXT or w[:1].isdigit():
         return True
-    return (w not in VERB_FORM and w not in NOT_GUESSED and w not in _NOT_DONE and w not in NP_STOP
+    return (w not in VERB_FORM and w not in NOT_GUESSED and w not in NOT_DONE and w not in NP_STOP
             and not w.endswith(("n't", "ly")) and _AUX.match(rest, pos) is None)
 
 
@@ -678,11 +674,6 @@ _NAMED_PP: Final = re.compile(
 )
 #: "a PhD in glaciology", "a diploma in nursing": the field is what the qualification is.
 _FIELD_PP: Final = re.compile(r"\sin\s+(?!(?:the|a|an|my|our)\b|\d)", I)
-_QUALIFICATION: Final = frozenset(re.findall(
-    r"\S+",
-    "phd phds doctorate degree degrees masters master's bachelors bachelor's diploma certificate certification "
-    "major minor msc bsc mba apprenticeship qualification",
-))
 _CLAUSE_LEVEL_END: Final = re.compile(
     r"[;()!?\",]|:(?!\d)|\.(?:\s|$)|\s[-\u2013\u2014]+\s|\s(?:because|since|but|although|though|while|whereas|"
     r"if|unless|provided|as long as|only if|when|which|who|so|and|or|especially|except|instead of|rather than)\b",
@@ -722,7 +713,7 @@ def clean_object(text: str, *, keep_lists: bool = False) -> tuple[str | None, bo
             nxt = _OBJ_CUT.search(t, pp.end())
             t = t[: nxt.start()] if nxt else t
         elif (field := _FIELD_PP.match(t, cut.start())) is not None and head.split() and \
-                head.split()[-1].lower() in _QUALIFICATION:
+                head.split()[-1].lower() in QUALIFICATIONS:
             nxt = _OBJ_CUT.search(t, field.end())
             t = t[: nxt.start()] if nxt else t
         elif idp is not None and head.strip():

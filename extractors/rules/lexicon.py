@@ -299,6 +299,15 @@ NOT_A_VERB: Final = _words(
 )
 PREPS: Final = _words("to into in at on for with from about by off of through via after before during")
 PARTICLES: Final = _words("up out off back over down away")
+#: Words after "do" that leave it an auxiliary ("I do love it", "do you know"), not the main verb ("I do yoga").
+NOT_DONE: Final = _words(
+    """not never you it that this so too both all also still really actually just always usually sometimes often
+    now kind sort pretty and or but with to for in on at of what which whatever anything nothing something
+    everything me him her them us we they i he she there here well""")
+#: Qualifications whose "in X" names the field ("a PhD in glaciology"), not a place or a date.
+QUALIFICATIONS: Final = _words(
+    """phd phds doctorate degree degrees masters master's bachelors bachelor's diploma certificate certification
+    major minor msc bsc mba apprenticeship qualification""")
 #: Verbs that only state a fact with one of their particles: "I look after my dad", "we're looking for a flat",
 #: "I get up at 4:30" (never "I look tired", "got home late"). form -> (lemma, the particles that make it a verb).
 PHRASAL_VERBS: Final = {

@@ -1083,8 +1083,8 @@ class StatementParser(ClauseParser):
         if system and (f.past or f.perfect):
             return []
         phrasal = PHRASAL_VERBS.get(w0)
-        if phrasal is not None and after.split(None, 1)[:1] and after.split(None, 1)[0].lower() in phrasal[1] \
-                and f.be == w0.endswith("ing"):
+        particle = after.split(None, 1)[0].lower() if after else ""
+        if phrasal is not None and particle in phrasal[1] and f.be == w0.endswith("ing"):
             return self._phrasal(subject, phrasal[0], after, f, w0)
         if f.be:
             vf = VERB_FORM.get(w0)
