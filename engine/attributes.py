@@ -98,6 +98,33 @@ class Matching(_Frozen):
         return value
 
 
+class Premise(_Frozen):
+    """What a claim must say for an entailment to hold: one of ``attributes`` with one of ``values``
+    (normalised objects; empty = any object, which the conclusion then names)."""
+
+    attributes: tuple[str, ...]
+    values: tuple[str, ...] = ()
+    #: General values (keys of ``hyponyms``) one of which must cover the object ("has a beer": alcohol).
+    covered_by: tuple[str, ...] = ()
+
+
+class Conclusion(_Frozen):
+    """What an entailed claim says: one of ``attributes`` of ``object`` (None = the premise's own object)."""
+
+    attributes: tuple[str, ...]
+    object: str | None = None
+    polarity: Literal["positive", "negative"] = "negative"
+
+
+class Entailment(_Frozen):
+    """A claim that states another one: "I'm vegetarian" says "I don't eat meat", "allergic to peanuts" says
+    "I don't eat peanuts". The engine compares the stated claim with what earlier claims say, so a later
+    "I eat chicken daily" contests "I'm vegetarian" as it would contest "I don't eat meat"."""
+
+    premise: Premise
+    conclusion: Conclusion
+
+
 class Updates(_Frozen):
     about: str = ""
     update_verbs: tuple[str, ...] = ()
@@ -133,6 +160,11 @@ class AttributeRegistry(_Frozen):
     #: to one value of a kind ("switched to Firefox") ends the use of another ("I use Chrome"), whatever the
     #: attribute's cardinality; without update wording two values of a kind coexist.
     value_kinds: dict[str, tuple[str, ...]] = Field(default_factory=dict)
+    #: Claims that state other claims (see :class:`Entailment`); applied once, never chained.
+    entailments: tuple[Entailment, ...] = ()
+    #: general value -> the values it covers ("meat": chicken, beef, ...): "I don't eat meat" denies "I eat
+    #: chicken", while "I don't eat chicken" says nothing of meat. One level; a covered value may cover more.
+    hyponyms: dict[str, tuple[str, ...]] = Field(default_factory=dict)
     #: Nouns of people: "user's wife" is someone else, while "user's ci" is a thing of the user's.
     person_nouns: tuple[str, ...] = ()
     matching: Matching = Matching()
@@ -152,7 +184,7 @@ class AttributeRegistry(_Frozen):
         """This registry with ``extension`` (a mapping of the file's shape, every part optional) merged in.
 
         Attributes and prefix families are added, or widened: their synonyms are joined and a given
-        cardinality or implication replaces the old one. Object classes, value synonyms, subject
+        cardinality or implication replaces the old one. Object classes, entailments, value synonyms, subject
         alias groups, qualifiers and update words are appended; mappings are merged key by key. The
         version becomes ``<base>+<fingerprint of the extension>``, so operations name what decided them.
         """
@@ -160,7 +192,7 @@ class AttributeRegistry(_Frozen):
             raise ValueError("an attribute extension is a JSON object")
         known = {"version", "about", "attributes", "prefixes", "attribute_form", "object_classes", "inverse",
                  "subject_aliases", "shared_things", "value_synonyms", "value_kinds", "person_nouns", "matching",
-                 "updates", "corrections"}  # fmt: skip
+                 "updates", "corrections", "entailments", "hyponyms"}  # fmt: skip
         unknown = sorted(set(extension) - known)
         if unknown:
             raise ValueError(f"unknown attribute extension keys: {', '.join(unknown)}")
@@ -185,6 +217,11 @@ class AttributeRegistry(_Frozen):
             kinds[kind] = list(_union(kinds.get(kind, ()), values))
         data["value_kinds"] = kinds
         data["person_nouns"] = _union(base["person_nouns"], extension.get("person_nouns", ()))
+        data["entailments"] = [*base["entailments"], *_sequence(extension.get("entailments", ()))]
+        hyponyms = {k: list(v) for k, v in base["hyponyms"].items()}
+        for general, values in _mapping(extension.get("hyponyms", {})).items():
+            hyponyms[general] = list(_union(hyponyms.get(general, ()), values))
+        data["hyponyms"] = hyponyms
         matching = dict(base["matching"])
         ext_matching = _mapping(extension.get("matching", {}))
         for key in ("determiners", "qualifiers", "category_nouns"):

@@ -61,6 +61,28 @@ class Attribute:
 
 
 @dataclass(frozen=True, slots=True)
+class Fact:
+    """What a claim says for comparing across entailments: the attribute names it may be read as, its
+    object's core (empty for an activity) and its polarity."""
+
+    attributes: frozenset[str]
+    core: tuple[str, ...]
+    positive: bool
+    #: Whether the fact is entailed (not the claim's own words).
+    entailed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class _Entailment:
+    premise: frozenset[str]
+    values: frozenset[tuple[str, ...]]
+    covered_by: tuple[tuple[str, ...], ...]
+    conclusion: frozenset[str]
+    core: tuple[str, ...] | None
+    positive: bool
+
+
+@dataclass(frozen=True, slots=True)
 class _Class:
     attribute: str
     pattern: re.Pattern[str] | None
@@ -145,6 +167,47 @@ class Matcher:
             if phrase[-1] not in heads:
                 self._kind_heads[kind_name] = (*heads, phrase[-1])
         self._longest_kind = max((len(p) for p in self._kinds), default=0)
+        self._covers: dict[tuple[str, ...], frozenset[tuple[str, ...]]] = {}
+        self._compile_hyponyms(registry.hyponyms)
+        self._entailments = tuple(
+            _Entailment(
+                self._names(e.premise.attributes),
+                frozenset(self.core(v) for v in e.premise.values),
+                tuple(self.core(v) for v in e.premise.covered_by),
+                self._names(e.conclusion.attributes),
+                self.core(e.conclusion.object) if e.conclusion.object else None,
+                e.conclusion.polarity == "positive",
+            )
+            for e in registry.entailments
+        )
+        self._facts_cache: dict[tuple[str, str, bool, tuple[str, ...], bool], tuple[Fact, ...]] = {}
+
+    def _names(self, predicates: tuple[str, ...]) -> frozenset[str]:
+        """A list of predicates as every name a claim of theirs may carry (the predicate and its attribute)."""
+        out: set[str] = set()
+        for predicate in predicates:
+            p = normalize_predicate(predicate)
+            out.update((p, self._attribute(p, "", False).name))
+        return frozenset(out)
+
+    def _compile_hyponyms(self, hyponyms: dict[str, tuple[str, ...]]) -> None:
+        direct = {self.core(g): {self.core(v) for v in vs if self.core(v)}
+                  for g, vs in hyponyms.items() if self.core(g)}
+        for general in direct:
+            seen: set[tuple[str, ...]] = set()
+            todo = list(direct[general])
+            while todo:
+                value = todo.pop()
+                if value in seen or value == general:
+                    continue
+                seen.add(value)
+                todo.extend(direct.get(value, ()))
+            self._covers[general] = frozenset(seen)
+        #: covered value -> the general values covering it, to find an old "I don't eat meat" from "I eat chicken"
+        self._covered_by: dict[tuple[str, ...], tuple[tuple[str, ...], ...]] = {}
+        for general, values in sorted(self._covers.items()):
+            for value in values:
+                self._covered_by[value] = (*self._covered_by.get(value, ()), general)
 
     # -- attributes ---------------------------------------------------------------------
     def inverse_of(self, predicate: str) -> str | None:
@@ -354,6 +417,85 @@ class Matcher:
     def category_meets(self, attribute: Attribute, core: tuple[str, ...]) -> bool:
         """Whether ``core`` names what a ranked family is about ("musicals" for ``favorite_musical``)."""
         return bool(attribute.category) and self.same_value(self.core(" ".join(attribute.category)), core)
+
+    # -- entailments ---------------------------------------------------------------------
+    def covers(self, general: tuple[str, ...], specific: tuple[str, ...]) -> bool:
+        """Whether ``general`` names ``specific`` or a class of things it is in ("meat" covers "chicken
+        thighs"); never the other way round."""
+        if self.same_value(general, specific):
+            return True
+        tail = self._known_tail(specific)
+        return tail is not None and (tail == general or tail in self._covers.get(general, ()))
+
+    def _known_tail(self, core: tuple[str, ...]) -> tuple[str, ...] | None:
+        """The longest run of words ending ``core`` that the hyponym table knows: "peanut butter" is peanut
+        butter (covered by "nuts"), not butter (covered by "dairy")."""
+        for n in range(len(core), 0, -1):
+            tail = core[-n:]
+            if tail in self._covered_by or tail in self._covers:
+                return tail
+        return None
+
+    def facts(self, predicate: str, attribute: Attribute, obj: str | None, positive: bool) -> tuple[Fact, ...]:
+        """What a claim says, as facts to compare across entailments: its own words, then what the registry's
+        entailments conclude from it ("I'm vegetarian": not eating meat). Only a positive claim entails."""
+        core = self.core(obj)
+        key = (normalize_predicate(predicate), attribute.name, positive, core, bool(obj))
+        hit = self._facts_cache.get(key)
+        if hit is not None:
+            return hit
+        own = Fact(frozenset(key[:2]), core, positive)
+        out = [own]
+        if positive and core:
+            for rule in self._entailments:
+                if (own.attributes & rule.premise and (not rule.values or core in rule.values)
+                        and (not rule.covered_by or any(self.covers(g, core) for g in rule.covered_by))):
+                    concluded = rule.core if rule.core is not None else core
+                    out.append(Fact(rule.conclusion, concluded, rule.positive, entailed=True))
+        found = tuple(out)
+        if len(self._facts_cache) > 65536:
+            self._facts_cache.clear()
+        self._facts_cache[key] = found
+        return found
+
+    def conflict(self, new: tuple[Fact, ...], old: tuple[Fact, ...]) -> bool:
+        """Whether two claims deny each other through an entailment or a general value: facts of one attribute
+        and opposite polarity where the negative one covers the positive one ("I don't eat meat" and "I eat
+        chicken"; "I'm vegetarian" and "I eat chicken"). The same value without an entailment is the plain
+        polarity rule's, not this one's."""
+        for a in new:
+            for b in old:
+                if a.positive == b.positive or not a.attributes & b.attributes or not a.core or not b.core:
+                    continue
+                negative, positive = (b, a) if a.positive else (a, b)
+                if self.covers(negative.core, positive.core) and (
+                    a.entailed or b.entailed or not self.same_value(negative.core, positive.core)
+                ):
+                    return True
+        return False
+
+    def fact_words(self, facts: tuple[Fact, ...]) -> tuple[str, ...]:
+        """The words to find the claims a claim's facts may deny by: an entailed value and what it covers, the
+        general values covering a positive value, and the premise values of entailments concluding them."""
+        words: dict[str, None] = {}
+        for fact in facts:
+            if not fact.core:
+                continue
+            if fact.entailed:
+                words[fact.core[-1]] = None
+            if fact.positive:
+                tail = self._known_tail(fact.core)
+                if tail is not None:
+                    words.update(dict.fromkeys(g[-1] for g in self._covered_by.get(tail, ())))
+            else:
+                words.update(dict.fromkeys(v[-1] for v in self._covers.get(fact.core, ())))
+            for rule in self._entailments:
+                if rule.positive == fact.positive or not fact.attributes & rule.conclusion:
+                    continue
+                general, specific = (rule.core, fact.core) if fact.positive else (fact.core, rule.core)
+                if general is None or specific is None or self.covers(general, specific):
+                    words.update(dict.fromkeys(v[-1] for v in rule.values if v))
+        return tuple(words)
 
     # -- subjects -----------------------------------------------------------------------
     def subjects(self, subject_n: str, scope: str) -> tuple[str, ...]:

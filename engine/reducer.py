@@ -108,9 +108,10 @@ REASSERTION_SIGNAL = "REASSERTED_REJECTED"
 #: Written on REVALIDATED operations (TRUST-FACTS §4).
 REVALIDATION_POLICY = "explicit_revalidation_v1"
 #: Registry rules that contest the old claim (the others retire it), and what CONTRADICTION_NOTED says of each.
-_CONTESTING = frozenset({"polarity", "single_valued", "correction_of_another"})
+_CONTESTING = frozenset({"polarity", "single_valued", "entailment", "correction_of_another"})
 _CONFLICTS = {
     "polarity": "same subject, attribute and value with opposite polarity",
+    "entailment": "a claim denies what the other states or entails (a general value covers a specific one)",
     "single_valued": "another value of a single-valued attribute, stated as an assertion",
     "correction_of_another": "a correction of a claim someone else made",
 }
@@ -542,6 +543,9 @@ class Reducer:
           meet and opposite polarity contradicts, or, with update intent, retires;
         * a different value of a single-valued attribute contradicts when stated as an assertion and
           retires with update (or unclear) intent; multi-valued attributes coexist;
+        * a claim that denies what another states or entails by the registry's entailments and general
+          values ("I eat chicken daily" and "I'm vegetarian"; "I don't drink alcohol" and "red wine most
+          evenings") contests it, or with update intent retires it; never within one message;
         * a correction retires what it names or, naming nothing, the speaker's latest claim whose value
           has its value's shape; it contests instead what someone else said.
 
@@ -569,12 +573,15 @@ class Reducer:
         correction = bool(claim.metadata.get("correction"))
         retiring = intent is TemporalIntent.UPDATE or correction
 
+        facts = m.facts(claim.predicate, attr, obj, claim.polarity is Polarity.POSITIVE) \
+            if claim.polarity in _OPPOSITE else ()
         found: dict[str, MemoryNode] = {}
         # the claims whose object may meet this one's (a shared head noun), those without an object ("I never
         # cook"), and those an update's named value meets: containing it, or contained in it ("offloaded the
         # vintage Vespa to a collector" names "vintage Vespa"), so any of its words
         heads = (*m.head_words(obj), *attr.category[-1:], "", *m.content_words(named),
-                 *((*m.kind(obj)[-1:], *m.kind_words(obj)) if intent is TemporalIntent.UPDATE else ()))
+                 *((*m.kind(obj)[-1:], *m.kind_words(obj)) if intent is TemporalIntent.UPDATE else ()),
+                 *m.fact_words(facts))
         for root in roots:
             for node in store.find_active_by_words((tenant, owner, scope_key, root), heads):
                 found[node.node_id] = node
@@ -637,6 +644,12 @@ class Reducer:
                     rule = ("correction" if correction else "polarity_update") if retiring else "polarity"
             elif same_message:
                 continue  # one message naming two values ("Paris and Rome") is not a change of mind
+            elif facts and factual and old.polarity in _OPPOSITE and m.conflict(
+                facts, m.facts(old.predicate, old_attr, old_obj, old.polarity is Polarity.POSITIVE)
+            ):
+                # "I eat chicken most days" denies "I'm vegetarian" (it entails not eating meat), and "I don't
+                # drink alcohol" denies "a glass of red wine most evenings" (alcohol covers wine)
+                rule = "entailment_update" if retiring else "entailment"
             elif (
                 correction and old_attr.name == attr.name and polarity is Polarity.POSITIVE
                 and old.polarity is Polarity.POSITIVE and core and old_core and not m.same_value(core, old_core)
