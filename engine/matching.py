@@ -414,6 +414,26 @@ class Matcher:
             return False
         return _run_in(named, core) or _run_in(core, named)
 
+    @staticmethod
+    def names_count(named: str | None, obj: str | None) -> bool:
+        """Whether a number an update names ("two kids, not three"; "58k, not 85") is a number of ``obj``: cores
+        leave counts out (two kids and three kids are one thing), so a correction of a count is read on the
+        words: a numeral or a number word meets the same number, alone or with a unit ("85k", "8am")."""
+        want = _count(named)
+        if want is None:
+            return False
+        return any(_count(w) == want for w in object_tokens(obj))
+
+    @staticmethod
+    def count_words(named: str | None) -> tuple[str, ...]:
+        """The words to find the claims holding the number an update names by (the store indexes whole words)."""
+        n = _count(named)
+        if n is None:
+            return ()
+        words = [n, *(n + unit for unit in _UNITS)]
+        words.extend(w for w, v in _NUMBER_WORDS.items() if v == n)
+        return tuple(words)
+
     def category_meets(self, attribute: Attribute, core: tuple[str, ...]) -> bool:
         """Whether ``core`` names what a ranked family is about ("musicals" for ``favorite_musical``)."""
         return bool(attribute.category) and self.same_value(self.core(" ".join(attribute.category)), core)
@@ -564,6 +584,24 @@ def _verb_stem(predicate: str) -> str:
         verb = verb[:-1]
     rest = [w for w in words[1:] if w not in _PARTICLES]
     return "_".join([verb, *rest])
+
+
+_NUMBER_WORDS: Final = {w: str(i) for i, w in enumerate(
+    ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"])}
+_UNITS: Final = ("k", "m", "am", "pm", "%", "st", "nd", "rd", "th", "x")
+_COUNT: Final = re.compile(r"^(\d+(?:\.\d+)?)(?:" + "|".join(_UNITS) + r")?$")
+
+
+def _count(text: str | None) -> str | None:
+    """The number a single word says ("three", "3", "85k", "8am"), or None (several words, or no number)."""
+    words = (text or "").lower().split()
+    if len(words) != 1:
+        return None
+    word = words[0]
+    if word in _NUMBER_WORDS:
+        return _NUMBER_WORDS[word]
+    m = _COUNT.match(word)
+    return m.group(1) if m is not None else None
 
 
 def _make(name: str, spec: AttributeSpec) -> Attribute:

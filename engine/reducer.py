@@ -581,7 +581,7 @@ class Reducer:
         # vintage Vespa to a collector" names "vintage Vespa"), so any of its words
         heads = (*m.head_words(obj), *attr.category[-1:], "", *m.content_words(named),
                  *((*m.kind(obj)[-1:], *m.kind_words(obj)) if intent is TemporalIntent.UPDATE else ()),
-                 *m.fact_words(facts))
+                 *m.fact_words(facts), *(m.count_words(claim.replaces_object) if retiring else ()))
         for root in roots:
             for node in store.find_active_by_words((tenant, owner, scope_key, root), heads):
                 found[node.node_id] = node
@@ -622,10 +622,13 @@ class Reducer:
             mine = old.asserted_by is not None and old.asserted_by.actor_id == speaker.actor_id
             factual = old.epistemic_type not in NON_FACTUAL_TYPES
             rule: str | None = None
-            if named and retiring and old.polarity is Polarity.POSITIVE and m.names(named, old_core) and (
+            count = retiring and m.names_count(claim.replaces_object, old_obj) \
+                and not m.names_count(claim.replaces_object, obj)
+            if named and retiring and old.polarity is Polarity.POSITIVE and (m.names(named, old_core) or count) and (
                 same_subject or correction or m.owned(old_subject, roots) or m.owned(subject_n, (old_subject,))
             ):
-                kept = polarity is Polarity.POSITIVE and attr.related(old_attr) and m.same_value(core, old_core)
+                kept = (polarity is Polarity.POSITIVE and attr.related(old_attr) and m.same_value(core, old_core)
+                        and not count)
                 if not kept:
                     rule = "correction" if correction else (
                         "negative_update" if polarity is Polarity.NEGATIVE else "explicit_update")

@@ -390,3 +390,27 @@ def test_a_tenant_adds_values_to_a_kind() -> None:
     assert not M.kindred("Netscape", "Firefox") and not M.kindred("Firefox", "firefox")
     assert M.kind_of("a Pixel 8 Pro") == "phone" and M.kind_of("an apple") is None
     assert M.kind_of("Apple Music") == "music streaming"
+
+
+# ----------------------------------------------------------------------------- corrections of a count
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "named", "retired"),
+    [
+        ("three kids", "two kids", "three", True),  # the count is the value corrected
+        ("3 kids", "two kids", "three", True),  # a number word meets its numeral
+        ("85k a year", "58k", "85", True),  # a number meets itself with a unit
+        ("8am", "9am", "8", True),
+        ("three kids", "three kids", "two", False),  # it names no count of the old claim
+        ("two kids", "two kids", "two", False),  # the new claim keeps the named count: nothing changes
+        ("13 kids", "two kids", "three", False),  # whole words only
+    ],
+)
+def test_a_correction_of_a_count_retires_the_claim_with_that_count(old: str, new: str, named: str,
+                                                                    retired: bool) -> None:
+    store = new_store()
+    [first], _ = _add(store, said("user", "has", old))
+    _, ops = _add(store, update("user", "has", new, replaces=named), day=1)
+    assert (_n(store, first).lifecycle is L.SUPERSEDED) is retired
+    assert any(o.op_type is OpType.SUPERSEDENCE_APPLIED for o in ops) is retired
