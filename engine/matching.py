@@ -546,6 +546,18 @@ class Matcher:
         head = words[-1]
         return thing not in self._people and head not in self._people and head not in self._occupations
 
+    def possessed(self, subject_n: str) -> tuple[str, ...]:
+        """The core of what a possessive subject names ("user's children" -> children), () for any other subject:
+        saying something of "my car" presupposes having one."""
+        root = subject_root(subject_n)
+        if root == subject_n:
+            return ()
+        thing = subject_n[len(root) + 3 :]
+        words = thing.split()
+        if not 0 < len(words) <= 3 or any(w in _PRONOUNS for w in words) or "'s" in thing:
+            return ()  # "user's wife's car" is the wife's
+        return self.core(thing)
+
     # -- corrections --------------------------------------------------------------------
     @staticmethod
     def shape(obj: str | None) -> str | None:

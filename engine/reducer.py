@@ -108,10 +108,11 @@ REASSERTION_SIGNAL = "REASSERTED_REJECTED"
 #: Written on REVALIDATED operations (TRUST-FACTS §4).
 REVALIDATION_POLICY = "explicit_revalidation_v1"
 #: Registry rules that contest the old claim (the others retire it), and what CONTRADICTION_NOTED says of each.
-_CONTESTING = frozenset({"polarity", "single_valued", "entailment", "correction_of_another"})
+_CONTESTING = frozenset({"polarity", "single_valued", "entailment", "presupposition", "correction_of_another"})
 _CONFLICTS = {
     "polarity": "same subject, attribute and value with opposite polarity",
     "entailment": "a claim denies what the other states or entails (a general value covers a specific one)",
+    "presupposition": "a claim about the subject's thing or person, and a claim that the subject has none",
     "single_valued": "another value of a single-valued attribute, stated as an assertion",
     "correction_of_another": "a correction of a claim someone else made",
 }
@@ -593,6 +594,20 @@ class Reducer:
                 if ((attr.single or activity) and m.could_be(ck[4], attr.name)) or m.implied_by(ck[4], attr.name):
                     for node in store.find_active(ck):
                         found[node.node_id] = node
+        # "my car needs an oil change" presupposes having a car; "I don't have a car" denies it
+        possessed = m.possessed(subject_n)
+        has = m.attribute("has", None).name
+        denies_having = attr.name == has and claim.polarity is Polarity.NEGATIVE and bool(core)
+        if possessed:
+            thing_words = m.head_words(" ".join(possessed))
+            for root in roots:
+                for node in store.find_active_by_words((tenant, owner, scope_key, root), thing_words):
+                    found[node.node_id] = node
+        elif denies_having:
+            prefixes = tuple(f"{s}'s " for s in group)
+            for node in store.owner_nodes(tenant, owner):
+                if _is_active(node) and normalize_text(node.subject).startswith(prefixes):
+                    found[node.node_id] = node
         corrected: set[str] = set()
         if correction and named:
             # a correction names what was said wrong, by whoever in this memory said it
@@ -634,6 +649,10 @@ class Reducer:
                         "negative_update" if polarity is Polarity.NEGATIVE else "explicit_update")
             elif old.node_id in corrected:
                 rule = "correction"  # "my bad, it's 11:15": the speaker's latest value of that shape
+            elif not same_message and factual and old.polarity in _OPPOSITE and self._presupposed(
+                m, possessed, denies_having, core, group, old, old_subject, old_attr, old_core, has
+            ):
+                rule = "presupposition_update" if retiring else "presupposition"
             elif not same_subject:
                 continue
             elif (
@@ -690,6 +709,19 @@ class Reducer:
                 retire.append(old)
                 rules[old.node_id] = rule
         return retire, [n for n in contest if n.node_id not in blocked], valid_to, rules
+
+    @staticmethod
+    def _presupposed(m: Matcher, possessed: tuple[str, ...], denies_having: bool, core: tuple[str, ...],
+                     group: tuple[str, ...], old: MemoryNode, old_subject: str, old_attr: Attribute,
+                     old_core: tuple[str, ...], has: str) -> bool:
+        """Whether one claim speaks of the subject's thing and the other says the subject has none."""
+        if possessed:
+            return (old_subject in group or old_subject in map(subject_root, group)) and old_attr.name == has \
+                and old.polarity is Polarity.NEGATIVE and m.same_value(possessed, old_core)
+        if denies_having:
+            return (old_subject.startswith(tuple(f"{s}'s " for s in group))
+                    and m.same_value(core, m.possessed(old_subject)))
+        return False
 
     @staticmethod
     def _values_meet(m: Matcher, attr: Attribute, core: tuple[str, ...], old_attr: Attribute,

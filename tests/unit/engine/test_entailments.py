@@ -153,3 +153,40 @@ def test_a_malformed_entailment_is_refused() -> None:
     bad = {"all_tenants": {"entailments": [{"premise": {"values": ["x"]}, "conclusion": {"attributes": ["eats"]}}]}}
     with pytest.raises(ValueError):
         TenantAttributes.parse(json.dumps(bad))
+
+
+# ----------------------------------------------------------------------------- presupposition
+
+
+@pytest.mark.parametrize("denial_first", [True, False])
+def test_a_claim_about_my_thing_contests_having_none(denial_first: bool) -> None:
+    store = new_store()
+    denial = said("user", "has", "a car", polarity=NEG)
+    about = said("user's car", "needs", "an oil change")
+    [old], _ = _add(store, denial if denial_first else about)
+    [new], ops = _add(store, about if denial_first else denial, day=1)
+    assert _rules(ops) == ["presupposition"]
+    assert _lifecycle(store, old) is L.CONTESTED and _lifecycle(store, new) is L.CONTESTED
+
+
+@pytest.mark.parametrize(
+    ("denied", "subject"),
+    [
+        ("a brother", "user's sister"),  # another thing
+        ("a car", "user's wife's car"),  # someone else's car
+        ("a car", "alex's car"),  # someone else
+    ],
+)
+def test_a_claim_about_another_thing_or_someones_else_coexists(denied: str, subject: str) -> None:
+    store = new_store()
+    _add(store, said("user", "has", denied, polarity=NEG))
+    _, ops = _add(store, said(subject, "is", "red"), day=1)
+    assert _rules(ops) == []
+
+
+def test_having_none_any_more_retires_what_was_said_of_it() -> None:
+    store = new_store()
+    [about], _ = _add(store, said("user's kids", "go_to", "Lincoln Elementary"))
+    _, ops = _add(store, update("user", "has", "children", polarity=NEG), day=1)  # kids and children are one
+    assert _lifecycle(store, about) is L.SUPERSEDED
+    assert [o.payload["reason"] for o in ops if o.op_type is OpType.SUPERSEDENCE_APPLIED] == ["presupposition_update"]
