@@ -558,6 +558,18 @@ class Matcher:
             return ()  # "user's wife's car" is the wife's
         return self.core(thing)
 
+    def thing_names(self, obj: str | None) -> tuple[str, ...]:
+        """How a possessive subject may name the thing ``obj`` names ("a car": "car", "cars"; "any children":
+        "children", "child", "kids", "kid"), to find what was said of "my car" without scanning the memory."""
+        words = self.kind(obj)
+        if not words:
+            return ()
+        heads = (words[-1], *self.head_words(obj))
+        out = dict.fromkeys((" ".join(words), *heads))
+        for head in heads:
+            out.update(dict.fromkeys((head + "s", head[:-1] if head.endswith("s") else head)))
+        return tuple(out)
+
     # -- corrections --------------------------------------------------------------------
     @staticmethod
     def shape(obj: str | None) -> str | None:

@@ -604,10 +604,11 @@ class Reducer:
                 for node in store.find_active_by_words((tenant, owner, scope_key, root), thing_words):
                     found[node.node_id] = node
         elif denies_having:
-            prefixes = tuple(f"{s}'s " for s in group)
-            for node in store.owner_nodes(tenant, owner):
-                if _is_active(node) and normalize_text(node.subject).startswith(prefixes):
-                    found[node.node_id] = node
+            for s in group:
+                for thing in m.thing_names(obj):
+                    for ck in store.active_claim_keys((tenant, owner, scope_key, f"{s}'s {thing}")):
+                        for node in store.find_active(ck):
+                            found[node.node_id] = node
         corrected: set[str] = set()
         if correction and named:
             # a correction names what was said wrong, by whoever in this memory said it
