@@ -494,6 +494,11 @@ class Matcher:
                     return True
         return False
 
+    def general_words(self, core: tuple[str, ...]) -> tuple[str, ...]:
+        """The last words of the general values covering ``core`` ("hamster": pets), to find their denials by."""
+        tail = self._known_tail(core)
+        return tuple(dict.fromkeys(g[-1] for g in self._covered_by.get(tail, ()))) if tail is not None else ()
+
     def fact_words(self, facts: tuple[Fact, ...]) -> tuple[str, ...]:
         """The words to find the claims a claim's facts may deny by: an entailed value and what it covers, the
         general values covering a positive value, and the premise values of entailments concluding them."""
@@ -504,9 +509,7 @@ class Matcher:
             if fact.entailed:
                 words[fact.core[-1]] = None
             if fact.positive:
-                tail = self._known_tail(fact.core)
-                if tail is not None:
-                    words.update(dict.fromkeys(g[-1] for g in self._covered_by.get(tail, ())))
+                words.update(dict.fromkeys(self.general_words(fact.core)))
             else:
                 words.update(dict.fromkeys(v[-1] for v in self._covers.get(fact.core, ())))
             for rule in self._entailments:
@@ -560,11 +563,12 @@ class Matcher:
 
     def thing_names(self, obj: str | None) -> tuple[str, ...]:
         """How a possessive subject may name the thing ``obj`` names ("a car": "car", "cars"; "any children":
-        "children", "child", "kids", "kid"), to find what was said of "my car" without scanning the memory."""
+        "children", "child", "kids", "kid"; "any siblings": "sister", "brother"), to find what was said of
+        "my car" without scanning the memory."""
         words = self.kind(obj)
         if not words:
             return ()
-        heads = (words[-1], *self.head_words(obj))
+        heads = (words[-1], *self.head_words(obj), *(" ".join(v) for v in self._covers.get(self.core(obj), ())))
         out = dict.fromkeys((" ".join(words), *heads))
         for head in heads:
             out.update(dict.fromkeys((head + "s", head[:-1] if head.endswith("s") else head)))

@@ -599,7 +599,7 @@ class Reducer:
         has = m.attribute("has", None).name
         denies_having = attr.name == has and claim.polarity is Polarity.NEGATIVE and bool(core)
         if possessed:
-            thing_words = m.head_words(" ".join(possessed))
+            thing_words = (*m.head_words(" ".join(possessed)), *m.general_words(possessed))
             for root in roots:
                 for node in store.find_active_by_words((tenant, owner, scope_key, root), thing_words):
                     found[node.node_id] = node
@@ -718,10 +718,10 @@ class Reducer:
         """Whether one claim speaks of the subject's thing and the other says the subject has none."""
         if possessed:
             return (old_subject in group or old_subject in map(subject_root, group)) and old_attr.name == has \
-                and old.polarity is Polarity.NEGATIVE and m.same_value(possessed, old_core)
+                and old.polarity is Polarity.NEGATIVE and m.covers(old_core, possessed)
         if denies_having:
             return (old_subject.startswith(tuple(f"{s}'s " for s in group))
-                    and m.same_value(core, m.possessed(old_subject)))
+                    and m.covers(core, m.possessed(old_subject)))
         return False
 
     @staticmethod

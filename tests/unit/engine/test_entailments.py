@@ -190,3 +190,26 @@ def test_having_none_any_more_retires_what_was_said_of_it() -> None:
     _, ops = _add(store, update("user", "has", "children", polarity=NEG), day=1)  # kids and children are one
     assert _lifecycle(store, about) is L.SUPERSEDED
     assert [o.payload["reason"] for o in ops if o.op_type is OpType.SUPERSEDENCE_APPLIED] == ["presupposition_update"]
+
+
+@pytest.mark.parametrize(
+    ("denied", "subject", "obj", "contested"),
+    [
+        ("any siblings", "user's sister", "Leeds", True),  # a general value covers the thing
+        ("any pets", "user's dog", "Rex", True),
+        ("a cat", "user's hamster", "Biscuit", False),
+    ],
+)
+def test_a_denial_of_a_general_thing_meets_what_is_said_of_one_of_them(denied: str, subject: str, obj: str,
+                                                                        contested: bool) -> None:
+    store = new_store()
+    _add(store, said("user", "has", denied, polarity=NEG))
+    _, ops = _add(store, said(subject, "name", obj), day=1)
+    assert _rules(ops) == (["presupposition"] if contested else [])
+
+
+def test_a_named_pet_is_one_of_its_kind() -> None:
+    store = new_store()
+    _add(store, said("user", "has", "pets", polarity=NEG))
+    _, ops = _add(store, said("user", "has", "a hamster named Biscuit"), day=1)
+    assert _rules(ops) == ["entailment"]
