@@ -46,6 +46,7 @@ from extractors.rules.lexicon import (
     RELATION,
     S_DROP_ES,
     SUBJ_STOP,
+    TOPIC_VERDICT,
     UPDATE_AUX,
     VERB_FORM,
     VERB_RX,
@@ -132,6 +133,25 @@ def casual(text: str) -> str:
     return _CASUAL.sub(fix, text)
 
 
+#: A question that only names a topic ("kombucha?", "thai food?"): one to four words, then the question mark.
+_TOPIC_QUESTION: Final = re.compile(r"^\s*(?P<np>[\w&+.'-]+(?:\s+[\w&+.'-]+){0,3})\s*\?+\s*$")
+
+
+def topic_question(text: str) -> str | None:
+    """The topic a one-phrase question names ("kombucha?"); None for a question that asks something ("want
+    some?", "seen it?", "why?"), whose words are a pronoun, an auxiliary or a verb form."""
+    m = _TOPIC_QUESTION.match(text)
+    if m is None:
+        return None
+    words = m.group("np").lower().split()
+    if any(w in SUBJ_STOP or w in NP_STOP or w in CASUAL_TAILS for w in words):
+        return None
+    kind = VERB_FORM.get(words[0], ("", "base"))[1]
+    if kind != "base" and not (kind == "ing" and len(words) == 1):
+        return None  # "seen it?", "coming tonight?": a question with its subject dropped ("running?" names one)
+    return m.group("np")
+
+
 @dataclass(frozen=True, slots=True)
 class Segment:
     """One contrastive segment of a sentence, as a role's rules read it."""
@@ -150,9 +170,18 @@ def segments(ctx: SourceText) -> Iterator[Segment]:
     if _MAY_BE_PASTED.search(work):
         work = _PASTED.sub(lambda m: " " * len(m.group()), work)
     sentences = ctx.sentences
+    topic: tuple[str, int] | None = None  # a one-phrase question just before, and where it starts
     for si, sent in enumerate(sentences):
         s_work = work[sent.span.start : sent.span.end]
-        if not s_work.strip() or ctx.question(s_work) or _EXAMPLE_START.match(s_work):
+        asked = topic
+        topic = None
+        if s_work.strip() and ctx.question(s_work):
+            np = topic_question(s_work)
+            topic = (np, sent.span.start) if np is not None else None
+            continue
+        if asked is not None and sentences[si - 1].para != sent.para:
+            asked = None
+        if not s_work.strip() or _EXAMPLE_START.match(s_work):
             continue
         if _INDIRECT_Q.search(s_work):
             continue
@@ -184,6 +213,12 @@ def segments(ctx: SourceText) -> Iterator[Segment]:
             text = _LEAD_COMMA.sub("", text)
             if _CASUAL_HINT.search(text):
                 text = casual(text).strip()
+            if asked is not None and text and TOPIC_VERDICT.match(text):
+                # "kombucha? nah, tastes like vinegar, hard pass": the answer judges the topic asked; the topic
+                # leads the text ("kombucha? ...") and the quote holds both
+                text = f"{asked[0]}? {text}"
+                quote = content[asked[1] : seg.end].strip()
+            asked = None
             if text:
                 yield Segment(text, quote, condition, uncertain, bool(conds))
 
@@ -207,6 +242,9 @@ CLAUSE_SPLIT: Final = re.compile(
     r"speaks?|have|has|owns?|joined|left|moved|switched|enjoys?|dislikes?|can't stand|runs?|plays?|studies|"
     r"study|drinks?|eats?|ditched|dropped|sold|cancell?ed|quit|gave\s+up|got\s+rid\s+of|stopped|swapped|"
     r"replaced|upgraded|downgraded)\b)|"
+    # "been trying padel, not a fan": a fan clause after a comma, its subject dropped, is a taste of its own
+    r",\s+(?=(?:(?:honestly|nah|so)\s+)?not\s+(?:(?:really|exactly|that|too|much\s+of)\s+)*(?:a\s+)?"
+    r"(?:(?:big|huge|massive|total|great|real)\s+)?fan\b(?!\s+of\b))|"
     # "zero musical training, can't play the piano": a negated verb after a comma, the subject dropped
     r",\s+(?=(?:can't|cannot|can\s+not)\s+(?:play|speak|drive|swim|cook|eat|drink|stand)\b)|"
     # "got an iPhone now, ditched the Pixel": a give-up verb after a comma is a clause with the subject dropped
@@ -261,6 +299,54 @@ _DISCOURSE: Final = re.compile(
     r"(?P<now>now|these days|nowadays|currently|recently|lately))\b[,:]?\s*)+",
     I,
 )
+#: The speaker joined with someone else as a subject: "me and <someone> ..." and "<someone> and me/I ...".
+_ME_AND: Final = re.compile(r"(?:me|myself)\s+(?:and|&)\s+", I)
+_AND_ME: Final = re.compile(r"\s+(?:and|&)\s+(?:me|I|myself)\s+(?=[\w'])", I)
+_JOINT_DET: Final = frozenset({"my", "our", "the", "a", "an"})
+#: Auxiliaries and adverbs that may open the predicate of a joint subject ("me and Tom are moving").
+_JOINT_VERB_NEXT: Final = frozenset({"are", "were", "have", "had", "both", "will", "usually", "always", "never",
+                                      "often", "sometimes", "just", "also", "still", "don't", "didn't", "won't",
+                                      "can", "can't", "used", "'re", "'ve", "'ll"})
+
+
+def _opens_predicate(word: str) -> bool:
+    w = word.lower()
+    return w in _JOINT_VERB_NEXT or VERB_FORM.get(w, ("", ""))[1] in ("base", "past")
+
+
+def _other_person(words: list[str]) -> bool:
+    """Whether ``words`` are a short phrase for someone ("my roommate", "the kids", "Tom"), with no verb in it
+    ("my wife teaches chemistry" is a clause)."""
+    if not words or len(words) > 4:
+        return False
+    if words[0].lower() in _JOINT_DET:
+        body = words[1:]
+        return 1 <= len(body) <= 3 and all(w.lower() not in VERB_FORM and w.lower() not in NP_STOP
+                                           and _PLAIN_TOKEN.match(w) for w in body)
+    return len(words) <= 2 and all(re.fullmatch(r"(?-i:[A-Z][a-z]+)", w) for w in words)
+
+
+def joint_subject(clause: str) -> str:
+    """"me and my roommate watch horror movies", "my sister and me play squash": a subject that joins the speaker
+    and someone else is read as "we", so the clause is the speaker's as a "we" clause is. Only before a verb or
+    an auxiliary ("me and my sister's flat" is no subject)."""
+    m = _DISCOURSE.match(clause)
+    lead = clause[: m.end()] if m else ""
+    body = clause[len(lead) :]
+    me = _ME_AND.match(body)
+    if me is not None:
+        words = body[me.end() :].split(" ")
+        for k in range(1, min(len(words), 5)):
+            if _opens_predicate(words[k]) and _other_person(words[:k]):
+                return f"{lead}we {' '.join(words[k:])}"
+        return clause
+    am = _AND_ME.search(body)
+    if am is None or not _other_person(body[: am.start()].split()):
+        return clause
+    rest = body[am.end() :]
+    return f"{lead}we {rest}" if _opens_predicate(rest.split(" ", 1)[0]) else clause
+
+
 _HEDGE_PREFIX: Final = re.compile(
     r"^(?:(?:maybe|perhaps|probably|possibly|(?:most\s+)?likely)\b,?\s*|"
     r"I\s+(?:think|guess|suppose|believe|reckon|suspect)(?:\s+that)?\s+|"
@@ -475,7 +561,9 @@ def _split_np(text: str, max_words: int = 5) -> tuple[str, str, str | None] | No
             return " ".join(words[:i]), " ".join(words[i:]), vf[1]
         if vf is None and nxt and nxt not in COPULA_NEXT and nxt not in NP_STOP:
             kind = _np_verb_kind(raw, words[i - 1], words[i + 1])
-            if kind is not None and not _prep_then_copula(words, i):
+            # "roasted brussels sprouts are elite": a word of unknown kind before the head noun a copula follows
+            # is a modifier in the subject, not its verb
+            if kind is not None and not _prep_then_copula(words, i) and not _noun_before_copula(words, i):
                 return " ".join(words[:i]), " ".join(words[i:]), kind
         if raw.endswith(",") or not (_PLAIN_TOKEN.match(raw) or _NP_TOKEN.match(raw)):
             return None

@@ -34,7 +34,7 @@ SUBJ_STOP: Final = _words(
     all every many any how why where great good nice cool awesome sorry wow oh anyway honestly actually
     basically monday tuesday wednesday thursday friday saturday sunday january february march
     july september october november december both each neither either none such other another one
-    two three i'm i've i'll i'd sounds looks seems got"""
+    two three i'm i've i'll i'd sounds looks seems tastes smells feels got"""
 )
 RELATION: Final = (
     r"(?:wife|husband|partner|girlfriend|boyfriend|brother|sister|mom|mum|mother|dad|father|son|daughter|"
@@ -226,6 +226,19 @@ BE_A_STOP: Final = _words(
     """bit little lot few couple pleasure question while sec second minute moment joke pain mess big huge
     good great nice fan total complete sure certain right correct wrong welcome kidding afraid glad happy sorry
     fine ok okay alright"""
+)
+#: Words before "person" that say what kind of person someone is, not what they like ("a private person", "a
+#: morning person": a chronotype, kept a trait), so "a <word> person" stays ``is_a`` for them.
+PERSON_TRAITS: Final = _words(
+    """nice good bad kind shy private quiet calm chill simple normal young old real lay tall short big small smart
+    clever dumb stupid weird strange rude polite honest open closed warm cold soft hard tough strong weak wise proud
+    humble lonely sane fun cool bright dark deep mature modest gentle neat proper regular random certain particular
+    single same different whole better worse best worst new one only other another very much more less most least
+    happy lazy busy sporty outdoorsy nerdy geeky grumpy messy tidy crafty bubbly chatty moody sleepy angry lucky
+    funny silly crazy needy nosy noisy techy artsy healthy wealthy pretty ugly worthy mean fair free late early
+    morning night evening day daytime nighttime afternoon romantic dramatic energetic optimistic pessimistic
+    realistic artistic athletic introverted extroverted extrovert introvert ambivert type kinda sort such
+    patient decent grown wrong right terrible horrible awful lovely great"""
 )
 ADJECTIVES: Final = _words(
     """vegetarian vegan pescatarian left-handed right-handed married single divorced engaged retired
@@ -447,6 +460,25 @@ DROPPED_IM_WORDS: Final = _words(
     "colour-blind "
     "color-blind asthmatic diabetic coeliac celiac left-handed right-handed"
 )
+
+#: An answer that judges what a one-phrase question before it named ("kombucha? hard pass", "sushi? love it", "thai
+#: food? i really dislike it"): the speaker's taste in the topic. A bare "nah" only with a judgement after it,
+#: since "coffee? nah, I'm good" declines an offer rather than judging coffee.
+_JUDGE_IT: Final = (r"(?:I\s+)?(?:(?:really|honestly|absolutely|just|totally|genuinely|kinda|lowkey)\s+)*")
+TOPIC_VERDICT: Final = re.compile(
+    r"^(?:(?:honestly|oh|ugh|omg|god|man|ooh|yes+|yeah|ya)\b,?\s+)*(?:"
+    r"(?P<bad>hard\s+pass|(?:a\s+)?(?:hard\s+)?(?:no|pass)\s+(?:from|for)\s+me|yu+ck|yuk|e+w+|gross|nasty|vile|"
+    r"not\s+for\s+me|not\s+my\s+(?:thing|cup\s+of\s+tea|jam|vibe)|(?:I'm\s+)?not\s+(?:really\s+)?a\s+"
+    r"(?:big\s+|huge\s+)?fan|overrated|overhyped|never\s+again|"
+    + _JUDGE_IT + r"(?:hate|dislike|detest|loathe|can't\s+stand)\s+(?:it|them|the\s+stuff)|"
+    r"(?:nah|nope|no|hell\s+no)(?=,?\s+.*\b(?:hard\s+pass|pass|yu+ck|gross|nasty|not\s+for\s+me|overrated|awful|"
+    r"terrible|the\s+worst|disgusting|vile|horrible|can't\s+stand|(?:tastes?|smells?|looks?)\s+like)\b))"
+    r"|(?P<good>" + _JUDGE_IT + r"(?:love|adore|like|enjoy)\s+(?:it|them|the\s+stuff)|(?:I'm\s+)?(?:so\s+)?"
+    r"obsessed|yu+m+|so\s+good|the\s+best|underrated|elite|goated|(?:I'm\s+)?a\s+(?:big\s+|huge\s+)?fan)"
+    r")(?:\s+(?:so\s+much|a\s+lot|honestly|though|tho|to\s+bits))*(?=\s*(?:[,;.!]|$))",
+    I,
+)
+
 
 #: Sarcasm (the realistic sets' convention): a sarcastic message says nothing sincere, so it gives no claim.
 #: 🙃 and 🙄, "/s", stock phrases ("love that for me", "my favourite thing", "just what I needed"), delight

@@ -32,6 +32,7 @@ from extractors.rules.clauses import (
     generic_object,
     generic_object_prep,
     guess_verb,
+    joint_subject,
     object_list,
     split_and_verb,
 )
@@ -59,12 +60,14 @@ from extractors.rules.lexicon import (
     NOT_GUESSED_ING,
     PARTICLES,
     PAST_FORMS,
+    PERSON_TRAITS,
     PHRASAL_VERBS,
     PREPS,
     RELATION,
     STATIVE_FUTURE,
     SUBJ_STOP,
     THIRD_PERSON,
+    TOPIC_VERDICT,
     VERB_FORM,
     VERB_RX,
     VERBS,
@@ -555,12 +558,23 @@ _TASTE_VERB: Final = re.compile(
     r"(?:\s+(?:honestly|to\s+me|for\s+me|though|tho|so\s+hard|hard))*\s*(?:[,;.!?]|$|\s\s|\s+(?:lol|lmao|haha|tbh|ngl|imo)\b)",
     I,
 )
-#: "..., I love it", "..., I'm a big fan": a taste in what the clause before named.
+#: "..., I love it", "..., I'm a big fan", "..., I'm not really a fan, way overhyped": a taste in what the clause
+#: before named. A fan clause ends at "fan" ("not a fan of X" names its own object); a comment may follow a comma.
 _TASTE_ANAPHOR: Final = re.compile(
     r"^(?:and\s+|so\s+)?I\s+(?:(?:really|honestly|absolutely|just|totally|genuinely|do)\s+)*"
     r"(?:(?P<good>love|adore|like|enjoy|dig)|(?P<bad>hate|dislike|detest|loathe|can't\s+stand))\s+(?:it|them)"
     r"(?:\s+(?:honestly|tbh|ngl|so\s+much|a\s+lot|lol|haha|to\s+bits))*\s*$"
-    r"|^(?:and\s+)?I'm\s+(?:a\s+)?(?:big|huge|massive|total)\s+fan\s*$",
+    r"|^(?:(?:and|but|so|nah|nope|honestly|tbh|ngl)\b,?\s+)*(?:I'm\s+|I\s+am\s+)?"
+    r"(?:(?P<not>not|never)\s+(?:(?:really|exactly|honestly|that|too|much\s+of)\s+)*)?"
+    r"(?:a\s+)?(?:(?:big|huge|massive|total|great|real)\s+)?fan(?:\s+(?:honestly|tbh|ngl|tho|though|lol|tbf))*"
+    r"\s*(?:[,;.!]\s*(?!of\b).*)?$",
+    I,
+)
+#: A thing a copula clause described, which "it" in a taste after it can stand for ("crossfit is a cult"): a bare
+#: lower-case noun phrase, as chat writes a thing, never a person ("mum is a nurse", "Tom is a chef").
+_DESCRIBED_THING: Final = re.compile(
+    rf"^(?!(?:{RELATION}|mum|mom|dad|nan|gran|grandma|grandpa|baby|bf|gf|hubby)\b)(?-i:[a-z])[\w&+.'-]*"
+    r"(?:\s+[\w&+.'-]+){0,3}$",
     I,
 )
 #: "nothing beats a cold beer after work", "nothing compares to my mum's lasagne".
@@ -578,6 +592,19 @@ _TASTE_PERSON: Final = re.compile(
     r"(?P<x>[a-z][\w'-]*(?:\s+[a-z][\w'-]*)?)\s+(?:lover|fanatic|addict|junkie|enthusiast|nut|snob|fiend)"
     r"(?:\s+(?:at\s+all|honestly|tbh|ngl|though|tho|lol|really))*\s*(?:[,;.!?]|$)",
     I,
+)
+#: "I'm a cat person", "not a beach person at all": the idiom names what the speaker likes (``likes cat``).
+_NOUN_PERSON: Final = re.compile(
+    r"^an?\s+(?:(?:big|huge|massive|total|true|proper|diehard|die-hard|complete)\s+)?"
+    r"(?P<x>[a-z][\w'-]*(?:\s+[a-z][\w'-]*)?)\s+person"
+    r"(?:\s+(?:at\s+all|honestly|tbh|ngl|though|tho|lol|really|for\s+sure|through\s+and\s+through))*"
+    r"\s*(?:[,;.!?]|$)",
+    I,
+)
+#: The shape of an adjective before "person" ("a creative person", "a nervous person", "a caring person"): a
+#: trait, not a taste.
+_TRAIT_SHAPE: Final = re.compile(
+    r"(?:ive|ful|ous|less|able|ible|ing|ed|tic|est|ly|al|\w{3}ish|\w{4}(?:ent|ant))$", I
 )
 _FIND_IT: Final = re.compile(
     r"^(?:find|finds)\s+(?P<x>(?!(?:it|that|this|them|myself|out|time|a|an|the\s+time)\b)[^,;.!?]+?)\s+"
@@ -620,6 +647,8 @@ _ELLIPTIC_NEW: Final = re.compile(
 
 
 _FIRST_PERSON_LEAD: Final = re.compile(r"^(?:I|we)\s", re.I)
+#: A segment that answers a one-phrase question, the topic leading it ("kombucha? nah, ...").
+_TOPIC_LEAD: Final = re.compile(r"^(?P<topic>[^?]{1,60})\?\s+(?P<rest>\S.*)$")
 
 
 class StatementParser(ClauseParser):
@@ -633,6 +662,8 @@ class StatementParser(ClauseParser):
     #: A system prompt states policy: its "should" is a rule rather than a suggestion, and only lasting,
     #: present-tense statements are facts.
     speaks_policy: ClassVar[bool] = False
+    #: A speaker's own taste in a topic they asked about ("sushi? love it"): a user's, not a system prompt's.
+    speaks_taste: ClassVar[bool] = False
     #: The attribute registry's update words (the extractor sets a tenant's own).
     words: UpdateWords = update_words()
     #: The last claim of the segment read before (one parser reads one message), for "..., I love it".
@@ -659,6 +690,14 @@ class StatementParser(ClauseParser):
         """Every clause of one segment (see :func:`extractors.rules.clauses.segments`), the subject carried over."""
         protos: list[Proto] = []
         subject: str | None = None
+        asked = _TOPIC_LEAD.match(seg)
+        if asked is not None:
+            # "sushi? love it" (see :func:`extractors.rules.clauses.segments`): the taste in the topic, then the
+            # answer read as a segment of its own
+            seg = asked.group("rest")
+            judged = self._topic_taste(asked.group("topic"), seg) if self.speaks_taste else None
+            if judged is not None:
+                protos.append(judged)
         if "(" in seg:
             seg = drop_subject_asides(seg)
         if conditional:
@@ -673,7 +712,7 @@ class StatementParser(ClauseParser):
         contrast = _JUST_INSTEAD.search(seg) if "," in seg and _NEGATED.search(seg) else None
         if contrast is not None:
             seg = seg[: contrast.start()]
-        parts = CLAUSE_SPLIT.split(seg)
+        parts = CLAUSE_SPLIT.split(joint_subject(seg))
         if _INSTR_PAIR_START.match(seg) and "," in seg:
             parts = _INSTR_PAIR_SPLIT.split(seg)
         for part in parts:
@@ -694,14 +733,11 @@ class StatementParser(ClauseParser):
             if am is not None:
                 # the clause before may be in this segment or end the segment before ("X, I love it")
                 prev = protos[-1] if protos else self._last
-                if prev is None or not prev.object or prev.subject != self._owner() or prev.negative or prev.hedge:
-                    continue  # "I love it" with nothing of the speaker's to stand for: unresolved, no claim
-                if prev.predicate != "likes":
-                    # "been listening to a lot of jazz, I love it": the taste is in what was just named
-                    liked = Proto(self._owner(), "likes", prev.object, NodeType.PREFERENCE,
-                                  negative=am.group("bad") is not None)
+                liked = self._anaphor_taste(prev, bad=am.group("bad") is not None or am.group("not") is not None)
+                if liked is not None:
                     protos.append(liked)
                 continue
+            part = joint_subject(part)
             # "I fly to Amman on the 3rd and come back on the 17th": after I/we a bare verb agrees
             for clause in split_and_verb(part, base_ok=_FIRST_PERSON_LEAD.match(part) is not None):
                 got, subject = self.parse(clause, subject)
@@ -720,6 +756,28 @@ class StatementParser(ClauseParser):
                 protos.append(Proto(old.subject, old.predicate, new, old.node_type))
         self._last = protos[-1] if protos else None
         return protos
+
+    def _topic_taste(self, topic: str, answer: str) -> Proto | None:
+        """The speaker's taste in a topic asked and judged ("kombucha? hard pass"): only a bare noun phrase."""
+        verdict = TOPIC_VERDICT.match(answer)
+        obj = topic.strip()
+        if verdict is None or _OPINION_SUBJECT.match(obj) is None:
+            return None
+        return Proto(self._owner(), "likes", obj, NodeType.PREFERENCE, negative=verdict.group("bad") is not None)
+
+    def _anaphor_taste(self, prev: Proto | None, *, bad: bool) -> Proto | None:
+        """The taste "I love it" / "I'm not a fan" states, in what the clause before named: the speaker's object
+        ("been listening to jazz, I love it"), or a bare thing the clause before described ("crossfit is a
+        cult and I'm not a fan"). None when nothing of the kind stands for "it" (unresolved, so no claim)."""
+        if prev is None or prev.negative or prev.hedge or prev.metadata.get("attribute_form"):
+            return None  # "my brother is a dentist, I'm not a fan": a value of the speaker's, not a thing done
+        if prev.subject == self._owner() and prev.object:
+            if prev.predicate == "likes":
+                return None  # "I love jazz, I'm a big fan": the taste is already said
+            return Proto(self._owner(), "likes", prev.object, NodeType.PREFERENCE, negative=bad)
+        if _DESCRIBED_THING.match(prev.subject) and (prev.predicate == "is" or prev.predicate.startswith("is_")):
+            return Proto(self._owner(), "likes", prev.subject, NodeType.PREFERENCE, negative=bad)
+        return None
 
     def subject_of_labels(self) -> str:
         """Whose a labelled value is ("laptop serial C02…"): the speaker's, or in a project the team's,
@@ -1400,6 +1458,13 @@ class StatementParser(ClauseParser):
             return "nationality", word
         return None
 
+    @staticmethod
+    def _liked_kind(words: str) -> bool:
+        """Whether "a <words> person" names a thing liked ("a dog person") rather than a trait ("a shy person", "a
+        morning person") or where one is from ("a Welsh person")."""
+        return all(w not in PERSON_TRAITS and w not in NATIONALITIES and w not in BE_A_STOP and w not in DET_WORDS
+                   and not _TRAIT_SHAPE.search(w) for w in words.lower().split())
+
     def _be_complement(self, subject: str, rest: str, f: Flags) -> list[Proto] | None:
         m = _OPINION.match(rest)
         if m is not None and _OPINION_SUBJECT.match(subject) and subject not in (self._owner(), "user", "assistant"):
@@ -1446,6 +1511,11 @@ class StatementParser(ClauseParser):
         m = _TASTE_PERSON.match(rest)
         if m is not None and subject in (self._owner(), "user") and m.group("x").split()[0].lower() not in BE_A_STOP:
             # "I'm a tea lover", "not a coffee snob": the speaker's taste in tea, in coffee
+            p = _mk(self._owner(), "likes", m.group("x"), NodeType.PREFERENCE, f)
+            return [p] if p else []
+        m = _NOUN_PERSON.match(rest)
+        if m is not None and subject in (self._owner(), "user") and self._liked_kind(m.group("x")):
+            # "I'm not a cat person", "honestly I'm a beach person": the speaker's taste in cats, in the beach
             p = _mk(self._owner(), "likes", m.group("x"), NodeType.PREFERENCE, f)
             return [p] if p else []
         if _FAN_OF.match(rest):
@@ -1559,10 +1629,25 @@ _PAST_TIME: Final = re.compile(
 )
 
 
+#: A short bare noun phrase, then a copula ("roasted brussels sprouts are ...", "smoked salmon is ...").
+_JUDGED_NP: Final = re.compile(r"^(?P<np>[a-z][\w'-]*(?:\s+[\w&+.'-]+){1,3}?)\s+(?:is|are)\s+(?P<rest>\S.*)$", I)
+
+
+def _judged_np(t: str) -> bool:
+    """Whether a clause is a bare noun phrase judged by an opinion after its copula (see ``_JUDGED_NP``): then a
+    participle or verb opening it is an adjective of the subject, not a verb with the speaker dropped."""
+    m = _JUDGED_NP.match(t)
+    if m is None or _OPINION.match(m.group("rest")) is None or _OPINION_SUBJECT.match(m.group("np")) is None:
+        return False
+    return not any(w in SUBJ_STOP or w in DET_WORDS for w in m.group("np").lower().split())
+
+
 class UserParser(StatementParser):
     """A user's, a human's or a participant's clauses: statements, plus what only the speaker's own
     messages hold: subjectless negations ("Not a fan of horror films", "No more coffee for me"),
     instructions to the assistant, and reminders ("remind me to call the bank")."""
+
+    speaks_taste: ClassVar[bool] = True
 
     def _implicit_subject(self, t: str) -> str:
         """A dropped "I": "Went kayaking ...", "Heading to Kyoto", "Allergic to shellfish", "dont own a car".
@@ -1572,6 +1657,8 @@ class UserParser(StatementParser):
         (:meth:`_lead`), and an instruction, a report of what someone said or a quantifier negation keeps
         its own reading.
         """
+        if _JUDGED_NP.match(t) is not None and _judged_np(t):
+            return t  # "roasted brussels sprouts are elite": the participle opens the subject an opinion judges
         written = self._dropped(t)
         if written is t:
             w0 = t.split(None, 1)[0].lower() if t.split() else ""

@@ -201,7 +201,7 @@ def test_an_assistant_restatement_in_any_phrasing_is_inferred() -> None:
         ("lowkey luv Wet Leg", [("PREFERENCE", "ASSERTED", "positive", "Wet Leg", None)]),
         ("i haaate karaoke", [("PREFERENCE", "ASSERTED", "negative", "karaoke", None)]),
         ("honestly cant stand marzipan", [("PREFERENCE", "ASSERTED", "negative", "marzipan", None)]),
-        ("im def not a beach person", [("FACT", "ASSERTED", "negative", "beach person", None)]),
+        ("im def not a beach person", [("PREFERENCE", "ASSERTED", "negative", "beach", None)]),
         ("i got no siblings, only child", [("FACT", "ASSERTED", "negative", "siblings", None)]),
         ("i dont drive", [("FACT", "ASSERTED", "negative", "", None)]),
         ("i dont vape anymore", [("FACT", "ASSERTED", "negative", "", None)]),
@@ -544,3 +544,146 @@ def test_the_reason_in_an_assistant_restatement_is_restated_too() -> None:
            for c in _claims("So you're opening a bakery because you love baking — love it!", role="assistant")]
     assert got == [("FACT", "INFERRED", "user", "open", "bakery"),
                    ("PREFERENCE", "INFERRED", "user", "likes", "baking")]
+
+
+def _tastes(text: str) -> list[tuple[str, str, str]]:
+    return [(c.subject, c.object or "", c.polarity.value) for c in _claims(text)
+            if c.predicate == "likes" and c.node_type.value == "PREFERENCE"]
+
+
+@pytest.mark.parametrize(
+    ("text", "taste"),
+    [
+        # a bare thing the clause before described is what the fan clause is about
+        ("padel is a workout and i'm not really a fan, too sweaty", ("user", "padel", "negative")),
+        # the speaker's own object, with a negated or plain fan clause after it
+        ("i listen to audiobooks, not a big fan though", ("user", "audiobooks", "negative")),
+        ("i binge cooking shows, i'm a huge fan", ("user", "cooking shows", "positive")),
+    ],
+)
+def test_a_fan_clause_is_a_taste_in_what_the_clause_before_named(text: str, taste: tuple[str, str, str]) -> None:
+    assert _tastes(text) == [taste]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Tom is a plumber and I'm not a fan",  # a person is no thing to be a fan of
+        "my brother is a dentist, i'm not a fan",  # a value of the speaker's relative, not a thing done
+        "I'm not a fan.",  # nothing before it to stand for
+    ],
+)
+def test_a_fan_clause_without_a_thing_before_it_is_no_taste(text: str) -> None:
+    assert _tastes(text) == []
+
+
+def test_a_fan_of_clause_still_names_its_own_object() -> None:
+    assert _tastes("we go to the theatre a lot, but I'm not a fan of musicals") == [("user", "musicals", "negative")]
+
+
+@pytest.mark.parametrize(
+    ("text", "taste"),
+    [
+        ("i'm a dog person through and through", ("user", "dog", "positive")),
+        ("Not a city person at all, too noisy", ("user", "city", "negative")),
+        ("honestly im a tea person", ("user", "tea", "positive")),
+    ],
+)
+def test_a_noun_person_idiom_is_a_taste_in_the_noun(text: str, taste: tuple[str, str, str]) -> None:
+    assert _tastes(text) == [taste]
+    assert not [c for c in _claims(text) if c.predicate == "is_a"]
+
+
+@pytest.mark.parametrize(
+    ("text", "trait"),
+    [
+        ("I'm a very private person", "very private person"),
+        ("I'm a creative person", "creative person"),
+        ("i'm not a morning person", "morning person"),  # a chronotype, a trait rather than a taste
+    ],
+)
+def test_a_trait_person_stays_a_trait(text: str, trait: str) -> None:
+    assert _tastes(text) == []
+    assert [(c.predicate, c.object) for c in _claims(text)] == [("is_a", trait)]
+
+
+def test_someone_elses_noun_person_is_not_the_speakers_taste() -> None:
+    assert _tastes("my uncle is a cat person") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "taste"),
+    [
+        ("marmite? hard pass", ("user", "marmite", "negative")),
+        ("oysters? nah, smell like low tide, yuck", ("user", "oysters", "negative")),
+        ("karaoke? i really hate it", ("user", "karaoke", "negative")),
+        ("ramen? love it so much", ("user", "ramen", "positive")),
+    ],
+)
+def test_a_topic_question_answered_by_an_opinion_is_a_taste(text: str, taste: tuple[str, str, str]) -> None:
+    got = _claims(text)
+    assert [(c.subject, c.object, c.polarity.value) for c in got] == [taste]
+    assert got[0].evidence_quote == text  # the quote holds the topic and the answer
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "tea? fancy some?",  # a real question, answered by none
+        "lunch? at noon?",
+        "coffee? nah, i'm good",  # declining an offer judges nothing
+        "seen it? love it",  # a question with its subject dropped names no topic
+        "I went to the market. Plums? Yes please",
+    ],
+)
+def test_a_question_without_an_opinion_after_it_is_no_taste(text: str) -> None:
+    assert _tastes(text) == []
+
+
+def test_tastes_like_is_a_dropped_subject_not_a_subject_called_tastes() -> None:
+    assert _claims("nah, tastes like burnt toast") == []
+    assert not [c for c in _claims("cider? nah, tastes like apple vinegar, hard pass") if c.subject != "user"]
+
+
+@pytest.mark.parametrize(
+    ("text", "taste"),
+    [
+        ("charred broccoli is elite, no joke", ("user", "charred broccoli", "positive")),
+        ("pickled beets r gross", ("user", "pickled beets", "negative")),
+    ],
+)
+def test_a_participle_opening_a_judged_subject_is_no_dropped_verb(text: str, taste: tuple[str, str, str]) -> None:
+    assert [(c.subject, c.object, c.polarity.value) for c in _claims(text)] == [taste]
+    assert [c.predicate for c in _claims(text)] == ["likes"]
+
+
+@pytest.mark.parametrize(
+    ("text", "triple"),
+    [("roasted a chicken last night", ("user", "roasted", "chicken")),
+     ("grilled some peppers for lunch", ("user", "grilled", "peppers"))],
+)
+def test_a_participle_with_no_judged_copula_keeps_the_dropped_subject(text: str, triple: tuple[str, str, str]) -> None:
+    assert _spo(text) == [triple]
+
+
+@pytest.mark.parametrize(
+    ("text", "triple"),
+    [
+        ("me and my flatmate bake sourdough on saturdays", ("user", "bake", "sourdough")),
+        ("my cousin and me play chess online", ("user", "plays", "chess online")),
+        ("honestly me and Priya hate escape rooms", ("user", "likes", "escape rooms")),
+    ],
+)
+def test_a_joint_subject_with_the_speaker_is_the_speakers(text: str, triple: tuple[str, str, str]) -> None:
+    assert triple in _spo(text)
+
+
+def test_a_joint_subject_then_a_fan_clause_is_a_taste_in_the_object() -> None:
+    assert _tastes("me and my flatmate cook curry every sunday, i'm a big fan") == [("user", "curry", "positive")]
+
+
+def test_someone_elses_clause_before_and_i_is_not_a_joint_subject() -> None:
+    got = _spo("My husband teaches yoga and I run a cafe")
+    assert ("user's husband", "teach", "yoga") in got
+    assert ("user", "run", "cafe") in got
+    assert not [g for g in got if g[0] == "user" and g[2] == "yoga"]
