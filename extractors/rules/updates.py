@@ -254,9 +254,14 @@ _NOT_A_THING: Final = frozenset({"everything", "all", "it", "stuff", "things", "
 _GIVE_UP_PREDICATE: Final = {
     "sold": "has", "rehomed": "has", "got rid of": "has", "binned": "has", "scrapped": "uses",
     "unsubscribed": "subscribed_to", "unsubscribed from": "subscribed_to",
-    "left": "member_of", "quit": "member_of", "packed in": "does",
+    "left": "member_of", "quit": "member_of", "packed in": "does", "given away": "has",
 }
 _GIVE_UP_DEFAULT: Final = "uses"
+
+
+def give_up_predicate(verb: str) -> str:
+    """The predicate a thing given up by ``verb`` was held by ("sold" the car one has, "cancelled" a plan one uses)."""
+    return _GIVE_UP_PREDICATE.get(" ".join(verb.lower().split()), _GIVE_UP_DEFAULT)
 #: Objects that are not a thing given up ("left early", "quit it").
 _NOT_GIVEN_UP: Final = re.compile(
     r"^(?:it|that|this|them|him|her|me|us|early|late|home|work|school|there|here|now|again|soon|because|so|and|but"
@@ -538,7 +543,7 @@ def _give_up(subject: str, t: str, words: UpdateWords) -> list[Proto] | None:
         # "ditched Jenkins for GitHub Actions" is an exchange (the verb table's); "dropped the kids at
         # school", "left my bag on the train" put something somewhere
         return None
-    predicate = _GIVE_UP_PREDICATE.get(verb, _GIVE_UP_DEFAULT)
+    predicate = give_up_predicate(verb)
     return [Proto(subject, predicate, obj, NodeType.FACT, negative=True, update=True, replaces=obj)]
 
 

@@ -76,6 +76,7 @@ from extractors.rules.proto import Proto, snake
 from extractors.rules.updates import (
     ACTIVITY_VERBS,
     UpdateWords,
+    give_up_predicate,
     things_on,
     update_clause,
     update_words,
@@ -535,6 +536,20 @@ _GOOD_TASTE: Final = (r"the\s+best|amazing|awesome|delicious|incredible|life|the
                       r"entertaining|great|fantastic|brilliant|wonderful|peak(?:\s+\w+)?|the\s+best\s+\w+|"
                       r"my\s+(?:guilty\s+pleasure|comfort\s+\w+|happy\s+place|favou?rite(?:\s+\w+)?|"
                       r"everything|obsession)|a\s+vibe|a\s+banger|a\s+treat|top\s+tier|s[-\s]tier|lit")
+#: "my gym membership was cancelled", "sublime is uninstalled", "the old laptop's been sold": a thing given up,
+#: said in the passive. Only what the speaker owns ("my", "our") or a thing only its user uninstalls or deletes:
+#: "the road was closed" and "the match was cancelled" give nothing up.
+_GIVEN_UP: Final = re.compile(
+    r"^(?:(?:been|now|officially|finally|just|already|also|all)\s+)*"
+    r"(?P<verb>uninstalled|deleted|deactivated|cancell?ed|sold|scrapped|binned|discontinued|closed|"
+    r"shut\s+(?:off|down)|decommissioned|given\s+away|rehomed)"
+    r"(?:\s+(?:now|today|yesterday|last\s+\w+|this\s+\w+|for\s+good|at\s+last|finally|lol|tbh|thank\s+god|"
+    r"in\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*|in\s+\d{4}|on\s+\w+day|"
+    r"(?:a|an|\w+)\s+(?:(?:few|couple(?:\s+of)?)\s+)?(?:days?|weeks?|months?|years?)\s+ago))*"
+    r"\s*(?:[,;.!?]|$)",
+    I,
+)
+_GIVEN_UP_BARE: Final = frozenset({"uninstalled", "deleted", "deactivated"})
 #: A taste stated as a be-complement: only when nothing follows but punctuation or a chat tail.
 _OPINION: Final = re.compile(
     r"^" + _INTENSIFIER + r"(?:(?P<bad>" + _BAD_TASTE + r")|(?P<good>" + _GOOD_TASTE + r"))"
@@ -1465,7 +1480,30 @@ class StatementParser(ClauseParser):
         return all(w not in PERSON_TRAITS and w not in NATIONALITIES and w not in BE_A_STOP and w not in DET_WORDS
                    and not _TRAIT_SHAPE.search(w) for w in words.lower().split())
 
+    def _given_up_thing(self, subject: str, rest: str, f: Flags) -> list[Proto] | None:
+        """The negative update of a thing said given up in the passive (see ``_GIVEN_UP``), or None."""
+        m = _GIVEN_UP.match(rest.strip())
+        if m is None or f.neg or f.hedge:
+            return None
+        owner = self._owner()
+        for holder in (owner, self._we()):
+            if subject.startswith(f"{holder}'s "):
+                thing = subject[len(holder) + 3 :]
+                break
+        else:
+            bare = m.group("verb").lower() in _GIVEN_UP_BARE and _OPINION_SUBJECT.match(subject) is not None
+            if not bare or subject in (owner, "user", "assistant"):
+                return None
+            thing, holder = subject, owner
+        if not thing or thing.split()[-1].lower() in _PERSON_NOUNS:
+            return None  # "my flatmate was sold on it" is someone, not a thing
+        predicate = give_up_predicate(m.group("verb"))
+        return [Proto(holder, predicate, thing, NodeType.FACT, negative=True, update=True, replaces=thing)]
+
     def _be_complement(self, subject: str, rest: str, f: Flags) -> list[Proto] | None:
+        ended = self._given_up_thing(subject, rest, f)
+        if ended is not None:
+            return ended
         m = _OPINION.match(rest)
         if m is not None and _OPINION_SUBJECT.match(subject) and subject not in (self._owner(), "user", "assistant"):
             # "coriander is gross", "bananas r the worst", "cheese is life": the speaker's taste in a bare noun

@@ -266,3 +266,26 @@ def test_an_opening_actually_that_only_flips_a_polarity_contradicts_and_a_marked
     assert outcome("I don't like olives.", "Actually, I like olives.") == "contradiction"
     assert outcome("I don't like olives.", "Correction: I do like olives.") == "supersedence"
     assert outcome("My dentist is on Friday.", "Actually my dentist is on Thursday.") == "supersedence"
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "expected"),
+    [
+        ("I've got an old Kawasaki", "my kawasaki was sold last weekend", "supersedence"),
+        ("i use Notion for everything", "notion is uninstalled, too slow", "supersedence"),
+        ("we use a jenkins box for CI", "our jenkins box has been decommissioned", "supersedence"),
+        # not the speaker's, or not given up by anyone the speaker speaks for
+        ("I drive along the coast road to work", "the coast road was closed", "coexistence"),
+        ("I'm playing in the cup final on Saturday", "the final was cancelled", "coexistence"),
+        ("I have an old Kawasaki", "my kawasaki isn't sold yet", "coexistence"),
+    ],
+)
+def test_a_thing_said_given_up_in_the_passive_is_a_negative_update(first: str, second: str, expected: str) -> None:
+    assert outcome(first, second) == expected
+
+
+def test_a_passive_give_up_names_the_thing_and_the_predicate_it_was_held_by() -> None:
+    [claim] = EXTRACTOR.extract(_event(1, "My old bike was sold in March.")).claims
+    assert (claim.subject, claim.predicate, claim.object, claim.polarity.value) == ("user", "has", "old bike",
+                                                                                     "negative")
+    assert claim.replaces_object == "old bike" and claim.temporal_intent.value == "update"
