@@ -1667,6 +1667,15 @@ _PAST_TIME: Final = re.compile(
 )
 
 
+#: "at google now", "on linux these days": a place, employer or tool the speaker is at now,
+#: named without a determiner; "at the gym now", "in bed now" and "on holiday now" say where someone is today.
+_NOW_AT: Final = re.compile(
+    r"^(?:at|on|in)\s+(?!(?:the|a|an|my|our|home|work|school|uni|church|hospital|bed|lunch|dinner|breakfast|"
+    r"holiday|vacation|leave|break|call|time|it|shift|site|board|duty|town|trouble|love|charge|here|there|"
+    r"mine|least|last|first|fact|general|case|total|person)\b)[\w&+.'-]+(?:\s+[\w&+.'-]+)?\s+"
+    r"(?:now|these\s+days|nowadays)\b",
+    I,
+)
 #: A short bare noun phrase, then a copula ("roasted brussels sprouts are ...", "smoked salmon is ...").
 _JUDGED_NP: Final = re.compile(r"^(?P<np>[a-z][\w'-]*(?:\s+[\w&+.'-]+){1,3}?)\s+(?:is|are)\s+(?P<rest>\S.*)$", I)
 
@@ -1731,6 +1740,8 @@ class UserParser(StatementParser):
             return "I'm " + t
         if w0 == "not" and w1 in ("a", "an", "into", "vegan", "vegetarian", "allergic", "married", "on"):
             return "I'm " + t
+        if _NOW_AT.match(t) is not None:
+            return "I'm " + t  # "at netflix now", "on linux now": where the speaker is now, the "I'm" dropped
         vf = VERB_FORM.get(w0)
         if not w1 or w0 in NOT_A_VERB:
             return t

@@ -687,3 +687,23 @@ def test_someone_elses_clause_before_and_i_is_not_a_joint_subject() -> None:
     assert ("user's husband", "teach", "yoga") in got
     assert ("user", "run", "cafe") in got
     assert not [g for g in got if g[0] == "user" and g[2] == "yoga"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("at shopify now, still on the payments team", ("user", "is_at", "shopify")),
+        ("on arch these days and loving it", ("user", "uses", "arch")),
+        ("in porto now, the rent is so much better", ("user", "is_in", "porto")),
+    ],
+)
+def test_a_place_or_tool_the_speaker_is_at_now_keeps_its_dropped_im(text: str, expected: tuple[str, str, str]) -> None:
+    claims = _claims(text)
+    assert any((c.subject, c.predicate, c.object) == expected and c.temporal_intent.value == "update" for c in claims)
+
+
+@pytest.mark.parametrize(
+    "text", ["at the dentist now, ugh", "in bed now lol", "on holiday now!", "at least now it works"]
+)
+def test_where_someone_is_today_is_no_state(text: str) -> None:
+    assert not [c for c in _claims(text) if c.predicate in ("is_at", "is_in", "uses")]
