@@ -134,7 +134,9 @@ VERBS: Final = (
     _v(r"(?:based|located)\s+in", "lives_in", needs_be=True),
     _v(r"(?:moved|relocated)\s+(?:back\s+)?(?:from\s+(?P<old>.+?)\s+)?to", "lives_in", update=True, past_ok=True),
     _v(r"(?:move|relocate)\s+(?:back\s+)?(?:from\s+(?P<old>.+?)\s+)?to", "lives_in", update=True),
-    _v(r"(?:work|works|working|worked)\s+(?:at|for)", "works_at"),
+    # "work remotely for a bank", "work part time at a bakery": how one works stands between the verb and where
+    _v(r"(?:work|works|working|worked)\s+(?:(?:remote(?:ly)?|part[- ]time|full[- ]time|from\s+home|freelance|"
+       r"nights|weekends|shifts|hybrid|mostly|flexibly)\s+)?(?:at|for)", "works_at"),
     _v(r"employed\s+(?:at|by)", "works_at", needs_be=True),
     _v(r"(?:work|works|working|worked)\s+as(?:\s+an?)?", "works_as"),
     _v(r"(?:joined|started\s+(?:working\s+)?at)", "works_at", update=True, past_ok=True),

@@ -707,3 +707,17 @@ def test_a_place_or_tool_the_speaker_is_at_now_keeps_its_dropped_im(text: str, e
 )
 def test_where_someone_is_today_is_no_state(text: str) -> None:
     assert not [c for c in _claims(text) if c.predicate in ("is_at", "is_in", "uses")]
+
+
+@pytest.mark.parametrize(
+    ("text", "employer"),
+    [
+        ("i work remotely for a fintech in manchester", "fintech"),
+        ("i work part-time at a garden centre", "garden centre"),
+        ("i work nights at the royal infirmary", "royal infirmary"),
+        ("I work from home for an insurance firm", "insurance firm"),
+    ],
+)
+def test_how_one_works_between_the_verb_and_the_employer_keeps_the_employer(text: str, employer: str) -> None:
+    assert [c.object for c in _claims(text) if c.predicate == "works_at"] == [employer]
+
