@@ -478,6 +478,12 @@ class Matcher:
         self._facts_cache[key] = found
         return found
 
+    def concludes(self, predicate: str, name: str) -> bool:
+        """Whether claims of ``predicate`` may entail a claim of attribute ``name`` ("has" a beer: drinks it)."""
+        p = normalize_predicate(predicate)
+        names = {p, self._attribute(p, "", False).name}
+        return any(names & rule.premise and name in rule.conclusion for rule in self._entailments)
+
     def conflict(self, new: tuple[Fact, ...], old: tuple[Fact, ...]) -> bool:
         """Whether two claims deny each other through an entailment or a general value: facts of one attribute
         and opposite polarity where the negative one covers the positive one ("I don't eat meat" and "I eat
@@ -485,9 +491,13 @@ class Matcher:
         polarity rule's, not this one's."""
         for a in new:
             for b in old:
-                if a.positive == b.positive or not a.attributes & b.attributes or not a.core or not b.core:
+                if a.positive == b.positive or not a.attributes & b.attributes:
                     continue
                 negative, positive = (b, a) if a.positive else (a, b)
+                if not negative.core and positive.entailed and positive.core:
+                    return True  # "I stopped drinking" denies what having a beer entails
+                if not a.core or not b.core:
+                    continue
                 if self.covers(negative.core, positive.core) and (
                     a.entailed or b.entailed or not self.same_value(negative.core, positive.core)
                 ):

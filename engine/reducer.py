@@ -591,7 +591,9 @@ class Reducer:
             for ck in store.active_claim_keys((tenant, owner, scope_key, s)):
                 # every value of the same single-valued attribute, the ranked families a like meets, and what an
                 # activity ("I don't run") meets whatever its object ("run every morning")
-                if ((attr.single or activity) and m.could_be(ck[4], attr.name)) or m.implied_by(ck[4], attr.name):
+                if ((attr.single or activity) and m.could_be(ck[4], attr.name)) or m.implied_by(ck[4], attr.name) or (
+                    activity and claim.polarity is Polarity.NEGATIVE and m.concludes(ck[4], attr.name)
+                ):  # "I stopped drinking" meets "a few beers most nights" (having a beer is drinking it)
                     for node in store.find_active(ck):
                         found[node.node_id] = node
         # "my car needs an oil change" presupposes having a car; "I don't have a car" denies it

@@ -213,3 +213,20 @@ def test_a_named_pet_is_one_of_its_kind() -> None:
     _add(store, said("user", "has", "pets", polarity=NEG))
     _, ops = _add(store, said("user", "has", "a hamster named Biscuit"), day=1)
     assert _rules(ops) == ["entailment"]
+
+
+@pytest.mark.parametrize("denial_first", [True, False])
+def test_a_denied_activity_meets_what_having_a_thing_entails(denial_first: bool) -> None:
+    store = new_store()
+    denial = claim("user", "drink", None, polarity=NEG, temporal_intent=TemporalIntent.ASSERTION)
+    having = said("user", "has", "a glass of red wine")
+    _add(store, denial if denial_first else having)
+    _, ops = _add(store, having if denial_first else denial, day=1)
+    assert _rules(ops) == ["entailment"]
+
+
+def test_a_denied_activity_says_nothing_of_a_thing_that_entails_nothing() -> None:
+    store = new_store()
+    _add(store, said("user", "has", "two cats"))
+    _, ops = _add(store, claim("user", "drink", None, polarity=NEG, temporal_intent=TemporalIntent.ASSERTION), day=1)
+    assert _rules(ops) == []
