@@ -8,8 +8,10 @@ object's words with leading articles, possessives and quantities, frequency and 
 ("three times", "every day", "last week") and trailing category nouns ("Thai food") removed, plurals
 folded and value synonyms mapped. Two cores meet when one ends the other (the head noun: "dark
 chocolate" and "chocolate", "Peru three times" and "Peru"); a value named in an update meets any
-object that contains it ("swapped the Galaxy for a Pixel" names "Samsung Galaxy S10"). The stored
-object and quote never change: the core exists only for the comparison.
+object that contains it ("swapped the Galaxy for a Pixel" names "Samsung Galaxy S10"). Across
+attributes, claims meet by the registry's entailments and general values (:meth:`Matcher.facts`,
+:meth:`Matcher.conflict`: "I'm vegetarian" denies "I eat chicken", "no pets" denies "my dog"). The
+stored object and quote never change: the core exists only for the comparison.
 
 Pure and deterministic: the same registry gives the same answers, and every answer is cached per
 matcher (one per registry, held by the reducer).
