@@ -85,7 +85,7 @@ _KINDS: Final = (
     ("token", _TOKEN_WORDS),
 )
 _KEYWORD: Final = re.compile(
-    r"(?i)(?<![\w@./])(?:" + "|".join(f"(?P<{k}>{w})" for k, w in _KINDS) + r")(?![\w-]|-(?=\s))"
+    r"(?i)(?<![\w@./])(?:" + "|".join(f"(?P<{k}>{w})" for k, w in _KINDS) + r")(?!\w|-(?!\d))"
 )
 #: "SSID HomeNet pass Kastanie-2019": ``pass`` right before a value that can only be a password.
 _PASS_DIRECT: Final = re.compile(r"(?i)(?<![\w@./-])(?:pass|kennung|clave)[ \t]+(?=\S*\d)(?=\S*[A-Za-z])")
@@ -272,6 +272,8 @@ def _plausible(value: str, label: str, strict: bool) -> bool:
         return label == "otp" and len(v) >= 6 and digits >= 2 and v.isalnum()
     if label == "token":
         return len(v) >= 8 and digits >= 1 and letters >= 1 and not v.isdigit()
+    if strict and label == "password" and v.isdigit() and len(v) >= 4:
+        return True  # "passcode 4821", "wifi password 80412277": a numeric passcode
     if strict:
         return (len(v) >= 6 and letters >= 1 and (digits >= 1 or symbols >= 1) and not v.isdigit()) or (
             len(v) >= 8 and any(c.isupper() for c in v[1:]) and any(c.islower() for c in v)

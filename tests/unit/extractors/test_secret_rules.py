@@ -191,3 +191,24 @@ def test_a_pin_named_after_it_by_a_secret_number_or_set_as_is_masked(text: str, 
 )
 def test_numbers_near_set_or_secret_that_are_not_codes_stay(text: str) -> None:
     assert mask_text(text) == text
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ("the locker passcode 905117, top row", "905117"),  # a numeric passcode with no connector
+        ("wifi password 80412277 if you need it", "80412277"),
+        ("card PIN-7306, don't share", "7306"),  # a code joined to its word by a hyphen
+        ("sim pin-0481", "0481"),
+    ],
+)
+def test_a_code_next_to_its_word_is_masked(text: str, code: str) -> None:
+    masked = mask_text(text)
+    assert masked is not None and code not in masked and "[REDACTED:" in masked
+
+
+@pytest.mark.parametrize(
+    "text", ["the password policy 2024 is strict", "changed my password 3 times", "a PIN-protected sim", "pin-2 cable"]
+)
+def test_a_number_that_is_not_the_code_stays(text: str) -> None:
+    assert mask_text(text) == text
