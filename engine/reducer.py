@@ -547,6 +547,9 @@ class Reducer:
         * a claim that denies what another states or entails by the registry's entailments and general
           values ("I eat chicken daily" and "I'm vegetarian"; "I don't drink alcohol" and "red wine most
           evenings") contests it, or with update intent retires it; never within one message;
+        * a claim about the subject's thing or person ("my car needs an oil change") and a claim that the
+          subject has none ("I don't have a car") contest each other, or with update intent the denial
+          retires what was said of the thing; never within one message;
         * a correction retires what it names or, naming nothing, the speaker's latest claim whose value
           has its value's shape; it contests instead what someone else said.
 
